@@ -1,0 +1,110 @@
+"""Attention as the dual form of gradient descent (Dai et al., ACL Findings 2023, §3).
+
+Vectors are rows here (the paper writes columns): ``demos`` is X' with one demonstration
+token per row, ``text`` is X (the query text's tokens), ``q`` the attention query (already
+projected by W_Q). ``W_V`` and ``W_K`` act on a token ``x`` as ``W @ x``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import softmax
+
+from numerics._checks import finite_array, finite_scalar, same_size
+
+
+def _projections(W_V: object, W_K: object, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    W_V = finite_array("W_V", W_V, ndim=2)
+    W_K = finite_array("W_K", W_K, ndim=2)
+    same_size("W_V", W_V.shape[1], tokens.shape[-1], "input width (axis 1)")
+    same_size("W_K", W_K.shape[1], tokens.shape[-1], "input width (axis 1)")
+    return tokens @ W_V.T, tokens @ W_K.T
+
+
+def _tokens(demos: object, text: object) -> tuple[np.ndarray, np.ndarray]:
+    demos = finite_array("demos", demos, ndim=2)
+    text = finite_array("text", text, ndim=2)
+    same_size("text", text.shape[1], demos.shape[1], "token width (axis 1) of demos")
+    return demos, text
+
+
+def linear_attention(values: object, keys: object, q: object) -> np.ndarray:
+    """LinearAttn(V, K, q) = Σ_i v_i (k_iᵀ q) (Dai et al. eq. 4–5), for a single query vector."""
+    values = finite_array("values", values, ndim=2)
+    keys = finite_array("keys", keys, ndim=2)
+    q = finite_array("q", q, ndim=1)
+    same_size("keys", keys.shape[0], values.shape[0], "number of rows of values")
+    same_size("q", q.shape[0], keys.shape[1], "key width")
+    return values.T @ (keys @ q)
+
+
+def softmax_attention(values: object, keys: object, q: object) -> np.ndarray:
+    """Σ_i softmax_i(k_iᵀ q) v_i (scale 1/√d dropped, as in Dai et al.'s analysis)."""
+    values = finite_array("values", values, ndim=2)
+    keys = finite_array("keys", keys, ndim=2)
+    q = finite_array("q", q, ndim=1)
+    same_size("keys", keys.shape[0], values.shape[0], "number of rows of values")
+    same_size("q", q.shape[0], keys.shape[1], "key width")
+    return values.T @ softmax(keys @ q)
+
+
+def icl_attention(W_V: object, W_K: object, demos: object, text: object, q: object, *, use_softmax: bool) -> np.ndarray:
+    """F_ICL(q): attention of ``q`` over [X'; X] with values W_V x and keys W_K x (Dai et al. eq. 8–9)."""
+    demos, text = _tokens(demos, text)
+    values, keys = _projections(W_V, W_K, np.vstack([demos, text]))
+    attend = softmax_attention if use_softmax else linear_attention
+    return attend(values, keys, q)
+
+
+def zero_shot_weight(W_V: object, W_K: object, text: object) -> np.ndarray:
+    """W_ZSL = W_V X (W_K X)ᵀ: the attention's 'weights' before any demonstration (eq. 9)."""
+    text = finite_array("text", text, ndim=2)
+    values, keys = _projections(W_V, W_K, text)
+    return values.T @ keys
+
+
+def delta_w_icl(W_V: object, W_K: object, demos: object) -> np.ndarray:
+    """ΔW_ICL = Σ_i (W_V x'_i) ⊗ (W_K x'_i): the demonstrations' implicit update (eq. 9)."""
+    demos = finite_array("demos", demos, ndim=2)
+    values, keys = _projections(W_V, W_K, demos)
+    return values.T @ keys
+
+
+def demo_mass(W_K: object, demos: object, text: object, q: object) -> float:
+    """λ(q): the softmax mass that ``q`` puts on the demonstrations among [X'; X]."""
+    demos, text = _tokens(demos, text)
+    W_K = finite_array("W_K", W_K, ndim=2)
+    q = finite_array("q", q, ndim=1)
+    weights = softmax(np.vstack([demos, text]) @ W_K.T @ q)
+    return float(weights[: demos.shape[0]].sum())
+
+
+def dual_form_prediction(W0: object, errors: object, train_inputs: object, x: object) -> np.ndarray:
+    """W0 x + LinearAttn(V = E, K = X', q = x): a GD-updated linear layer in its dual form (eq. 3–5).
+
+    ``errors`` holds e_i = −γ ∂L/∂y_i as rows, ``train_inputs`` the inputs x'_i as rows.
+    """
+    W0 = finite_array("W0", W0, ndim=2)
+    x = finite_array("x", x, ndim=1)
+    same_size("x", x.shape[0], W0.shape[1], "input width of W0")
+    return W0 @ x + linear_attention(errors, train_inputs, x)
+
+
+def momentum_explicit(values: object, eta: float) -> np.ndarray:
+    """m_t = Σ_{i<t} η^{t−i} v_i for t = 0..T−1 (the momentum term of Dai et al. eq. 14), as rows."""
+    values = finite_array("values", values, ndim=2)
+    eta = finite_scalar("eta", eta)
+    T = values.shape[0]
+    t, i = np.arange(T)[:, None], np.arange(T)[None, :]
+    weights = np.where(i < t, eta ** np.maximum(t - i, 0).astype(float), 0.0)
+    return weights @ values
+
+
+def momentum_ema(values: object, eta: float) -> np.ndarray:
+    """The same momentum term by the EMA recursion m_0 = 0, m_t = η (m_{t−1} + v_{t−1})."""
+    values = finite_array("values", values, ndim=2)
+    eta = finite_scalar("eta", eta)
+    m = np.zeros_like(values)
+    for t in range(1, values.shape[0]):
+        m[t] = eta * (m[t - 1] + values[t - 1])
+    return m

@@ -1,0 +1,11 @@
+"""icl-verify's theory side: claims, their checks and verdicts (SymPy + Hypothesis).
+
+The public API for writing claims::
+
+    from theory import Claim, Explicit, Numeric, Verdict, check
+    from theory.strategies import dims, matrices, reals
+"""
+
+from theory.claims import Claim, Evidence, Explicit, Numeric, Result, Verdict, check, compare_with_tolerance
+
+__all__ = ["Claim", "Evidence", "Explicit", "Numeric", "Result", "Verdict", "check", "compare_with_tolerance"]

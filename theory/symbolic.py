@@ -1,0 +1,142 @@
+"""Deciding whether a SymPy residual is zero, and finding exact witnesses when it is not.
+
+``is_zero`` answers ``True`` (proved zero), ``False`` (a concrete non-zero number) or ``None``
+(SymPy could not decide). A ``None`` is never treated as a pass.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import sympy as sp
+from sympy.matrices.expressions import BlockMatrix, MatrixExpr, MatrixSymbol, ZeroMatrix, block_collapse
+from sympy.matrices.expressions.matexpr import MatrixElement
+
+
+def _is_zero_matrix_expr(expr: MatrixExpr) -> bool | None:
+    collapsed = block_collapse(expr)
+    if isinstance(collapsed, ZeroMatrix):
+        return True
+    if isinstance(collapsed, BlockMatrix):
+        return _all(_is_zero_matrix_expr(b) if isinstance(b, MatrixExpr) else is_zero(b) for b in collapsed.blocks)
+    if isinstance(collapsed, sp.MatrixBase):
+        return is_zero(collapsed)
+    expanded = sp.expand(collapsed)
+    if isinstance(expanded, ZeroMatrix) or expanded == 0 or getattr(expanded, "is_ZeroMatrix", False):
+        return True
+    return None
+
+
+def _all(answers: Iterable[bool | None]) -> bool | None:
+    result: bool | None = True
+    for a in answers:
+        if a is False:
+            return False
+        if a is None:
+            result = None
+    return result
+
+
+def is_zero(expr: Any) -> bool | None:
+    """Decide whether a scalar, explicit matrix or matrix expression is identically zero.
+
+    >>> x = sp.Symbol("x")
+    >>> is_zero((x + 1)**2 - x**2 - 2*x - 1)
+    True
+    >>> is_zero(sp.Integer(3)) is False
+    True
+    """
+    if isinstance(expr, sp.MatrixBase):
+        return _all(is_zero(e) for e in expr)
+    if isinstance(expr, MatrixExpr):
+        return _is_zero_matrix_expr(expr)
+    expr = sp.sympify(expr)
+    if expr == 0:
+        return True
+    simplified = sp.simplify(sp.expand(expr))
+    if simplified == 0:
+        return True
+    if simplified.is_number and simplified.is_zero is False:
+        return False
+    return None
+
+
+def free_symbols(expr: Any) -> list[sp.Expr]:
+    """The scalar unknowns of ``expr`` — symbols and entries of matrix symbols — in a fixed order."""
+    entries = list(expr) if isinstance(expr, sp.MatrixBase) else [sp.sympify(expr)]
+    unknowns: set[sp.Expr] = set()
+    for e in entries:
+        unknowns |= e.atoms(MatrixElement)
+        unknowns |= {s for s in e.free_symbols if not isinstance(s, MatrixSymbol)}
+    return sorted(unknowns, key=str)
+
+
+_TRIAL_VALUES = (1, 2, -1, 3, sp.Rational(1, 2), -2, 5)
+
+
+def find_witness(expr: Any, tries: int = 24) -> tuple[dict[str, Any], Any] | None:
+    """Find small rational values of the free symbols at which ``expr`` is exactly non-zero.
+
+    Returns ``(values, residual)`` with the residual evaluated exactly, or ``None``.
+    Values are tried in a fixed order, so the witness is deterministic.
+    """
+    syms = free_symbols(expr)
+    for k in range(tries):
+        values = {s: _TRIAL_VALUES[(k + 3 * j) % len(_TRIAL_VALUES)] for j, s in enumerate(syms)}
+        try:
+            value = _substitute(expr, values)
+        except (ZeroDivisionError, ValueError):
+            continue
+        if value is not None and is_zero(value) is False:
+            return {str(s): v for s, v in values.items()}, value
+    return None
+
+
+def _substitute(expr: Any, values: Mapping[sp.Symbol, Any]) -> Any:
+    out = expr.subs(values)
+    if isinstance(out, sp.MatrixBase):
+        out = out.applyfunc(sp.nsimplify)
+        if any(e.has(sp.zoo, sp.nan) for e in out):
+            return None
+        return out
+    out = sp.nsimplify(sp.simplify(out))
+    return None if out.has(sp.zoo, sp.nan) else out
+
+
+def max_abs(value: Any) -> float:
+    """The largest entry in absolute value of a concrete residual, as a float."""
+    if isinstance(value, sp.MatrixBase):
+        return max(abs(float(sp.N(e))) for e in value)
+    return abs(float(sp.N(value)))
+
+
+def describe_sizes(sizes: Iterable[Mapping[str, int]]) -> str:
+    """A short description of the concrete sizes that were checked, e.g. ``N_x,N ∈ {1,2}``."""
+    sizes = list(sizes)
+    keys = sorted({k for s in sizes for k in s})
+    ranges = {k: sorted({s[k] for s in sizes if k in s}) for k in keys}
+    return ", ".join(f"{k}∈{{{','.join(map(str, v))}}}" for k, v in ranges.items())
+
+
+def grid(**ranges: Iterable[int]) -> list[dict[str, int]]:
+    """All combinations of the given integer ranges, e.g. ``grid(nx=range(1, 3), n=range(1, 4))``."""
+    keys = list(ranges)
+    return [dict(zip(keys, combo)) for combo in itertools.product(*(list(ranges[k]) for k in keys))]
+
+
+def as_explicit(residuals: Any) -> list[sp.Matrix]:
+    """Turn matrix-expression residual(s) of concrete size into explicit matrices of symbolic entries.
+
+    Matrix symbols are replaced by their explicit entries first, so the products are multiplied
+    out entrywise (much faster than expanding the symbolic product afterwards).
+    """
+    items = residuals if isinstance(residuals, (list, tuple)) else [residuals]
+    out = []
+    for r in items:
+        if isinstance(r, MatrixExpr):
+            entries = {m: sp.ImmutableMatrix(m.as_explicit()) for m in r.atoms(MatrixSymbol)}
+            r = sp.Matrix(block_collapse(r.xreplace(entries)).as_explicit())
+        out.append(r)
+    return out
