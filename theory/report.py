@@ -1,0 +1,73 @@
+"""Rendering results: the readable table and the JSON report (schema: docs/json-report.md)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from theory.claims import Result
+
+SCHEMA_VERSION = 1
+
+
+def _counterexample_lines(result: Result) -> list[str]:
+    cex = result.counterexample
+    if cex is None:
+        return []
+    if cex["kind"] == "numeric":
+        values = {k: v for k, v in cex["case"].items() if k not in cex["dims"]}
+        return [
+            f"    counterexample (shrunk, seed {cex['seed']}): dims {cex['dims']}",
+            f"      values {json.dumps(values)}",
+            f"      |lhs − rhs| = {cex['max_abs_residual']:.6g} > tolerance {cex['tolerance']:.3g}",
+        ]
+    return [
+        f"    counterexample (exact): sizes {cex['sizes']}",
+        f"      values {json.dumps(cex['values'])}",
+        f"      residual {cex['residual']}",
+    ]
+
+
+def table(results: Sequence[Result]) -> str:
+    """A plain-text report: one row per claim, evidence beneath, counterexamples for refutations."""
+    width = max([len(r.claim.name) for r in results] + [5])
+    lines = [f"{'claim':<{width}}  {'verdict':<9}  {'outcome':<28}  source", "-" * (width + 60)]
+    for r in results:
+        mark = " " if r.as_expected else "!"
+        lines.append(f"{r.claim.name:<{width}}  {r.verdict.value:<9}  {mark}{r.summary:<27}  {r.claim.source}")
+        for e in r.evidence:
+            lines.append(f"    {e.kind:<9} {e.status:<10} {e.detail}")
+        lines.extend(_counterexample_lines(r))
+    lines.append("-" * (width + 60))
+    lines.append(summary_line(results))
+    return "\n".join(lines)
+
+
+def summary_line(results: Sequence[Result]) -> str:
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
+    unexpected = sum(not r.as_expected for r in results)
+    parts = ", ".join(f"{n} {v.lower()}" for v, n in sorted(counts.items()))
+    status = "all as expected" if unexpected == 0 else f"{unexpected} NOT as expected"
+    return f"{len(results)} claims: {parts} — {status}"
+
+
+def to_json(results: Sequence[Result], *, seed: int, max_examples: int) -> dict[str, Any]:
+    """The JSON report as a dict (``json.dumps`` it to print)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        pkg_version = version("icl-verify")
+    except PackageNotFoundError:
+        pkg_version = "unknown"
+    return {
+        "schema": SCHEMA_VERSION,
+        "icl_verify_version": pkg_version,
+        "seed": seed,
+        "max_examples": max_examples,
+        "ok": all(r.as_expected for r in results),
+        "summary": summary_line(results),
+        "claims": [r.to_dict() for r in results],
+    }
