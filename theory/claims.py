@@ -4,6 +4,8 @@
   symbols of symbolic size. All reduce to zero ⇒ ``PROVED`` for every dimension.
 * ``explicit`` — fully symbolic entries at concrete small sizes, expanded to zero; a
   non-zero residual with an exact rational witness ⇒ ``REFUTED``.
+* ``measured`` — a simulation or fit returning an estimate with a confidence interval,
+  compared with a predicted value ± tolerance (verified / refuted / undecided).
 * ``numeric`` — a property over random dimensions and values drawn by Hypothesis, compared
   with a scale-aware tolerance ``|lhs − rhs| ≤ atol + rtol · scale``; a failing case is
   shrunk to a minimal counterexample ⇒ ``REFUTED``.
@@ -66,6 +68,42 @@ class Numeric:
 
 
 @dataclass(frozen=True)
+class Estimate:
+    """A measured quantity with a confidence interval, and the value a claim predicts for it.
+
+    The claim reads "quantity = predicted ± tolerance". ``low``/``high`` bound the measured
+    value's confidence interval (e.g. a bootstrap 95 % interval).
+    """
+
+    value: float
+    low: float
+    high: float
+    predicted: float
+    tolerance: float = 0.0
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("value", "low", "high", "predicted", "tolerance"):
+            if not np.isfinite(getattr(self, name)):
+                raise ValueError(f"{name} must be finite, got {getattr(self, name)!r}")
+        if not self.low <= self.value <= self.high:
+            raise ValueError(f"need low <= value <= high, got {self.low}, {self.value}, {self.high}")
+        if self.tolerance < 0:
+            raise ValueError(f"tolerance must be non-negative, got {self.tolerance}")
+
+
+@dataclass(frozen=True)
+class Measured:
+    """Statistical check: ``measure(seed)`` runs a simulation/fit and returns an :class:`Estimate`.
+
+    Verified when the whole interval lies inside the band predicted ± tolerance; refuted when
+    the interval and the band are disjoint; otherwise undecided (the interval is too wide to tell).
+    """
+
+    measure: Callable[[int], Estimate]
+
+
+@dataclass(frozen=True)
 class Claim:
     """A named statement with its source, LaTeX statement and checks.
 
@@ -79,6 +117,7 @@ class Claim:
     symbolic: Callable[[], Any] | None = None
     explicit: Explicit | None = None
     numeric: Numeric | None = None
+    measured: Measured | None = None
     holds: bool = True
     family: str = "user"
     note: str = ""
@@ -86,8 +125,8 @@ class Claim:
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):
             raise ValueError("name must be a non-empty string")
-        if self.symbolic is None and self.explicit is None and self.numeric is None:
-            raise ValueError(f"claim {self.name!r} needs at least one of symbolic, explicit, numeric")
+        if all(getattr(self, k) is None for k in ("symbolic", "explicit", "numeric", "measured")):
+            raise ValueError(f"claim {self.name!r} needs at least one of symbolic, explicit, numeric, measured")
 
     @property
     def expected(self) -> Verdict:
@@ -130,7 +169,7 @@ class Result:
     @property
     def counterexample(self) -> dict[str, Any] | None:
         """The counterexample behind a REFUTED verdict (the numeric, shrunk one first)."""
-        for kind in ("numeric", "explicit"):
+        for kind in ("numeric", "explicit", "measured"):
             for e in self.evidence:
                 if e.kind == kind and e.counterexample is not None:
                     return e.counterexample
@@ -294,6 +333,33 @@ def _run_numeric(num: Numeric, seed: int, max_examples: int) -> Evidence:
     return Evidence("numeric", "refuted", detail, time.perf_counter() - t0, cex)
 
 
+def _run_measured(m: Measured, seed: int) -> Evidence:
+    t0 = time.perf_counter()
+    est = m.measure(seed)
+    if not isinstance(est, Estimate):
+        raise TypeError(f"measure must return an Estimate, got {type(est).__name__}")
+    band = (est.predicted - est.tolerance, est.predicted + est.tolerance)
+    text = (
+        f"measured {est.value:.4g} [{est.low:.4g}, {est.high:.4g}] vs predicted {est.predicted:.4g}"
+        f" ± {est.tolerance:.3g} (seed {seed})" + (f"; {est.detail}" if est.detail else "")
+    )
+    seconds = time.perf_counter() - t0
+    if est.high < band[0] or est.low > band[1]:
+        cex = {
+            "kind": "measured",
+            "estimate": est.value,
+            "interval": [est.low, est.high],
+            "predicted": est.predicted,
+            "tolerance": est.tolerance,
+            "seed": seed,
+            "detail": est.detail,
+        }
+        return Evidence("measured", "refuted", "interval excludes the prediction: " + text, seconds, cex)
+    if band[0] <= est.low and est.high <= band[1]:
+        return Evidence("measured", "verified", text, seconds)
+    return Evidence("measured", "undecided", "interval too wide to decide: " + text, seconds)
+
+
 def _guarded(kind: str, run: Callable[[], Evidence]) -> Evidence:
     t0 = time.perf_counter()
     try:
@@ -333,5 +399,7 @@ def check(claim: Claim, seed: int = 0, max_examples: int = 100) -> Result:
         evidence.append(_guarded("explicit", lambda: _run_explicit(claim.explicit)))
     if claim.numeric is not None:
         evidence.append(_guarded("numeric", lambda: _run_numeric(claim.numeric, seed, max_examples)))
+    if claim.measured is not None:
+        evidence.append(_guarded("measured", lambda: _run_measured(claim.measured, seed)))
     return Result(claim, combine(evidence), tuple(evidence), seed, max_examples, time.perf_counter() - t0)
 
