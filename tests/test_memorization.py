@@ -1,0 +1,157 @@
+"""The MLP memorization trainer (numerics.memorization): backward pass against finite differences,
+the logged constants against closed forms, the integral and the stopping rule, stacking, validation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from numerics import memorization as mem
+
+TINY = mem.MemorizationSettings(d=16, hidden=32, lr=0.5, batch=32, max_steps=50_000, min_log_gap=5)
+
+
+def _params64(m: int = 2, d: int = 3, h: int = 4) -> mem.Params:
+    return mem.init_params([np.random.default_rng(i) for i in range(m)], d, h, np.float64)
+
+
+def _batch(m: int = 2, b: int = 5, d: int = 3, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((m, b, d)), np.where(rng.random((m, b)) < 0.5, -1.0, 1.0)
+
+
+def test_backward_pass_matches_central_finite_differences():
+    params = _params64()
+    x, y = _batch()
+    grads = mem.StackedSGD(params, batch=5, lr=0.1).gradients(x, y)
+    eps = 1e-6
+    for w, g in zip(params.arrays(), grads.arrays()):
+        numeric = np.empty_like(w)
+        for i in np.ndindex(w.shape):
+            old = w[i]
+            w[i] = old + eps
+            up = mem.bce(mem.forward(params, x), y).sum()  # networks are independent: sum of their losses
+            w[i] = old - eps
+            down = mem.bce(mem.forward(params, x), y).sum()
+            w[i] = old
+            numeric[i] = (up - down) / (2 * eps)
+        np.testing.assert_allclose(g, numeric, rtol=1e-6, atol=1e-9)
+
+
+def test_step_is_minus_lr_times_gradient():
+    params = _params64()
+    x, y = _batch(seed=1)
+    before = [a.copy() for a in params.arrays()]
+    trainer = mem.StackedSGD(params, batch=5, lr=0.3)
+    grads = [g.copy() for g in mem.StackedSGD(mem.Params(*[a.copy() for a in before]), 5, 0.3).gradients(x, y).arrays()]
+    trainer.step(x, y)
+    for b, g, a in zip(before, grads, params.arrays()):
+        np.testing.assert_allclose(a, b - 0.3 * g, rtol=1e-12, atol=1e-14)
+
+
+def test_float32_gradients_agree_with_float64():
+    p64 = _params64(d=8, h=16)
+    p32 = mem.Params(*(a.astype(np.float32) for a in p64.arrays()))
+    x, y = _batch(d=8, b=16, seed=2)
+    g64 = mem.StackedSGD(p64, 16, 0.1).gradients(x, y)
+    g32 = mem.StackedSGD(p32, 16, 0.1).gradients(x.astype(np.float32), y.astype(np.float32))
+    for a, b in zip(g32.arrays(), g64.arrays()):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+
+
+def test_items_are_balanced_and_scaled_as_n_0_i_over_d():
+    x, y = mem.sample_items(np.random.default_rng(0), 4000, 50, np.float64)
+    assert (y == 1).sum() == (y == -1).sum() == 2000
+    # E‖x‖² = 1 for x ~ N(0, I_D/D); the sample mean of 4000 draws has sd √(2/D/4000) ≈ 0.003
+    assert np.mean(np.sum(x**2, axis=1)) == pytest.approx(1.0, abs=0.015)
+
+
+@pytest.mark.parametrize("phi", [0.0, 1.5, -2.0])
+def test_constants_match_closed_forms_for_constant_logits(phi):
+    labels = np.array([1.0, 1.0, -1.0, -1.0])
+    logits = np.array([phi, phi, -phi, -phi])
+    c = mem.constants(logits, labels)
+    s = 1 / (1 + np.exp(phi))  # σ(−φ)
+    assert c["c1"] == pytest.approx(s)
+    assert c["c2"] == pytest.approx(1 - s)  # 1 − σ²/σ
+    assert c["c3"] == pytest.approx(np.exp(-phi))
+    assert c["loss"] == pytest.approx(np.log1p(np.exp(-phi)))
+    assert c["iwl_acc"] == (1.0 if phi > 0 else 0.0)
+
+
+def test_constants_use_only_items_labelled_plus_one():
+    c = mem.constants(np.array([2.0, -50.0]), np.array([1.0, -1.0]))
+    assert c["c1"] == pytest.approx(1 / (1 + np.exp(2.0)))
+
+
+def test_integral_of_exponential_decay():
+    t = np.linspace(0, 20, 4001)
+    integral = mem.memorization_integral(t, np.exp(-t))
+    assert integral[-1] == pytest.approx(1 - np.exp(-20), rel=1e-5)
+
+
+def test_stopping_rule_waits_for_the_last_doubling_to_add_little():
+    # c₁ = 1/(1+t): I(T) − I(T/2) = log((1+T)/(1+T/2)) ≈ log 2 and I(T) = log(1+T), so the
+    # relative increment drops below 5 % only once log(1+T) > log 2 / 0.05 ≈ 13.9.
+    t = np.geomspace(1e-3, 1e8, 3000)
+    c1 = 1 / (1 + t)
+    assert not mem.converged(t[t < 1e4], c1[t < 1e4], c1_tol=0.02, rtol=0.05)
+    assert mem.converged(t, c1, c1_tol=0.02, rtol=0.05)
+    assert not mem.converged(t, c1 + 0.05, c1_tol=0.02, rtol=0.05)
+
+
+def test_first_crossing_interpolates_linearly():
+    assert mem.first_crossing(np.array([0, 10, 20]), np.array([0.5, 0.7, 0.9]), 0.8) == pytest.approx(15)
+    assert mem.first_crossing(np.array([0, 10]), np.array([0.5, 0.7]), 0.95) is None
+
+
+def test_a_run_memorizes_and_logs_everything():
+    (run,) = mem.memorize([64], [0], TINY)
+    assert run.converged and run.c1[-1] <= TINY.c1_tol and run.iwl_acc[-1] >= TINY.iwl_threshold
+    assert 0.4 < run.c1[0] < 0.6 and 0.4 < run.c2[0] < 0.6  # c₁ = c₂ = ½ at logits ≈ 0 (paper §3.4)
+    assert run.c2[-1] > 0.9  # c₂ → 1 as the MLP memorises
+    assert run.t_iwl is not None and 0 < run.t_iwl < run.times[-1]
+    assert run.i_inf == pytest.approx(np.trapezoid(run.c1, run.times))
+    assert run.quadrature_error < 0.05 * run.i_inf
+    s = run.summary()
+    assert s["k"] == 64 and s["seed"] == 0 and s["settings"]["hidden"] == 32 and s["converged"]
+
+
+def test_more_items_take_longer_to_memorize():
+    runs = mem.memorize([32, 256], [0, 0], TINY)
+    assert runs[1].i_inf > 2 * runs[0].i_inf and runs[1].t_iwl > 2 * runs[0].t_iwl
+
+
+def test_a_network_trains_identically_alone_or_in_a_stack():
+    stacked = mem.memorize([64, 128, 32], [3, 4, 5], TINY)
+    (alone,) = mem.memorize([128], [4], TINY)
+    assert stacked[1].steps == alone.steps and stacked[1].c1 == alone.c1
+
+
+def test_unconverged_run_is_flagged():
+    (run,) = mem.memorize([256], [0], mem.MemorizationSettings(d=16, hidden=32, lr=0.5, batch=32, max_steps=50))
+    assert not run.converged and run.steps[-1] == 50
+
+
+@pytest.mark.parametrize(
+    "ks, seeds, match",
+    [([63], [0], "ks"), ([0], [0], "ks"), ([64], [-1], "seeds"), ([64], [0, 1], "equal length"), ([], [], "ks")],
+)
+def test_bad_runs_raise(ks, seeds, match):
+    with pytest.raises(ValueError, match=match):
+        mem.memorize(ks, seeds, TINY)
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [({"d": 0}, "d"), ({"hidden": 0}, "hidden"), ({"lr": 0.0}, "lr"), ({"lr": float("nan")}, "lr"),
+     ({"batch": 0}, "batch"), ({"log_ratio": 1.0}, "log_ratio"), ({"dtype": "float16"}, "dtype")],
+)  # fmt: skip
+def test_bad_settings_name_the_argument(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        mem.MemorizationSettings(**kwargs)
+
+
+def test_sample_items_rejects_odd_k():
+    with pytest.raises(ValueError, match="balanced"):
+        mem.sample_items(np.random.default_rng(0), 7, 3)
