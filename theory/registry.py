@@ -16,7 +16,7 @@ from types import ModuleType
 
 from theory.claims import Claim
 
-BUILTIN_FAMILIES: tuple[str, ...] = ("theory.lsa_gd", "theory.dual")
+BUILTIN_FAMILIES: tuple[str, ...] = ("theory.lsa_gd", "theory.dual", "theory.kinetics")
 
 
 def claims_in(module: ModuleType) -> list[Claim]:

@@ -1,0 +1,46 @@
+"""Every kinetics claim reaches its expected verdict; the derivations match the printed formulas."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import sympy as sp
+
+from theory import check, registry
+from theory import kinetics as kc
+
+CLAIMS = registry.claims_in(kc)
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=lambda c: c.name)
+def test_kinetics_claim_has_its_expected_verdict(claim):
+    result = check(claim, max_examples=20)
+    assert result.verdict is claim.expected, [e.detail for e in result.evidence]
+
+
+def test_kinetics_family_is_registered():
+    assert "theory.kinetics" in registry.BUILTIN_FAMILIES
+
+
+def test_derived_tau_star_at_w0_zero_is_sqrt_pi_over_2_times_e_minus_beta0():
+    value = kc.tau_star_derived().subs({kc.W0: 0, kc.BETA0: 0})
+    assert float(value) == pytest.approx(math.sqrt(math.pi / 2))
+
+
+def test_derived_flow_is_the_printed_ode_at_a_point():
+    dw, db = kc.flow(kc.derived_loss())
+    point = {kc.C1: 0.5, kc.C2: 0.25, kc.N: 10, kc.W: 0.3, kc.BETA: -0.4}
+    assert float(dw.subs(point)) == pytest.approx(0.05 * (math.exp(-0.4) - 0.075))
+    assert float(db.subs(point)) == pytest.approx(0.05 * 0.3 * math.exp(-0.4))
+
+
+def test_k_star_exponent_in_n_is_one_over_nu():
+    ks = kc.k_star().subs({kc.A: 1, kc.NU: sp.Rational(7, 10), kc.BETA0: 0})
+    ratio = float(ks.subs(kc.N, 200) / ks.subs(kc.N, 100))
+    assert math.log(ratio, 2) == pytest.approx(1 / 0.7)
+
+
+def test_printed_k_star_exponent_is_refuted_in_the_slaved_regime():
+    result = check(kc.K_STAR_PRINTED_IN_SLAVED_REGIME)
+    assert result.verdict.value == "REFUTED" and result.as_expected
