@@ -37,7 +37,7 @@ other networks share the stack.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -467,3 +467,15 @@ def memorize(
         np.take(flat_labels, idx, out=trainer.y)
         trainer.step_loaded()
         step += 1
+
+
+def sweep_job(config: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A sweep job (``numerics.sweep``): ``{"ks": [...], "seeds": [...], "settings": {...}}`` → run summaries.
+
+    The networks of one job are trained as one stack; ``settings`` are :class:`MemorizationSettings` fields.
+    """
+    unknown = set(config) - {"ks", "seeds", "settings"}
+    if unknown:
+        raise ValueError(f"config has unknown keys {sorted(unknown)}")
+    runs = memorize(config["ks"], config["seeds"], MemorizationSettings(**config.get("settings", {})))
+    return [r.summary() for r in runs]
