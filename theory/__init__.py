@@ -2,8 +2,11 @@
 
 The public API for writing claims::
 
-    from theory import Claim, Estimate, Explicit, Measured, Numeric, Verdict, check
-    from theory.strategies import dims, matrices, reals
+    from theory import Claim, Estimate, Explicit, Measured, Numeric, Verdict, check, check_all
+    from theory import Derivation, Step           # step-by-step derivations checked by SymPy
+    from theory.strategies import dims, matrices, reals, spd_matrices, regression_cases, token_batches
+
+Every claim, result, report and derivation renders itself as Markdown/LaTeX in Jupyter.
 """
 
 from theory.claims import (
@@ -18,9 +21,22 @@ from theory.claims import (
     check,
     compare_with_tolerance,
 )
+from theory.derivation import Derivation, Step
+from theory.report import Report, check_all
 
 __all__ = [
     "Claim",
+    "Derivation",
     "Estimate",
     "Evidence",
-    "Measured", "Explicit", "Numeric", "Result", "Verdict", "check", "compare_with_tolerance"]
+    "Explicit",
+    "Measured",
+    "Numeric",
+    "Report",
+    "Result",
+    "Step",
+    "Verdict",
+    "check",
+    "check_all",
+    "compare_with_tolerance",
+]

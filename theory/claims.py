@@ -121,6 +121,7 @@ class Claim:
     holds: bool = True
     family: str = "user"
     note: str = ""
+    correction: str = ""  # for a claim expected to be false: the name of the claim stating the corrected form
 
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):
@@ -138,6 +139,11 @@ class Claim:
     def check(self, seed: int = 0, max_examples: int = 100) -> Result:
         """Run every check this claim has and combine them into a :class:`Result`."""
         return check(self, seed=seed, max_examples=max_examples)
+
+    def _repr_markdown_(self) -> str:
+        from theory.render import claim_markdown
+
+        return claim_markdown(self)
 
 
 @dataclass(frozen=True)
@@ -182,6 +188,11 @@ class Result:
         if self.as_expected:
             return f"{word}, as expected" if not self.claim.holds else word
         return f"{word}, expected {self.claim.expected.value.lower()}"
+
+    def _repr_markdown_(self) -> str:
+        from theory.render import result_markdown
+
+        return result_markdown(self)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready record (see docs/json-report.md)."""

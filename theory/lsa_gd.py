@@ -18,14 +18,16 @@ from hypothesis import strategies as st
 from sympy.matrices.expressions import BlockMatrix, Identity, MatrixSymbol, ZeroMatrix
 
 from numerics import lsa
-from numerics.regression import gd
+from numerics.regression import CODE_X_RANGE, gd, half_mse, sample_tasks
 from theory.claims import Claim, Explicit, Numeric
-from theory.strategies import dims, matrices, reals
+from theory.derivation import Derivation, Step
+from theory.figures import Figure
+from theory.strategies import dims, matrices, reals, regression_cases
 from theory.symbolic import as_explicit, grid
 
 FAMILY = "lsa-gd"
 PAPER = "von Oswald et al. 2023"
-SIZES = grid(nx=range(1, 3), ny=range(1, 3), n=range(1, 4))
+SIZES = grid(Nx=range(1, 3), Ny=range(1, 3), N=range(1, 4))
 
 NX, NY, N = sp.symbols("N_x N_y N", positive=True, integer=True)
 ETA, GAMMA, LAM, S = sp.symbols("eta gamma lambda s", nonzero=True)
@@ -72,27 +74,12 @@ def prop1_residuals(
 
 
 def _explicit(fn, **kwargs) -> Explicit:
-    return Explicit(lambda **size: as_explicit(fn(**size, **kwargs)), SIZES)
+    """The explicit check of ``fn`` at :data:`SIZES` (named as the numeric cases name them)."""
+    return Explicit(lambda Nx, Ny, N: as_explicit(fn(Nx, Ny, N, **kwargs)), SIZES)
 
 
 # ---------------------------------------------------------------------------------------------
 # Numeric side: cases and comparisons
-
-
-@st.composite
-def regression_cases(draw, *, max_dim: int = 3, max_n: int = 5, w0: bool = True, bound: float = 3.0) -> dict:
-    """A random regression context (X, Y), query x_q, initial W0 and rate η, examples as rows."""
-    nx, ny, n = draw(dims(1, max_dim)), draw(dims(1, max_dim)), draw(dims(1, max_n))
-    return {
-        "Nx": nx,
-        "Ny": ny,
-        "N": n,
-        "X": draw(matrices(n, nx, bound)),
-        "Y": draw(matrices(n, ny, bound)),
-        "x_q": draw(matrices(1, nx, bound)),
-        "W0": draw(matrices(ny, nx, bound)) if w0 else np.zeros((ny, nx)),
-        "eta": draw(reals(2.0, positive=True)),
-    }
 
 
 def _gd_scale(X: np.ndarray, Y: np.ndarray, x_q: np.ndarray, Ws: list[np.ndarray], eta: float) -> float:
@@ -141,6 +128,7 @@ PROP1_QUERY_IN_KEYS = Claim(
     explicit=_explicit(prop1_residuals, include_query=True),
     numeric=Numeric(regression_cases(), lambda c: _one_gd_step(c, include_query=True)),
     holds=False,
+    correction="prop1-lsa-equals-gd-step",
     note="Including the query adds (2η/N) W0 x_q ‖x_q‖² to its update: O(1) error whenever W0 x_q ≠ 0.",
 )
 
@@ -167,6 +155,7 @@ PROP1_P_ETA = Claim(
     explicit=_explicit(prop1_residuals, p=ETA),
     numeric=Numeric(regression_cases(), lambda c: _one_gd_step(c, p_times_n=True)),
     holds=False,
+    correction="prop1-lsa-equals-gd-step",
     note="P = ηI is a GD step with rate ηN: it agrees with the paper's loss only at N = 1.",
 )
 
@@ -425,5 +414,99 @@ PROP2_AS_PRINTED = Claim(
     statement=r"\hat y_q = \sum_i y_i\, k(x_i, x_q)",
     numeric=Numeric(kernel_cases(), lambda c: _kernel(c, printed=True)),
     holds=False,
+    correction="prop2-mlp-lsa-kernel-gd",
     note="The printed form omits η/N; the θ_GD layer gives (η/N) Σ y_i k(x_i, x_q).",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Derivations (rendered by `icl-verify docs`; every step checked by SymPy)
+
+
+def _prop1_query_derivation() -> Derivation:
+    s = _setup(NX, NY, N)
+    X, Y, W0, xq, E, eq = s["X"], s["Y"], s["W0"], s["xq"], s["E"], s["eq"]
+    zero_y = ZeroMatrix(NY, 1)
+    steps = [
+        Step(eq + (ETA / N) * s["WV"] * E * E.T * BlockMatrix([[xq], [zero_y]]), "W_K = W_Q = diag(I_x, 0) keep x_q only", "θ_GD"),
+        Step(eq + (ETA / N) * s["WV"] * E * X.T * xq, "Eᵀ [x_q; 0] = Xᵀ x_q, i.e. Σ_i e_i x_iᵀ x_q", "eq. 8"),
+        Step(eq + (ETA / N) * BlockMatrix([[ZeroMatrix(NX, N)], [W0 * X - Y]]) * X.T * xq, "W_V e_i = (0, W0 x_i − y_i)", "θ_GD"),
+        Step(BlockMatrix([[xq], [-W0 * xq + (ETA / N) * (W0 * X - Y) * X.T * xq]]), "collect the blocks", ""),
+        Step(
+            BlockMatrix([[xq], [-(W0 + s["dW"]) * xq]]),
+            "ΔW = −(η/N) Σ_i (W0 x_i − y_i) x_iᵀ, one GD step on L = 1/(2N) Σ‖W x_i − y_i‖²",
+            "eq. 2",
+        ),
+    ]
+    return Derivation(
+        name="prop1-query",
+        title="Proposition 1: the query token after one θ_GD layer",
+        source=f"{PAPER}, Proposition 1",
+        start=eq + (ETA / N) * s["WV"] * E * E.T * s["WKQ"] * eq,
+        steps=steps,
+        family=FAMILY,
+        intro="Columns are tokens; E = [X; Y] holds the N context tokens and e_q = (x_q, −W0 x_q) the query. "
+        "The readout is minus the query's y-part, so the last line is the prediction (W0 + ΔW) x_q.",
+    )
+
+
+def _gdpp_conditioning_derivation() -> Derivation:
+    d = sp.Symbol("d", positive=True, integer=True)
+    H, Id = MatrixSymbol("H", d, d), Identity(d)
+    return Derivation(
+        name="gdpp-conditioning",
+        title="GD++: the transformed data's Gram matrix",
+        source=f"{PAPER}, §4",
+        start=(Id - GAMMA * H) * H * (Id - GAMMA * H),
+        steps=[
+            Step((H - GAMMA * H * H) * (Id - GAMMA * H), "multiply out the left factor"),
+            Step(H - 2 * GAMMA * H * H + GAMMA**2 * H * H * H, "multiply out the right factor; H commutes with itself"),
+        ],
+        family=FAMILY,
+        intro="With H = Σ_i x_i x_iᵀ, GD++ maps every x_j to (I − γH) x_j, so the new Gram matrix is "
+        "(I − γH) H (I − γH): each eigenvalue λ of H becomes λ − 2γλ² + γ²λ³.",
+    )
+
+
+PROP1_QUERY_DERIVATION = _prop1_query_derivation()
+GDPP_CONDITIONING_DERIVATION = _gdpp_conditioning_derivation()
+
+
+# ---------------------------------------------------------------------------------------------
+# Figure: stacked θ_GD layers and GD steps give the same loss curve
+
+
+def _depth_curve_data(seed: int = 0, batch: int = 2000, n: int = 10, d: int = 10, eta: float = 3.0) -> dict:
+    """½·MSE on the query after K θ_GD layers and after K GD steps, K = 0..10 (the paper's d = N = 10)."""
+    rng = np.random.default_rng(seed)
+    tasks = sample_tasks(rng, batch, n, d, x_range=CODE_X_RANGE, seed=seed)
+    tokens = lsa.make_tokens(tasks.X, tasks.Y, tasks.x_q)
+    params = lsa.theta_gd(d, 1, eta, n)
+    ks = np.arange(11)
+    layer_loss, gd_loss = [], []
+    for k in ks:
+        out = lsa.lsa_recurrent(tokens, params, k, n) if k else tokens
+        layer_loss.append(half_mse(lsa.readout(out, 1, n), tasks.y_q))
+        W = gd(np.zeros((1, d)), tasks.X, tasks.Y, eta, int(k))
+        gd_loss.append(half_mse(np.einsum("bqx,byx->bqy", tasks.x_q, W), tasks.y_q))
+    return {"K": ks, "lsa": np.array(layer_loss), "gd": np.array(gd_loss)}
+
+
+def _draw_depth_curve(ax, data) -> None:
+    ax.plot(data["K"], data["gd"], "-", color="0.3", label="K steps of GD (η = 3)")
+    ax.plot(data["K"], data["lsa"], "o", color="tab:blue", label="K stacked θ_GD layers")
+    ax.set_yscale("log")
+    ax.set_xlabel("K (layers = steps)")
+    ax.set_ylabel("½·MSE on the query")
+    ax.legend()
+
+
+FIGURES = (
+    Figure(
+        name="depth-curve",
+        caption="K stacked θ_GD layers and K GD steps from W = 0 give the same query loss "
+        "(2000 tasks, d = N = 10, x ~ U(−0.5, 0.5) as in the authors' code, seed 0).",
+        data=_depth_curve_data,
+        draw=_draw_depth_curve,
+    ),
 )

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 from theory.claims import Claim
+from theory.derivation import Derivation
 
 BUILTIN_FAMILIES: tuple[str, ...] = ("theory.lsa_gd", "theory.dual", "theory.kinetics")
 
@@ -26,6 +27,11 @@ def claims_in(module: ModuleType) -> list[Claim]:
         if isinstance(value, Claim) and value.name not in seen:
             seen[value.name] = value
     return list(seen.values())
+
+
+def derivations_in(module: ModuleType) -> list[Derivation]:
+    """Every module-level ``Derivation`` of ``module``, in definition order."""
+    return [v for v in vars(module).values() if isinstance(v, Derivation)]
 
 
 def builtin_claims() -> list[Claim]:

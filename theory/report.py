@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from theory.claims import Result
+from theory.claims import Claim, Result, check
 
 SCHEMA_VERSION = 1
 
@@ -71,3 +72,38 @@ def to_json(results: Sequence[Result], *, seed: int, max_examples: int) -> dict[
         "summary": summary_line(results),
         "claims": [r.to_dict() for r in results],
     }
+
+
+@dataclass(frozen=True)
+class Report:
+    """The results of checking several claims — prints as a table, renders in Jupyter."""
+
+    results: tuple[Result, ...]
+    seed: int = 0
+    max_examples: int = 100
+
+    @property
+    def ok(self) -> bool:
+        return all(r.as_expected for r in self.results)
+
+    def table(self) -> str:
+        return table(self.results)
+
+    def to_json(self) -> dict[str, Any]:
+        return to_json(self.results, seed=self.seed, max_examples=self.max_examples)
+
+    def __str__(self) -> str:
+        return self.table()
+
+    def _repr_markdown_(self) -> str:
+        from theory.render import results_markdown
+
+        return results_markdown(self.results) + "\n\n" + summary_line(self.results)
+
+
+def check_all(claims: Iterable[Claim] | None = None, *, seed: int = 0, max_examples: int = 100) -> Report:
+    """Check ``claims`` (default: every built-in claim) and return a :class:`Report`."""
+    from theory.registry import builtin_claims
+
+    chosen = builtin_claims() if claims is None else list(claims)
+    return Report(tuple(check(c, seed=seed, max_examples=max_examples) for c in chosen), seed, max_examples)

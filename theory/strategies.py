@@ -32,3 +32,47 @@ def matrices(rows: int, cols: int, bound: float = 3.0) -> st.SearchStrategy[np.n
 def arrays(shape: tuple[int, ...], bound: float = 3.0) -> st.SearchStrategy[np.ndarray]:
     """A float64 array of the given shape with entries from :func:`reals`."""
     return hnp.arrays(np.float64, shape, elements=reals(bound))
+
+
+def spd_matrices(n: int, *, min_eigenvalue: float = 0.1, max_eigenvalue: float = 10.0) -> st.SearchStrategy[np.ndarray]:
+    """A symmetric positive-definite ``n × n`` matrix with eigenvalues in [min, max] (well-conditioned).
+
+    Built as Q diag(λ) Qᵀ with Q from the QR factorisation of a drawn matrix, so the condition
+    number is at most max_eigenvalue / min_eigenvalue.
+    """
+    if not 0 < min_eigenvalue <= max_eigenvalue:
+        raise ValueError(f"need 0 < min_eigenvalue <= max_eigenvalue, got {min_eigenvalue}, {max_eigenvalue}")
+    eigenvalues = hnp.arrays(np.float64, (n,), elements=st.floats(min_eigenvalue, max_eigenvalue))
+
+    @st.composite
+    def build(draw) -> np.ndarray:
+        a = draw(matrices(n, n)) + 4.0 * np.eye(n)  # diagonally dominant: QR is well defined
+        q, _ = np.linalg.qr(a)
+        lam = draw(eigenvalues)
+        return (q * lam) @ q.T
+
+    return build()
+
+
+def token_batches(batch: int, tokens: int, width: int, bound: float = 3.0) -> st.SearchStrategy[np.ndarray]:
+    """A ``(batch, tokens, width)`` float64 array of tokens as rows (the numerics' convention)."""
+    return arrays((batch, tokens, width), bound)
+
+
+@st.composite
+def regression_cases(draw, *, max_dim: int = 3, max_n: int = 5, w0: bool = True, bound: float = 3.0) -> dict:
+    """A random regression context as rows: X (N×Nx), Y (N×Ny), query x_q (1×Nx), W0 and η > 0.
+
+    The dimensions are reported as ``Nx``, ``Ny`` and ``N`` (von Oswald et al.'s names).
+    """
+    nx, ny, n = draw(dims(1, max_dim)), draw(dims(1, max_dim)), draw(dims(1, max_n))
+    return {
+        "Nx": nx,
+        "Ny": ny,
+        "N": n,
+        "X": draw(matrices(n, nx, bound)),
+        "Y": draw(matrices(n, ny, bound)),
+        "x_q": draw(matrices(1, nx, bound)),
+        "W0": draw(matrices(ny, nx, bound)) if w0 else np.zeros((ny, nx)),
+        "eta": draw(reals(2.0, positive=True)),
+    }
