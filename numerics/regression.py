@@ -49,7 +49,7 @@ def sample_tasks(
     *,
     x_dist: Literal["uniform", "gaussian"] = "uniform",
     x_range: float = CODE_X_RANGE,
-    x_std: float = 1.0,
+    x_std: float | np.ndarray = 1.0,
     noise_std: float = 0.0,
     n_queries: int = 1,
     seed: int | None = None,
@@ -57,7 +57,9 @@ def sample_tasks(
     """Draw ``batch`` tasks y = W x + ε with W ~ N(0, I) entrywise.
 
     ``x_dist="uniform"`` draws x ~ U(−x_range, x_range)^Nx (default: the code's 0.5;
-    pass :data:`PAPER_X_RANGE` for the paper's text); ``"gaussian"`` draws x ~ N(0, x_std² I).
+    pass :data:`PAPER_X_RANGE` for the paper's text); ``"gaussian"`` draws x ~ N(0, x_std² I), or
+    x ~ N(0, diag(x_std²)) when ``x_std`` holds one standard deviation per input (anisotropic inputs,
+    Zhang–Frei–Bartlett 2024).
     ``noise_std`` adds ε ~ N(0, noise_std²) to every label. ``seed`` is only recorded.
     """
     if not isinstance(rng, np.random.Generator):
@@ -70,7 +72,7 @@ def sample_tasks(
         a = finite_scalar("x_range", x_range, positive=True)
         x = rng.uniform(-a, a, size=(batch, n_all, nx))
     elif x_dist == "gaussian":
-        x = finite_scalar("x_std", x_std, positive=True) * rng.standard_normal((batch, n_all, nx))
+        x = _x_std(x_std, nx) * rng.standard_normal((batch, n_all, nx))
     else:
         raise ValueError(f"x_dist must be 'uniform' or 'gaussian', got {x_dist!r}")
     W = rng.standard_normal((batch, ny, nx))
@@ -78,6 +80,16 @@ def sample_tasks(
     return RegressionTasks(
         X=x[:, :n_context], Y=y[:, :n_context], x_q=x[:, n_context:], y_q=y[:, n_context:], W=W, seed=seed
     )
+
+
+def _x_std(x_std: object, nx: int) -> float | np.ndarray:
+    if np.ndim(x_std) == 0:
+        return finite_scalar("x_std", x_std, positive=True)
+    std = finite_array("x_std", x_std, ndim=1)
+    same_size("x_std", std.shape[0], nx, "length Nx")
+    if np.any(std <= 0):
+        raise ValueError("x_std must be positive")
+    return std
 
 
 def _check_data(X: object, Y: object) -> tuple[np.ndarray, np.ndarray]:

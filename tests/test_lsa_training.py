@@ -1,0 +1,153 @@
+"""Meta-training LSA: analytic gradients vs finite differences, Adam, clipping, options, bad input."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from numerics.lsa import lsa_stack, readout
+from numerics.lsa_training import (
+    NAMES,
+    Adam,
+    TrainConfig,
+    as_params,
+    batch_tokens,
+    clip_by_global_norm,
+    init_layers,
+    learning_rate,
+    loss_and_grads,
+    train,
+)
+
+SMALL = TrainConfig(nx=3, ny=2, n_context=4, batch=3, dtype="float64", init_scale=0.3)
+
+
+def _finite_difference(layers, tokens, y_q, config, li, name, idx, h=1e-6):
+    def loss_at(delta):
+        shifted = [{k: v.copy() for k, v in layer.items()} for layer in layers]
+        shifted[li][name][idx] += delta
+        return loss_and_grads(shifted, tokens, y_q, config)[0]
+
+    return (loss_at(h) - loss_at(-h)) / (2 * h)
+
+
+@pytest.mark.parametrize(
+    "n_layers, recurrent, heads, loss",
+    [(1, False, 1, "half_mse"), (2, False, 2, "half_mse"), (3, True, 1, "mse"), (2, True, 2, "half_mse")],
+)
+def test_gradients_match_central_differences(n_layers, recurrent, heads, loss):
+    config = replace(SMALL, n_layers=n_layers, recurrent=recurrent, heads=heads, loss=loss)
+    rng = np.random.default_rng(3)
+    layers = init_layers(config, rng)
+    tokens, y_q = batch_tokens(config, rng)
+    _, grads = loss_and_grads(layers, tokens, y_q, config)
+    for li, layer in enumerate(layers):
+        for name in NAMES:
+            for idx in np.ndindex(layer[name].shape):
+                fd = _finite_difference(layers, tokens, y_q, config, li, name, idx)
+                assert grads[li][name][idx] == pytest.approx(fd, rel=1e-5, abs=1e-8)
+
+
+def test_loss_equals_independent_forward_pass():
+    """The training loss is ½·MSE of numerics.lsa's readout after the same layers (recurrent = repeated)."""
+    config = replace(SMALL, n_layers=3, recurrent=True)
+    rng = np.random.default_rng(0)
+    layers = init_layers(config, rng)
+    tokens, y_q = batch_tokens(config, rng)
+    loss, _ = loss_and_grads(layers, tokens, y_q, config)
+    pred = readout(lsa_stack(tokens, as_params(layers, config), config.n_context), config.ny, config.n_context)
+    assert loss == pytest.approx(0.5 * np.mean((pred - y_q) ** 2), rel=1e-12)
+    mse, _ = loss_and_grads(layers, tokens, y_q, replace(config, loss="mse"))
+    assert mse == pytest.approx(2 * loss, rel=1e-12)
+
+
+def test_adam_first_step_is_minus_lr_sign():
+    """With bias-corrected moments the first update is −lr·g/(|g| + ε) ≈ −lr·sign(g) (Kingma & Ba 2015)."""
+    g = np.array([[[3.0, -0.02], [0.5, -7.0]]])
+    params = [{"P": np.zeros((1, 2, 2))}]
+    out = Adam(lr=0.1).step(params, [{"P": g}])
+    np.testing.assert_allclose(out[0]["P"], -0.1 * np.sign(g), rtol=1e-6)
+
+
+def test_adam_second_step_matches_hand_computation():
+    opt = Adam(lr=0.5, beta1=0.9, beta2=0.99, eps=1e-12)
+    p = [{"P": np.array([[[1.0]]])}]
+    p = opt.step(p, [{"P": np.array([[[2.0]]])}])
+    p = opt.step(p, [{"P": np.array([[[-1.0]]])}])
+    m = 0.9 * 0.1 * 2.0 + 0.1 * -1.0  # 0.08
+    v = 0.99 * 0.01 * 4.0 + 0.01 * 1.0  # 0.0496
+    expected = 1.0 - 0.5 - 0.5 * (m / (1 - 0.81)) / np.sqrt(v / (1 - 0.9801))
+    assert p[0]["P"][0, 0, 0] == pytest.approx(expected, rel=1e-12)
+
+
+def test_clip_by_global_norm():
+    grads = [{"P": np.full((1, 1, 1), 3.0)}, {"P": np.full((1, 1, 1), 4.0)}]
+    clipped, norm = clip_by_global_norm(grads, 1.0)
+    assert norm == pytest.approx(5.0)
+    assert [c["P"].item() for c in clipped] == pytest.approx([0.6, 0.8])
+    same, _ = clip_by_global_norm(grads, 10.0)
+    assert [c["P"].item() for c in same] == [3.0, 4.0]
+
+
+def test_cosine_schedule_endpoints():
+    config = replace(SMALL, steps=10, lr=0.2, schedule="cosine")
+    assert learning_rate(config, 0) == pytest.approx(0.2)
+    assert learning_rate(config, 5) == pytest.approx(0.1)
+    assert learning_rate(replace(config, schedule="constant"), 9) == 0.2
+
+
+def test_sampler_options_reach_the_tasks():
+    rng = np.random.default_rng(0)
+    wide = TrainConfig(x_range=1.0).sample(rng, 2000)
+    narrow = TrainConfig(x_range=0.5).sample(rng, 2000)
+    assert np.max(np.abs(wide.X)) > 0.9 and np.max(np.abs(narrow.X)) <= 0.5
+    # U(−a, a) has variance a²/3
+    assert np.var(narrow.X) == pytest.approx(0.25 / 3, rel=0.02)
+    aniso = TrainConfig(nx=3, x_dist="gaussian", x_std=(0.5, 1.0, 2.0)).sample(rng, 4000)
+    np.testing.assert_allclose(np.std(aniso.X, axis=(0, 1)), [0.5, 1.0, 2.0], rtol=0.03)
+    noisy = TrainConfig(nx=2, noise_std=0.5).sample(rng, 4000)
+    resid = noisy.Y[..., 0] - np.einsum("bnx,bx->bn", noisy.X, noisy.W[:, 0])
+    assert np.std(resid) == pytest.approx(0.5, rel=0.03)
+
+
+def test_training_is_reproducible_and_records_seed():
+    config = replace(SMALL, steps=5, dtype="float32")
+    a, b = train(config, 7), train(config, 7)
+    assert a.seed == 7
+    np.testing.assert_array_equal(a.losses, b.losses)
+    assert not np.array_equal(a.losses, train(config, 8).losses)
+
+
+def test_recurrent_training_ties_the_layers():
+    result = train(replace(SMALL, steps=3, n_layers=3, recurrent=True), 0)
+    assert len(result.layers) == 3
+    assert all(np.array_equal(result.layers[0].P, layer.P) for layer in result.layers)
+
+
+def test_short_training_reduces_the_loss():
+    """600 steps on the paper's setting take ½·MSE from ½·s²·d = 5/12 (near-zero prediction) to near the
+    one-step-GD optimum 245/1188 ≈ 0.2062 (theory.optimal_lsa), which no 1-layer LSA can beat on average."""
+    result = train(TrainConfig(steps=600, batch=512, lr=3e-3, schedule="cosine"), 0)
+    assert np.mean(result.losses[:5]) == pytest.approx(5 / 12, rel=0.1)
+    assert np.mean(result.losses[-50:]) < 1.05 * 245 / 1188
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("nx", 0), ("steps", -1), ("lr", 0.0), ("clip", float("nan")), ("schedule", "linear"), ("loss", "l1"),
+     ("x_dist", "cauchy"), ("x_std", (1.0, -1.0)), ("noise_std", -0.1), ("dtype", "int8"), ("heads", 1.5)],
+)
+def test_bad_config_names_the_argument(field, value):
+    with pytest.raises(ValueError, match=field):
+        TrainConfig(**{field: value})
+
+
+def test_bad_seed_and_clip():
+    with pytest.raises(ValueError, match="seed"):
+        train(SMALL, -1)
+    with pytest.raises(ValueError, match="max_norm"):
+        clip_by_global_norm([{"P": np.ones((1, 1, 1))}], 0.0)
+    with pytest.raises(ValueError, match="beta1"):
+        Adam(beta1=1.0)
