@@ -1,0 +1,121 @@
+"""Reduced model (numerics.icl_models): hand-written backward passes against finite differences,
+the forward pass against a direct evaluation of the paper's formula, and the training record."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from numerics import icl_models as m
+from numerics import icl_task
+
+
+def _sequences(rng, b=5, n=6, d=4) -> icl_task.Sequences:
+    x = rng.standard_normal((b, n, d))
+    labels = rng.choice([-1.0, 1.0], (b, n))
+    pos = rng.integers(0, n, b)
+    return icl_task.Sequences(x, labels, x[np.arange(b), pos], labels[np.arange(b), pos])
+
+
+def _model(rng, d=4, hidden=7) -> m.Reduced:
+    return m.Reduced(m.init_mlp(d, hidden, rng, dtype=np.float64), 0.7, -0.4)
+
+
+def _loss(p, seqs) -> float:
+    return m.reduced_loss_grads(p, seqs)[0]
+
+
+def test_forward_is_the_papers_formula():
+    rng = np.random.default_rng(0)
+    p, seqs = _model(rng), _sequences(rng)
+    z, _ = m.reduced_forward(p, seqs)
+    for b in range(seqs.x.shape[0]):
+        h1 = np.maximum(seqs.x_q[b] @ p.mlp.W1 + p.mlp.b1, 0)
+        phi = np.maximum(h1 @ p.mlp.W2 + p.mlp.b2, 0) @ p.mlp.w3 + p.mlp.b3
+        s = np.exp(p.beta * seqs.x[b] @ seqs.x_q[b])
+        assert z[b] == pytest.approx(phi + p.w * np.sum(s * seqs.labels[b]) / np.sum(s), rel=1e-12)
+
+
+def test_attention_gradients_match_central_differences():
+    rng = np.random.default_rng(1)
+    p, seqs = _model(rng), _sequences(rng)
+    _, g = m.reduced_loss_grads(p, seqs)
+    h = 1e-6
+    for name, analytic in (("w", g.w), ("beta", g.beta)):
+        plus, minus = _model(np.random.default_rng(1)), _model(np.random.default_rng(1))
+        setattr(plus, name, getattr(p, name) + h)
+        setattr(minus, name, getattr(p, name) - h)
+        numeric = (_loss(plus, seqs) - _loss(minus, seqs)) / (2 * h)
+        assert analytic == pytest.approx(numeric, rel=1e-6, abs=1e-10)
+
+
+def test_mlp_gradients_match_central_differences():
+    rng = np.random.default_rng(2)
+    p, seqs = _model(rng), _sequences(rng)
+    _, g = m.reduced_loss_grads(p, seqs)
+    h = 1e-6
+    for param, grad in zip(p.mlp.arrays(), g.mlp.arrays()):
+        flat, gflat = param.reshape(-1), np.asarray(grad).reshape(-1)
+        for i in rng.choice(flat.size, min(flat.size, 6), replace=False):
+            old = flat[i]
+            flat[i] = old + h
+            up = _loss(p, seqs)
+            flat[i] = old - h
+            down = _loss(p, seqs)
+            flat[i] = old
+            assert gflat[i] == pytest.approx((up - down) / (2 * h), rel=1e-5, abs=1e-9)
+
+
+def test_weight_decay_only_touches_the_attention_path():
+    rng = np.random.default_rng(3)
+    p = _model(rng)
+    zero = m.ReducedGrads(m.MLP(*(np.zeros_like(a) for a in p.mlp.arrays())), 0.0, 0.0)
+    before = [a.copy() for a in p.mlp.arrays()]
+    m.sgd_step(p, zero, lr=0.1, decay=0.5)
+    assert p.w == pytest.approx(0.7 * (1 - 0.05)) and p.beta == pytest.approx(-0.4 * (1 - 0.05))
+    for a, b in zip(before, p.mlp.arrays()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_constants_match_their_definitions():
+    rng = np.random.default_rng(4)
+    mlp = m.init_mlp(4, 5, rng, dtype=np.float64)
+    items = rng.standard_normal((10, 4))
+    labels = np.repeat([1.0, -1.0], 5)
+    c = m.mlp_constants(mlp, items, labels)
+    u = labels * m.mlp_forward(mlp, items)[0]
+    s = 1 / (1 + np.exp(u))
+    assert c["c1"] == pytest.approx(s.mean())
+    assert c["c2"] == pytest.approx(1 - np.mean(s**2) / s.mean())
+    assert c["c3"] == pytest.approx(np.mean(np.exp(-u)))
+
+
+def test_constants_at_zero_logits_are_one_half():
+    mlp = m.init_mlp(3, 4, np.random.default_rng(0), dtype=np.float64)
+    mlp.w3[:] = 0
+    mlp.b3[...] = 0
+    c = m.mlp_constants(mlp, np.ones((4, 3)), np.array([1.0, -1.0, 1.0, -1.0]))
+    assert c["c1"] == pytest.approx(0.5) and c["c2"] == pytest.approx(0.5) and c["c3"] == pytest.approx(1.0)
+
+
+def test_training_record_is_reproducible_and_time_is_lr_times_steps():
+    cfg = m.ReducedConfig(d=8, k=16, n=4, hidden=8, lr=0.05, batch=8, steps=20, record_every=5, eval_batch=32)
+    a, b = m.train_reduced(cfg, 7), m.train_reduced(cfg, 7)
+    assert a.seed == 7 and a.w == b.w and a.beta == b.beta
+    np.testing.assert_allclose(a.t, [0.0, 0.25, 0.5, 0.75, 1.0])
+    assert len(a.c1) == 5 and all(0 <= v <= 1 for v in a.icl_acc)
+
+
+@pytest.mark.parametrize(
+    "changes, name",
+    [({"k": 7}, "k"), ({"n": 0}, "n"), ({"d": 0}, "d"), ({"lr": float("nan")}, "lr"),
+     ({"decay": -1.0}, "decay"), ({"equalised": True, "n": 5}, "n")],
+)
+def test_bad_config_names_the_argument(changes, name):
+    with pytest.raises(ValueError, match=name):
+        m.ReducedConfig(**changes)
+
+
+def test_bad_seed():
+    with pytest.raises(ValueError, match="seed"):
+        m.train_reduced(m.ReducedConfig(steps=1), -1)
