@@ -28,23 +28,24 @@ def _tokens(demos: object, text: object) -> tuple[np.ndarray, np.ndarray]:
     return demos, text
 
 
-def linear_attention(values: object, keys: object, q: object) -> np.ndarray:
-    """LinearAttn(V, K, q) = Σ_i v_i (k_iᵀ q) (Dai et al. eq. 4–5), for a single query vector."""
+def _attention_inputs(values: object, keys: object, q: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     values = finite_array("values", values, ndim=2)
     keys = finite_array("keys", keys, ndim=2)
     q = finite_array("q", q, ndim=1)
     same_size("keys", keys.shape[0], values.shape[0], "number of rows of values")
     same_size("q", q.shape[0], keys.shape[1], "key width")
+    return values, keys, q
+
+
+def linear_attention(values: object, keys: object, q: object) -> np.ndarray:
+    """LinearAttn(V, K, q) = Σ_i v_i (k_iᵀ q) (Dai et al. eq. 4–5), for a single query vector."""
+    values, keys, q = _attention_inputs(values, keys, q)
     return values.T @ (keys @ q)
 
 
 def softmax_attention(values: object, keys: object, q: object) -> np.ndarray:
     """Σ_i softmax_i(k_iᵀ q) v_i (scale 1/√d dropped, as in Dai et al.'s analysis)."""
-    values = finite_array("values", values, ndim=2)
-    keys = finite_array("keys", keys, ndim=2)
-    q = finite_array("q", q, ndim=1)
-    same_size("keys", keys.shape[0], values.shape[0], "number of rows of values")
-    same_size("q", q.shape[0], keys.shape[1], "key width")
+    values, keys, q = _attention_inputs(values, keys, q)
     return values.T @ softmax(keys @ q)
 
 

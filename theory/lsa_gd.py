@@ -90,17 +90,31 @@ def _gd_scale(X: np.ndarray, Y: np.ndarray, x_q: np.ndarray, Ws: list[np.ndarray
     return max(step, float(np.max(np.abs(Y))), max(float(np.max(np.abs(W) @ x_all.T)) for W in Ws))
 
 
+def _layer_view(out: np.ndarray, case: dict) -> np.ndarray:
+    """The context tokens' y-parts and the query readout of an LSA output, flattened."""
+    n = case["N"]
+    return np.concatenate([out[0, :n, case["Nx"] :].ravel(), lsa.readout(out, case["Ny"], n).ravel()])
+
+
+def _gd_view(case: dict, W_from: np.ndarray, W_to: np.ndarray) -> np.ndarray:
+    """What GD from W_from to W_to predicts for them: y_i − (W_to − W_from) x_i and W_to x_q."""
+    moved = case["Y"] - case["X"] @ (W_to - W_from).T
+    return np.concatenate([moved.ravel(), (case["x_q"] @ W_to.T).ravel()])
+
+
+def _tokens(case: dict) -> np.ndarray:
+    return lsa.make_tokens(case["X"][None], case["Y"][None], case["x_q"][None], case["W0"])
+
+
 def _one_gd_step(case: dict, *, include_query: bool = False, p_times_n: bool = False) -> tuple:
     """(LSA layer output, one GD step) for the context y-parts and the query readout."""
     X, Y, x_q, W0, eta, n = case["X"], case["Y"], case["x_q"], case["W0"], case["eta"], case["N"]
     params = lsa.theta_gd(case["Nx"], case["Ny"], eta, n, W0)
     if p_times_n:
         params = replace(params, P=params.P * n)
-    out = lsa.lsa_layer(lsa.make_tokens(X[None], Y[None], x_q[None], W0), params, n, include_query=include_query)
+    out = lsa.lsa_layer(_tokens(case), params, n, include_query=include_query)
     W1 = gd(W0, X[None], Y[None], eta)[0]
-    lhs = np.concatenate([out[0, :n, case["Nx"] :].ravel(), lsa.readout(out, case["Ny"], n).ravel()])
-    rhs = np.concatenate([(Y - X @ (W1 - W0).T).ravel(), (x_q @ W1.T).ravel()])
-    return lhs, rhs, _gd_scale(X, Y, x_q, [W0, W1], eta)
+    return _layer_view(out, case), _gd_view(case, W0, W1), _gd_scale(X, Y, x_q, [W0, W1], eta)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -188,11 +202,9 @@ def stacked_cases(draw) -> dict:
 def _k_layers(case: dict) -> tuple:
     X, Y, x_q, eta, n, K = case["X"], case["Y"], case["x_q"], case["eta"], case["N"], case["K"]
     params = lsa.theta_gd(case["Nx"], case["Ny"], eta, n)
-    out = lsa.lsa_recurrent(lsa.make_tokens(X[None], Y[None], x_q[None]), params, K, n)
-    Ws = [gd(np.zeros((case["Ny"], case["Nx"])), X[None], Y[None], eta, k)[0] for k in range(K + 1)]
-    lhs = np.concatenate([out[0, :n, case["Nx"] :].ravel(), lsa.readout(out, case["Ny"], n).ravel()])
-    rhs = np.concatenate([(Y - X @ Ws[-1].T).ravel(), (x_q @ Ws[-1].T).ravel()])
-    return lhs, rhs, _gd_scale(X, Y, x_q, Ws, eta)
+    out = lsa.lsa_recurrent(_tokens(case), params, K, n)
+    Ws = [gd(case["W0"], X[None], Y[None], eta, k)[0] for k in range(K + 1)]
+    return _layer_view(out, case), _gd_view(case, Ws[0], Ws[-1]), _gd_scale(X, Y, x_q, Ws, eta)
 
 
 K_LAYERS = Claim(
@@ -228,11 +240,9 @@ def _damped(case: dict) -> tuple:
     lam = case["lambda"]
     X, Y, x_q, W0, eta, n = case["X"], case["Y"], case["x_q"], case["W0"], case["eta"], case["N"]
     params = lsa.theta_gd(case["Nx"], case["Ny"], eta, n, W0)
-    out = lsa.lsa_layer(lsa.make_tokens(X[None], Y[None], x_q[None], W0), params, n, damping=lam)
+    out = lsa.lsa_layer(_tokens(case), params, n, damping=lam)
     W1 = gd(W0, X[None], Y[None], lam * eta)[0]
-    lhs = np.concatenate([out[0, :n, case["Nx"] :].ravel(), lsa.readout(out, case["Ny"], n).ravel()])
-    rhs = np.concatenate([(Y - X @ (W1 - W0).T).ravel(), (x_q @ W1.T).ravel()])
-    return lhs, rhs, _gd_scale(X, Y, x_q, [W0, W1], abs(lam) * eta)
+    return _layer_view(out, case), _gd_view(case, W0, W1), _gd_scale(X, Y, x_q, [W0, W1], abs(lam) * eta)
 
 
 DAMPING = Claim(
@@ -310,7 +320,7 @@ def gdpp_cases(draw) -> dict:
 def _gdpp(case: dict) -> tuple:
     X, Y, x_q, W0, eta, n, g = case["X"], case["Y"], case["x_q"], case["W0"], case["eta"], case["N"], case["gamma"]
     params = lsa.theta_gdpp(case["Nx"], case["Ny"], eta, g, n, W0)
-    out = lsa.lsa_layer(lsa.make_tokens(X[None], Y[None], x_q[None], W0), params, n)[0]
+    out = lsa.lsa_layer(_tokens(case), params, n)[0]
     W1 = gd(W0, X[None], Y[None], eta)[0]
     x_all = np.vstack([X, x_q])
     A = np.eye(case["Nx"]) - g * X.T @ X
@@ -347,8 +357,7 @@ def gdpp_conditioning_residuals() -> list:
 def _gdpp_spectrum(case: dict) -> tuple:
     X, n, g = case["X"], case["N"], case["gamma"]
     params = lsa.theta_gdpp(case["Nx"], case["Ny"], case["eta"], g, n, case["W0"])
-    tokens = lsa.make_tokens(X[None], case["Y"][None], case["x_q"][None], case["W0"])
-    new_x = lsa.lsa_layer(tokens, params, n)[0, :n, : case["Nx"]]
+    new_x = lsa.lsa_layer(_tokens(case), params, n)[0, :n, : case["Nx"]]
     lam = np.linalg.eigvalsh(X.T @ X)
     lhs = np.sort(np.linalg.eigvalsh(new_x.T @ new_x))
     rhs = np.sort(lam - 2 * g * lam**2 + g**2 * lam**3)
