@@ -1,0 +1,201 @@
+"""Tests for numerics.raw_compiler: each compiled block against its RAW semantics (Tracr style),
+whole programs against closed forms, and the construction's invariants and error rate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from numerics import raw_compiler as rc
+from numerics.learners import ridge_weights, sgd_weights
+from numerics.raw import Aff, Div, Mov, Mul, Program, Raw, apply_parallel
+from numerics.raw_programs import encode_examples, ridge_chain, sgd_chain, theorem1, theorem2
+from numerics.transformer import layer_forward
+
+ATOL = 1e-7
+RNG = np.random.default_rng(2026)
+H = RNG.uniform(-1, 1, (4, 8))
+
+
+def _check_block(ops, H=H, atol=ATOL):
+    program = Program(H.shape[0], H.shape[1], tuple(ops))
+    compiled = rc.compile_program(program)
+    np.testing.assert_allclose(compiled.run(H), program.run(H), atol=atol, rtol=0)
+    return compiled
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        Mov(0, 3, (0, 3), (5, 8)),
+        Mov(2, 2, (1, 2), (0, 1)),
+        Aff((0, 2), (2, 5), (5, 7), RNG.normal(size=(2, 2)), RNG.normal(size=(2, 3)), RNG.normal(size=2)),
+        Aff((0, 2), (2, 5), (0, 2), RNG.normal(size=(2, 2)), RNG.normal(size=(2, 3)), RNG.normal(size=2), (1, 3)),
+        Mul(1, 3, 1, (0, 3), (3, 6), (7, 8)),
+        Mul(2, 1, 2, (0, 2), (2, 4), (4, 8), (0, 2)),
+        Mul(2, 2, 1, (0, 4), (4, 6), (0, 2)),  # in place: output overlaps an operand
+    ],
+)
+def test_single_primitive_blocks(op):
+    compiled = _check_block([op])
+    assert compiled.depth == 1
+
+
+def test_division_block():
+    Hd = H.copy()
+    Hd[:, 7] = [1.5, -2.0, 0.75, 3.0]
+    _check_block([Div((0, 3), 7, (3, 6))], Hd)
+    _check_block([Div((0, 3), 7, (0, 3), (1, 2))], Hd)  # in place, two timesteps only
+
+
+def test_general_raw_with_past_reads_and_empty_sets():
+    K = ((), (0,), (0, 1), (1, 3))
+    for op in ("+", "*"):
+        r = Raw(op, (0, 1), (2, 3), (4, 5), K, RNG.normal(size=(2, 2)), RNG.normal(size=(2, 2)),
+                RNG.normal(size=(2, 2)), RNG.normal(size=2))
+        compiled = rc.compile_raws([r], 8)
+        np.testing.assert_allclose(compiled.run(H), r.apply(H), atol=ATOL, rtol=0)
+
+
+def test_parallel_raws_share_one_layer():
+    ops = [Mov(0, 1, (0, 2), (6, 8)), Mul(1, 2, 1, (0, 2), (2, 4), (4, 5)), Aff((2, 3), (3, 4), (5, 6), np.eye(1), np.eye(1), np.ones(1))]
+    compiled = _check_block(ops)
+    assert compiled.depth == 1
+    assert rc.compile_program(Program(4, 8, tuple(ops)), parallel=False).depth == 3
+
+
+def test_dependent_ops_get_separate_layers():
+    ops = [Mov(0, 1, (0, 1), (5, 6)), Mul(1, 1, 1, (5, 6), (1, 2), (6, 7))]
+    assert _check_block(ops).depth == 2
+
+
+def test_invariants_mean_zero_and_clean_sink():
+    program, _ = theorem2(3, 0.5)
+    Hp = encode_examples(RNG.normal(size=(1, 3)), RNG.normal(size=1), RNG.normal(size=3), program.D)
+    compiled = rc.compile_program(program)
+    h = rc.encode(Hp, compiled.geometry, compiled.scales)
+    g = compiled.geometry
+    for layer in compiled.layers:
+        h = layer_forward(h, layer)
+        np.testing.assert_allclose(h.sum(axis=1), 0.0, atol=1e-9 * compiled.scales.divide)
+        np.testing.assert_allclose(h[0, : g.D], 0.0, atol=1e-12)  # the sink holds no data
+        # temporaries at the sink are round-off (≈ 1e-16) amplified by at most N_d
+        np.testing.assert_allclose(h[0, g.D : g.D + g.temps], 0.0, atol=1e-15 * compiled.scales.divide)
+
+
+def test_overlapping_writes_and_mlp_conflicts_rejected():
+    a, b = Mov(0, 1, (0, 1), (2, 3)).raws(4)[0], Mov(0, 1, (1, 2), (2, 3)).raws(4)[0]
+    with pytest.raises(ValueError, match="overlapping write rows"):
+        rc.compile_raws([a, b], 8)
+    prod = Mul(1, 1, 1, (0, 1), (1, 2), (3, 4)).raws(4)[0]
+    g = rc.Geometry(4, 8, 10)
+    with pytest.raises(ValueError, match="MLP to itself"):
+        rc.build_layer([prod, Div((0, 1), 2, (5, 6))], g, rc.Scales())
+    with pytest.raises(ValueError, match="Program"):
+        rc.compile_program([Mov(0, 1, (0, 1), (1, 2))])
+    with pytest.raises(ValueError, match="T = 3 timesteps, expected 4"):
+        rc.compile_raws([a, Mov(0, 1, (0, 1), (2, 3)).raws(3)[0]], 8)
+    with pytest.raises(ValueError, match="positive"):
+        rc.Scales(attention=0.0)
+    with pytest.raises(ValueError, match="shape"):
+        rc.compile_raws([a], 8).run(np.zeros((3, 8)))
+
+
+def test_product_error_matches_the_derived_leading_term():
+    """One product uv: error·N² → −uv(R/2 + (2u²+3uv+2v²)/6), R = ‖z‖² − 2N² at the MLP input."""
+    u, v = 0.7, -1.3
+    Hs = np.array([[u, v, 0.0]])
+    op = Mul(1, 1, 1, (0, 1), (1, 2), (2, 3))
+    n = 1e3
+    compiled = rc.compile_program(Program(1, 3, (op,)), rc.Scales.uniform(n, attention=100.0))
+    err = compiled.run(Hs)[0, 2] - u * v
+    # z after the attention at timestep 1: units (u, v, 0), temporaries (u, v), one-hot (0, 1), anchors, balance
+    others = np.array([u, v, 0.0, u, v, 0.0, 1.0])
+    R = others @ others + others.sum() ** 2
+    predicted = -u * v * (R / 2 + (2 * u * u + 3 * u * v + 2 * v * v) / 6) / n**2
+    assert err == pytest.approx(predicted, rel=1e-2)
+
+
+def test_error_falls_like_inverse_square_of_scale():
+    op = Mul(1, 2, 1, (0, 2), (2, 4), (4, 5))
+    errs = []
+    for n in (100.0, 1000.0):
+        compiled = rc.compile_raws(op.raws(4), 8, rc.Scales.uniform(n, attention=100.0))
+        errs.append(np.max(np.abs(compiled.run(H) - op.apply(H))))
+    assert np.log10(errs[0] / errs[1]) == pytest.approx(2.0, abs=0.05)
+
+
+def _trace_scale(program, Hp):
+    m, s = np.abs(Hp).max(), np.abs(Hp).sum(axis=1).max()
+    for op in program.ops:
+        Hp = op.apply(Hp)
+        m, s = max(m, np.abs(Hp).max()), max(s, np.abs(Hp).sum(axis=1).max())
+    return (1 + m) ** 2 * (1 + s) ** 2
+
+
+@settings(max_examples=15, deadline=None)
+@given(d=st.integers(1, 6), seed=st.integers(0, 2**32 - 1))
+def test_theorem1_compiled_matches_closed_form_for_all_d(d, seed):
+    rng = np.random.default_rng(seed)
+    w, x1, x2 = rng.uniform(-2, 2, (3, d))
+    y1, alpha, lam = rng.uniform(-2, 2), rng.uniform(0.05, 0.5), rng.uniform(0.05, 1)
+    program, (blk, t) = theorem1(d, w, alpha, lam)
+    Hp = encode_examples(x1[None], np.array([y1]), x2, program.D)
+    pred = program.read(rc.compile_program(program).run(Hp), blk, t)[0]
+    expected = (w - 2 * alpha * (x1 * (w @ x1) - y1 * x1 + lam * w)) @ x2
+    assert abs(pred - expected) <= 1e-9 * _trace_scale(program, Hp)
+
+
+@settings(max_examples=10, deadline=None)
+@given(d=st.integers(1, 6), seed=st.integers(0, 2**32 - 1))
+def test_theorem2_compiled_matches_closed_form_for_all_d(d, seed):
+    rng = np.random.default_rng(seed)
+    x1, x2 = rng.uniform(-2, 2, (2, d))
+    y1, lam = rng.uniform(-2, 2), rng.uniform(0.25, 2)
+    program, (blk, t) = theorem2(d, lam)
+    Hp = encode_examples(x1[None], np.array([y1]), x2, program.D)
+    pred = program.read(rc.compile_program(program).run(Hp), blk, t)[0]
+    expected = np.linalg.solve(lam * np.eye(d) + np.outer(x1, x1), x1 * y1) @ x2
+    assert abs(pred - expected) <= 1e-9 * _trace_scale(program, Hp)
+
+
+def test_theorem1_and_2_at_d8_relative_error():
+    """The d = 8 figures quoted in docs/performance.md (default scales)."""
+    rng = np.random.default_rng(8)
+    d = 8
+    x1, x2, w = rng.normal(size=(3, d))
+    y1 = rng.normal()
+    p1, (b1, t1) = theorem1(d, w, 0.1, 0.3)
+    H1 = encode_examples(x1[None], np.array([y1]), x2, p1.D)
+    exact1 = (w - 0.2 * (x1 * (w @ x1) - y1 * x1 + 0.3 * w)) @ x2
+    rel1 = abs(p1.read(rc.compile_program(p1).run(H1), b1, t1)[0] - exact1) / abs(exact1)
+    p2, (b2, t2) = theorem2(d, 0.5)
+    H2 = encode_examples(x1[None], np.array([y1]), x2, p2.D)
+    exact2 = ridge_weights(x1[None], np.array([y1]), 0.5) @ x2
+    rel2 = abs(p2.read(rc.compile_program(p2).run(H2), b2, t2)[0] - exact2) / abs(exact2)
+    assert rel1 < 1e-7 and rel2 < 1e-5
+
+
+def test_chains_compiled_match_learners():
+    rng = np.random.default_rng(5)
+    n, d = 4, 3
+    X, xq = rng.normal(size=(n, d)), rng.normal(size=d)
+    y = rng.normal(size=n)
+    p, (b, t) = ridge_chain(n, d, 0.5)
+    Hp = encode_examples(X, y, xq, p.D)
+    assert p.read(rc.compile_program(p).run(Hp), b, t)[0] == pytest.approx(ridge_weights(X, y, 0.5) @ xq, rel=1e-6)
+    w0 = rng.normal(size=d)
+    p, (b, t) = sgd_chain(n, d, w0, 0.05, 0.1)
+    Hp = encode_examples(X, y, xq, p.D)
+    expected = sgd_weights(X, y, 0.05, 0.1, w0) @ xq
+    assert p.read(rc.compile_program(p).run(Hp), b, t)[0] == pytest.approx(expected, rel=1e-6)
+
+
+def test_compiled_sizes():
+    for d in (1, 2, 8):
+        c1 = rc.compile_program(theorem1(d, np.ones(d), 0.1, 0.1)[0])
+        assert c1.depth == 9 and c1.width == 5 * d + 11
+    depths = [rc.compile_program(ridge_chain(n, 2, 0.5)[0]).depth for n in (1, 2, 3)]
+    assert depths[2] - depths[1] == depths[1] - depths[0] == 6
