@@ -165,9 +165,11 @@ class _Builder:
         return self.geometry.temp(self.next_temp - 1)
 
     def constant(self) -> np.ndarray:
-        """Functional equal to 1 at data positions and 0 at the sink: anchor/N_a − e_sink."""
+        """Functional equal to exactly 1 at data positions and 0 at the sink: Σ_{t ≥ 1} e_pos(t)."""
         g = self.geometry
-        return self.unit(g.anchor, 1.0 / self.scales.anchor) - self.unit(g.pos0)
+        v = np.zeros(g.width)
+        v[g.pos0 + 1 : g.pos0 + g.positions] = 1.0
+        return v
 
     def mlp_unit(self, reads: dict[int, float], outputs: dict[int, float]) -> None:
         row = np.zeros(self.geometry.width)
@@ -182,23 +184,31 @@ class _Builder:
 
 
 def _add_sum(b: _Builder, raw_op: Raw, out_units: Sequence[int]) -> None:
-    """⊛ = +: h[w] ← W_o(avg W_a h_k[r] + W h_i[s]) + b, entirely in the attention."""
+    """⊛ = +: h[w] ← W_o(avg W_a h_k[r] + W h_i[s]) + b, entirely in the attention.
+
+    When K(i) ⊆ {i} (aff) the read and the self head coincide and share one value row per q."""
     read, self_ = _read_pattern(raw_op.K), _self_pattern(raw_op.K)
     for q in range(raw_op.p):
-        ref_a = b.value(read, _functional(b, raw_op.r, raw_op.W_a[q]))
-        ref_s = None if raw_op.W is None else b.value(self_, _functional(b, raw_op.s, raw_op.W[q]))
+        ref_a = _functional(b, raw_op.r, raw_op.W_a[q])
+        ref_s = None if raw_op.W is None else _functional(b, raw_op.s, raw_op.W[q])
+        if read == self_ and ref_s is not None:
+            refs = [b.value(read, ref_a + ref_s)]
+        else:
+            refs = [b.value(read, ref_a)] + ([] if ref_s is None else [b.value(self_, ref_s)])
         for o, unit in enumerate(out_units):
-            b.write(unit, ref_a, raw_op.W_o[o, q])
-            if ref_s is not None:
-                b.write(unit, ref_s, raw_op.W_o[o, q])
+            for ref in refs:
+                b.write(unit, ref, raw_op.W_o[o, q])
     _cancel_and_bias(b, raw_op, self_, out_units)
 
 
 def _cancel_and_bias(b: _Builder, raw_op: Raw, self_: Pattern, out_units: Sequence[int]) -> None:
-    for o, unit in enumerate(out_units):
+    """Subtract the old h_i[w] where K(i) ≠ ∅ and add the bias there (one shared constant row)."""
+    for unit in out_units:
         b.write(unit, b.value(self_, b.unit(unit)), -1.0)
-        if raw_op.bias is not None and raw_op.bias[o] != 0:
-            b.write(unit, b.value(self_, b.constant()), raw_op.bias[o])
+    if raw_op.bias is not None and np.any(raw_op.bias != 0):
+        ref = b.value(self_, b.constant())
+        for o, unit in enumerate(out_units):
+            b.write(unit, ref, raw_op.bias[o])
 
 
 def _functional(b: _Builder, units: Sequence[int], coefs: np.ndarray) -> np.ndarray:
@@ -246,23 +256,32 @@ def _add_div(b: _Builder, op: Div) -> None:
         b.mlp_unit({ty: -gain}, {out_unit: -1.0})
 
 
-def _clear_temps(b: _Builder) -> None:
-    """Subtract every temporary left by the previous layer (self-attention at every position)."""
+def _clear_temps(b: _Builder, temps: int, positions: frozenset[int]) -> None:
+    """Subtract the first ``temps`` temporaries at the compiled ``positions`` (self-attention there).
+
+    The compiler passes the positions where the previous or the current layer writes temporaries,
+    so a temporary is exactly reset before the MLP reads it; elsewhere temporaries only collect
+    the e^{−β/2}-weighted leak of hard attention."""
     g = b.geometry
-    everywhere: Pattern = ((),) + tuple((i,) for i in range(1, g.positions))
-    for k in range(g.temps):
-        b.write(g.temp(k), b.value(everywhere, b.unit(g.temp(k))), -1.0)
+    if temps == 0 or not positions:
+        return
+    pattern: Pattern = ((),) + tuple((i,) if i in positions else () for i in range(1, g.positions))
+    for k in range(temps):
+        b.write(g.temp(k), b.value(pattern, b.unit(g.temp(k))), -1.0)
 
 
 def _head(pattern: Pattern, rows: list[np.ndarray], g: Geometry, scales: Scales) -> Head:
+    """Query/key space: the sink plus every position some K(i) reads (one dimension each)."""
     beta = scales.attention
-    W_Q = np.zeros((g.positions, g.width))
+    keys = [0] + sorted({j for reads in pattern for j in reads})
+    slot = {j: k for k, j in enumerate(keys)}
+    W_Q = np.zeros((len(keys), g.width))
     for i, reads in enumerate(pattern):
         for j in reads:
-            W_Q[j, g.pos0 + i] = beta
+            W_Q[slot[j], g.pos0 + i] = beta
     W_Q[0, g.anchor] = beta / (2.0 * scales.anchor)  # logit β/2 on the sink from every position
-    W_K = np.zeros((g.positions, g.width))
-    W_K[np.arange(g.positions), g.pos0 + np.arange(g.positions)] = 1.0
+    W_K = np.zeros((len(keys), g.width))
+    W_K[np.arange(len(keys)), g.pos0 + np.array(keys)] = 1.0
     return Head(W_Q, W_K, np.array(rows))
 
 
@@ -362,11 +381,23 @@ def check_parallel(items: Sequence[Item], T: int) -> None:
         raise ValueError("a division needs the layer's MLP to itself (no other ⊙ or division in the layer)")
 
 
-def build_layer(items: Sequence[Item], geometry: Geometry, scales: Scales) -> Layer:
-    """One transformer layer running the independent ``items`` in parallel (Lemmas 3, 6, 7)."""
+def _temp_positions(items: Sequence[Item], T: int) -> frozenset[int]:
+    """Compiled positions (t + 1) where products or divisions write temporaries."""
+    return frozenset(t + 1 for it in items if isinstance(it, Div) or it.op == "*" for t, _ in _support(it, T))
+
+
+def build_layer(
+    items: Sequence[Item], geometry: Geometry, scales: Scales, *, clear: tuple[int, frozenset[int]] | None = None
+) -> Layer:
+    """One transformer layer running the independent ``items`` in parallel (Lemmas 3, 6, 7).
+
+    ``clear = (k, positions)`` resets temporaries 0..k−1 at those positions first (default: the
+    whole pool wherever this layer writes temporaries).
+    """
     check_parallel(items, geometry.T)
     b = _Builder(geometry, scales)
-    _clear_temps(b)
+    temps, positions = clear if clear is not None else (geometry.temps, _temp_positions(items, geometry.T))
+    _clear_temps(b, temps, positions)
     for it in items:
         if isinstance(it, Div):
             _add_div(b, it)
@@ -413,7 +444,13 @@ def compile_items(
     """Compile layers of parallel items (RAWs / divisions) for T timesteps and D data units."""
     scales = scales or Scales()
     geometry = Geometry(T, D, max(_temps_needed(g) for g in groups))
-    return tuple(build_layer(g, geometry, scales) for g in groups), geometry
+    layers, previous = [], (0, frozenset())
+    for g in groups:
+        current = (_temps_needed(g), _temp_positions(g, T))
+        clear = (max(previous[0], current[0]), previous[1] | current[1])
+        layers.append(build_layer(g, geometry, scales, clear=clear))
+        previous = current
+    return tuple(layers), geometry
 
 
 def compile_raws(raws: Sequence[Raw], D: int, scales: Scales | None = None) -> Compiled:
