@@ -100,14 +100,15 @@ def _symbolic_examples(d: int, D: int, n: int = 1) -> tuple[np.ndarray, list, li
 
 
 def theorem1_program_residual(d: int, lam_term: str = "formula") -> list:
-    """The Appendix-A program's prediction (primitive semantics, symbolic) minus w'ᵀx₂ (Theorem 1)."""
+    """The Appendix-A program's w' and prediction (primitive semantics, symbolic) minus Theorem 1's."""
     w = np.array(_symbols("w", d), dtype=object)
     program, (block, t) = theorem1(d, w, ALPHA, LAM, lam_term)
     H, xs, ys, xq = _symbolic_examples(d, program.D)
-    pred = program.read(program.run(H), block, t)[0]
+    out = program.run(H)
+    pred, w_prog = program.read(out, block, t)[0], sp.Matrix(program.read(out, "w_new", 1))
     W, x = sp.Matrix(w), sp.Matrix(xs[0])
     w_new = W - 2 * ALPHA * (x * (W.T * x)[0] - ys[0] * x + LAM * W)
-    return [sp.expand(pred - (w_new.T * sp.Matrix(xq))[0])]
+    return [(w_prog - w_new).applyfunc(sp.expand), sp.expand(pred - (w_new.T * sp.Matrix(xq))[0])]
 
 
 def _t1_explicit(lam_term: str) -> Explicit:
@@ -177,20 +178,21 @@ THEOREM1_WALKTHROUGH = Claim(
 
 
 def theorem2_program_residual(d: int) -> list:
-    """The Theorem-2 program's prediction (symbolic) minus ((λI + x₁x₁ᵀ)⁻¹ x₁ y₁)ᵀ x₂."""
+    """The Theorem-2 program's w' and prediction (symbolic) minus (λI + x₁x₁ᵀ)⁻¹ x₁ y₁ and its prediction."""
     program, (block, t) = theorem2(d, LAM)
     H, xs, ys, xq = _symbolic_examples(d, program.D)
-    pred = program.read(program.run(H), block, t)[0]
+    out = program.run(H)
+    pred, w_prog = program.read(out, block, t)[0], sp.Matrix(program.read(out, "w_new", 1))
     x = sp.Matrix(xs[0])
     w_new = (LAM * sp.eye(d) + x * x.T).inv() * x * ys[0]
-    return [sp.simplify(pred - (w_new.T * sp.Matrix(xq))[0])]
+    return [(w_prog - w_new).applyfunc(sp.simplify), sp.simplify(pred - (w_new.T * sp.Matrix(xq))[0])]
 
 
 THEOREM2_PROGRAM = Claim(
     name="theorem2-program",
     family=FAMILY,
     source=f"{PAPER}, Theorem 2, Appendix B (Sherman–Morrison program)",
-    statement=r"\text{program semantics: } \hat y = w'^\top x_2,\ w' = (\lambda I + x_1 x_1^\top)^{-1} x_1 y_1",
+    statement=r"\text{program semantics: } w' = (\lambda I + x_1 x_1^\top)^{-1} x_1 y_1,\ \hat y = w'^\top x_2",
     explicit=Explicit(theorem2_program_residual, [{"d": 1}, {"d": 2}]),
 )
 
