@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from numerics._checks import finite_scalar
-from numerics.raw import Aff, Div, Mov, Mul, Op, Program, Raw, hidden_state
+from numerics.raw import Div, Op, Program, Raw, hidden_state
 from numerics.transformer import Head, Layer, forward
 
 SQRT_PI_2 = float(np.sqrt(np.pi / 2))
@@ -427,11 +427,8 @@ class Compiled:
 
     @property
     def mlp_width(self) -> int:
+        """Largest number of GeLU units in a layer."""
         return max(layer.mlp_units for layer in self.layers)
-
-    @property
-    def heads(self) -> int:
-        return max(len(layer.heads) for layer in self.layers)
 
     def run(self, H: object) -> np.ndarray:
         """Encode ``H``, run the layers (numerics.transformer.forward), decode the program state."""

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from numerics import raw_compiler as rc
 from numerics.learners import ridge_weights, sgd_weights
-from numerics.raw import Aff, Div, Mov, Mul, Program, Raw, apply_parallel
+from numerics.raw import Aff, Div, Mov, Mul, Program, Raw
 from numerics.raw_programs import encode_examples, ridge_chain, sgd_chain, theorem1, theorem2
 from numerics.transformer import layer_forward
 
@@ -197,5 +197,6 @@ def test_compiled_sizes():
     for d in (1, 2, 8):
         c1 = rc.compile_program(theorem1(d, np.ones(d), 0.1, 0.1)[0])
         assert c1.depth == 9 and c1.width == 5 * d + 11
+        assert c1.mlp_width == 3 * d  # d products of the d×1·1×1 mul, 3 GeLU units each
     depths = [rc.compile_program(ridge_chain(n, 2, 0.5)[0]).depth for n in (1, 2, 3)]
     assert depths[2] - depths[1] == depths[1] - depths[0] == 6

@@ -11,8 +11,6 @@ the numeric side runs, entry by entry, at concrete sizes.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import sympy as sp
 from hypothesis import strategies as st

@@ -1,0 +1,43 @@
+"""Tests for ``icl-verify raw`` (theory.cli_raw)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from theory.cli_raw import build, raw_command
+
+
+def test_raw_command_reports_agreement_with_closed_form():
+    result = CliRunner().invoke(raw_command, ["theorem2", "--d", "3", "--json", "--seed", "4"])
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.output)
+    assert record["layers"] == 10 and record["n"] == 1 and record["seed"] == 4
+    assert record["relative_error"] < 1e-5
+    assert abs(record["prediction"] - record["closed_form"]) <= 1e-5 * abs(record["closed_form"])
+
+
+def test_raw_command_error_shrinks_with_scale():
+    errs = []
+    for scale in ("100", "1000"):
+        out = CliRunner().invoke(raw_command, ["ridge", "--d", "2", "--n", "2", "--scale", scale, "--json"])
+        errs.append(json.loads(out.output)["relative_error"])
+    assert errs[1] < errs[0] / 50  # 1/N²: a factor ≈ 100 per decade
+
+
+def test_theorem1_closed_form_is_the_stated_update():
+    task = build("theorem1", 3, 5, 0.1, 0.5, np.random.default_rng(0))
+    rng = np.random.default_rng(0)
+    X, y, xq, w = rng.normal(size=(1, 3)), rng.normal(size=1), rng.normal(size=3), rng.normal(size=3)
+    w_new = w - 0.2 * (X[0] * (w @ X[0]) - y[0] * X[0] + 0.5 * w)
+    assert task["closed_form"] == pytest.approx(w_new @ xq, rel=1e-14)
+
+
+def test_bad_arguments_exit_2():
+    runner = CliRunner()
+    assert runner.invoke(raw_command, ["theorem3"]).exit_code == 2
+    assert runner.invoke(raw_command, ["ridge", "--d", "0"]).exit_code == 2
+    assert runner.invoke(raw_command, ["ridge", "--lam", "0"]).exit_code == 2
