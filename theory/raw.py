@@ -16,7 +16,7 @@ import sympy as sp
 from hypothesis import strategies as st
 
 from numerics import raw_compiler as rc
-from numerics.raw import Aff, Mov, Mul, Raw, apply_parallel
+from numerics.raw import Aff, Div, Mov, Mul, Program, Raw, apply_parallel
 from numerics.transformer import gelu, layer_norm
 from theory.claims import Claim, Estimate, Explicit, Measured, Numeric
 from theory.strategies import dims, matrices, reals
@@ -507,6 +507,39 @@ MUL_RATE_LINEAR = Claim(
     numeric=Numeric(rate_states(), _linear_rate, rtol=0, atol=0.2),
     holds=False,
     note="O(1/N) is a valid but loose bound; the measured log–log slope is −2 (see compiled-mul-error-rate).",
+)
+
+
+DIV_OP = Div((0, 3), 3, (4, 7))
+
+
+def div_layer_error(H: np.ndarray, n: float) -> float:
+    """Max error of a compiled division layer (T = 3, D = 7, denominators h[3]) at scale N (N_d = N²)."""
+    compiled = rc.compile_program(Program(H.shape[0], H.shape[1], (DIV_OP,)), rc.Scales.uniform(n, attention=100.0))
+    return float(np.max(np.abs(compiled.run(H) - DIV_OP.apply(H))))
+
+
+def measure_div_rate(seed: int) -> Estimate:
+    """Log–log slope of the compiled division's error over N ∈ [100, 3000]; denominators in [1/2, 2]."""
+    rng = np.random.default_rng(seed)
+    slopes = []
+    for _ in range(N_SEEDS):
+        H = rng.uniform(-1, 1, (3, 7))
+        H[:, 3] = rng.choice([-1, 1], 3) * rng.uniform(0.5, 2.0, 3)
+        slopes.append(_slope(np.log(SCALE_GRID), np.log([div_layer_error(H, n) for n in SCALE_GRID])))
+    return Estimate(float(np.mean(slopes)), min(slopes), max(slopes), -2.0, 0.1,
+                    f"slopes of log error vs log N over N ∈ {SCALE_GRID.tolist()}, {N_SEEDS} states")
+
+
+DIV_RATE = Claim(
+    name="compiled-div-error-rate",
+    family=FAMILY,
+    source=f"{PAPER}, Appendix C, Lemma 6 (division via LayerNorm)",
+    statement=(
+        r"\text{compiled div error} = \tfrac{y}{|c|}\big(1 - (1 + \tfrac{2N_a^2 + R}{2N_d^2c^2})^{-1/2}\big)"
+        r" \propto N^{-2} \text{ at } N_a = N,\ N_d = N^2\ (\text{slope } -2 \pm 0.1)"
+    ),
+    measured=Measured(measure_div_rate),
 )
 
 
