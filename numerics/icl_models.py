@@ -16,14 +16,58 @@ writes φ₊ and assumes the ± symmetry), and ICL / IWL accuracy on fixed evalu
 
 from __future__ import annotations
 
+import ctypes
+import glob
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.special import expit
 
 from numerics import icl_task
+from numerics import kinetics as kin
 from numerics._checks import finite_scalar, positive_int
 from numerics.memorization import constants, even_k
+
+# ---------------------------------------------------------------------------------------------
+# BLAS threads
+
+
+def _openblas_thread_controls() -> tuple | None:
+    """(get, set) for the OpenBLAS bundled with NumPy's wheels, or None if it cannot be found."""
+    names = ("scipy_openblas_{}_num_threads64_", "scipy_openblas_{}_num_threads", "openblas_{}_num_threads")
+    for path in glob.glob(os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs", "*openblas*")):
+        lib = ctypes.CDLL(path)
+        for name in names:
+            if hasattr(lib, name.format("set")) and hasattr(lib, name.format("get")):
+                get, put = getattr(lib, name.format("get")), getattr(lib, name.format("set"))
+                get.restype, put.argtypes = ctypes.c_int, [ctypes.c_int]
+                return get, put
+    return None
+
+
+@contextmanager
+def blas_threads(n: int) -> Iterator[None]:
+    """Run the block with ``n`` OpenBLAS threads, restoring the previous count afterwards.
+
+    The training loops multiply small matrices, for which OpenBLAS's threaded path is ~10× slower
+    than one thread on a shared 2-core machine. A no-op when NumPy's OpenBLAS is not found
+    (``threadpoolctl`` would do this portably; it is not a dependency).
+    """
+    controls = _openblas_thread_controls()
+    if controls is None:
+        yield
+        return
+    get, put = controls
+    before = get()
+    put(positive_int("n", n))
+    try:
+        yield
+    finally:
+        put(before)
+
 
 # ---------------------------------------------------------------------------------------------
 # The MLP φ
@@ -68,12 +112,6 @@ def mlp_backward(p: MLP, cache: tuple, g: np.ndarray) -> MLP:
     d2 = np.outer(g, p.w3) * (h2 > 0)
     d1 = (d2 @ p.W2.T) * (h1 > 0)
     return MLP(x.T @ d1, d1.sum(0), h1.T @ d2, d2.sum(0), h2.T @ g, np.asarray(g.sum(), dtype=g.dtype))
-
-
-def mlp_logits(p: MLP, x: np.ndarray, *, chunk: int = 128) -> np.ndarray:
-    """φ(x) without a cache, in row blocks of ``chunk``: small products stay on OpenBLAS's
-    single-threaded path, which on a shared 2-core machine is ~10× faster than its threaded one."""
-    return np.concatenate([mlp_forward(p, x[i : i + chunk])[0] for i in range(0, x.shape[0], chunk)])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -132,13 +170,13 @@ def reduced_loss_grads(p: Reduced, seqs: icl_task.Sequences) -> tuple[float, Red
 
 def accuracy(p: Reduced, seqs: icl_task.Sequences) -> float:
     """Fraction of sequences with sign z = ℓ_q (the code's ``(z·ℓ > 0)``)."""
-    z = mlp_logits(p.mlp, seqs.x_q) + attention_logit(p.w, p.beta, seqs)[0]
+    z = mlp_forward(p.mlp, seqs.x_q)[0] + attention_logit(p.w, p.beta, seqs)[0]
     return float(np.mean(z * seqs.l_q > 0))
 
 
 def mlp_constants(mlp: MLP, items: np.ndarray, labels: np.ndarray) -> dict[str, float]:
     """c₁, c₂, c₃ (§3.4) from u = ℓ φ(x) over the given items (symmetric form of the φ₊ average)."""
-    phi = mlp_logits(mlp, items)
+    phi, _ = mlp_forward(mlp, items)
     return constants(labels * phi, np.ones_like(labels))
 
 
@@ -148,7 +186,10 @@ def mlp_constants(mlp: MLP, items: np.ndarray, labels: np.ndarray) -> dict[str, 
 
 @dataclass(frozen=True)
 class ReducedConfig:
-    """Settings of one reduced-model run. ``k=None`` is K → ∞; ``decay`` is λ on (w, β) only."""
+    """Settings of one reduced-model run. ``k=None`` is K → ∞; ``decay`` is λ on (w, β) only.
+
+    ``stop_icl``: stop at the first record with ICL accuracy above it (the authors' code stops at 0.99).
+    """
 
     d: int = 32
     k: int | None = 256
@@ -164,6 +205,7 @@ class ReducedConfig:
     record_every: int = 10
     eval_batch: int = 512
     constants_items: int = 1024
+    stop_icl: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("d", "n", "hidden", "batch", "steps", "record_every", "eval_batch", "constants_items"):
@@ -238,27 +280,46 @@ def train_reduced(config: ReducedConfig, seed: int) -> ReducedRun:
     """Train the reduced model from (w₀, β₀) with SGD and record its kinetics (see module docstring).
 
     Everything random (items, initial MLP, batches, evaluation sets) comes from
-    ``numpy.random.default_rng(seed)``; the seed is stored in the run.
+    ``numpy.random.default_rng(seed)``; the seed is stored in the run. Runs with one BLAS thread.
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    with blas_threads(1):
+        return _train(config, int(seed))
+
+
+def _train(cfg: ReducedConfig, seed: int) -> ReducedRun:
     rng = np.random.default_rng(seed)
-    cfg = config
-    task = icl_task.make_task(cfg.k, cfg.d, rng, seed=int(seed)) if cfg.k is not None else None
+    task = icl_task.make_task(cfg.k, cfg.d, rng, seed=seed) if cfg.k is not None else None
     p = Reduced(init_mlp(cfg.d, cfg.hidden, rng), float(cfg.w0), float(cfg.beta0))
     evals = {"icl": icl_task.sample_icl_eval(cfg.d, cfg.n, cfg.eval_batch, rng, equalised=cfg.equalised)}
     if task is not None and task.k > cfg.n:
         evals["iwl"] = icl_task.sample_iwl_eval(task, cfg.n, cfg.eval_batch, rng)
     items = _constant_items(cfg, task, rng)
-    run = ReducedRun(cfg, int(seed))
+    run = ReducedRun(cfg, seed)
     loss = float("nan")
     for step in range(cfg.steps + 1):
         if step % cfg.record_every == 0:
             _record(run, p, step, loss, evals, items)
-        if step == cfg.steps:
+        if step == cfg.steps or (cfg.stop_icl is not None and run.icl_acc[-1] > cfg.stop_icl):
             break
         seqs = icl_task.sample_training(task, cfg.n, cfg.batch, rng, d=cfg.d, equalised=cfg.equalised)
         loss, grads = reduced_loss_grads(p, seqs)
         sgd_step(p, grads, cfg.lr, cfg.decay)
     return run
 
+
+
+def ode_for_run(run: ReducedRun, *, beta_cap: float = kin.BETA_CAP, t_eval: object | None = None) -> kin.KineticsSolution:
+    """The paper's (w, β) ODE (eq. 4) from the run's (w₀, β₀), driven by the run's *measured* c₁(t), c₂(t).
+
+    Same N, weight decay (λ on w and β) and context statistics as the run: equalised contexts use
+    the drive (c₁/N)(e^β − 1) without the c₂ term (§3.7). ``beta_cap`` is the level whose first
+    crossing ``t_icl`` reports; it stops at the last recorded time.
+    """
+    a, cfg = run.arrays(), run.config
+    c2 = 0.0 if cfg.equalised else kin.table(a["t"], a["c2"], name="c2")
+    return kin.integrate(
+        cfg.w0, cfg.beta0, n=cfg.n, c1=kin.table(a["t"], a["c1"], name="c1"), c2=c2, t_max=float(a["t"][-1]),
+        decay_w=cfg.decay, decay_beta=cfg.decay, t_eval=t_eval, beta_cap=beta_cap, equalised=cfg.equalised,
+    )

@@ -11,11 +11,27 @@ from theory import check, registry
 from theory import kinetics as kc
 
 CLAIMS = registry.claims_in(kc)
+DERIVED = [c for c in CLAIMS if c.measured is None]
+SIMULATED = [c for c in CLAIMS if c.measured is not None]
 
 
-@pytest.mark.parametrize("claim", CLAIMS, ids=lambda c: c.name)
+@pytest.mark.parametrize("claim", DERIVED, ids=lambda c: c.name)
 def test_kinetics_claim_has_its_expected_verdict(claim):
     result = check(claim, max_examples=20)
+    assert result.verdict is claim.expected, [e.detail for e in result.evidence]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("claim", SIMULATED, ids=lambda c: c.name)
+def test_simulation_claim_is_verified_at_default_settings(claim):
+    result = check(claim)
+    assert result.verdict is claim.expected, [e.detail for e in result.evidence]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("claim", SIMULATED, ids=lambda c: c.name)
+def test_simulation_claim_is_verified_with_another_seed(claim):
+    result = check(claim, seed=1)
     assert result.verdict is claim.expected, [e.detail for e in result.evidence]
 
 
