@@ -119,6 +119,9 @@ def local_executor(max_workers: int | None = None, threads_per_worker: int = 1) 
 
     The thread-count variables are set while the pool is open (workers read them when they
     start) and restored afterwards; the calling process' own BLAS is already initialised.
+    Results are bitwise reproducible for a fixed BLAS thread count (a multi-threaded BLAS may
+    sum in another order). A script that uses it needs the ``if __name__ == "__main__":`` guard
+    (spawned workers re-import the main module).
     """
     saved = {k: os.environ.get(k) for k in _THREAD_VARS}
     os.environ.update({k: str(threads_per_worker) for k in _THREAD_VARS})
@@ -168,20 +171,22 @@ def run_job(fn: Callable[[Config], Any], config: Config) -> dict[str, Any]:
 def run_sweep(
     fn: Callable[[Config], Any],
     configs: Sequence[Config],
-    results: str | Path,
+    results: str | Path | None,
     *,
     executor: Executor | None = None,
     progress: bool = False,
 ) -> list[dict[str, Any]]:
     """Run every config not yet in ``results`` through ``executor``; return all records in config order.
 
-    ``executor=None`` uses :func:`local_executor`. Records are appended as jobs finish. If jobs
-    fail, the others still finish and are saved, then a ``RuntimeError`` names the failures.
+    ``executor=None`` uses :func:`local_executor`. Records are appended as jobs finish
+    (``results=None`` keeps them in memory only). If jobs fail, the others still finish and are
+    saved, then a ``RuntimeError`` names the failures.
     """
-    path = Path(results)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = None if results is None else Path(results)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
     hashes = [config_hash(fn, c) for c in configs]
-    done, _ = load_results(path)
+    done, _ = ({}, 0) if path is None else load_results(path)
     todo = {h: c for h, c in zip(hashes, configs) if h not in done}
     if todo:
         if executor is None:
@@ -193,7 +198,12 @@ def run_sweep(
 
 
 def _submit_all(
-    fn: Callable[[Config], Any], todo: dict[str, Config], path: Path, executor: Executor, progress: bool, initial: int
+    fn: Callable[[Config], Any],
+    todo: dict[str, Config],
+    path: Path | None,
+    executor: Executor,
+    progress: bool,
+    initial: int,
 ) -> dict[str, dict[str, Any]]:
     futures: dict[Future, str] = {executor.submit(run_job, fn, c): h for h, c in todo.items()}
     finished: dict[str, dict[str, Any]] = {}
@@ -205,7 +215,8 @@ def _submit_all(
         except Exception as exc:  # record the others, then report every failure
             failures.append(f"{futures[fut]}: {type(exc).__name__}: {exc}")
         else:
-            _append(path, record)
+            if path is not None:
+                _append(path, record)
             finished[record["hash"]] = record
         bar.update(1)
     bar.close()
