@@ -106,3 +106,4 @@ def docs_command(out: str, check_only: bool, seed: int, max_examples: int) -> No
 # Further commands register here, one module each (e.g. theory/cli_kinetics.py):
 # main.add_command(<command>)
 main.add_command(__import__("theory.cli_scaling", fromlist=["scaling_command"]).scaling_command)
+main.add_command(__import__("theory.cli_kinetics", fromlist=["kinetics_command"]).kinetics_command)
