@@ -31,6 +31,7 @@ def test_expected_false_claims_are_the_paper_traps():
     assert refuted == {
         "raw-strict-mask-aff",
         "mov-argument-order-as-printed",
+        "div-by-signed-denominator",
         "compiled-mul-error-rate-1-over-n",
         "theorem1-lambda-op-list",
         "theorem1-lambda-walkthrough",

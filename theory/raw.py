@@ -543,6 +543,33 @@ DIV_RATE = Claim(
 )
 
 
+@st.composite
+def div_states(draw) -> dict:
+    """A state (T = 3, D = 7) with non-zero denominators h[3] of either sign, |h[3]| ∈ [1/2, 2]."""
+    H = draw(matrices(3, 7, 1.0))
+    signs = np.array(draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=3, max_size=3)))
+    H[:, 3] = signs * (0.5 + 0.75 * (np.abs(H[:, 3]) + 1))
+    return {"H": H}
+
+
+def _signed_division(case: dict) -> tuple:
+    """The compiled division layer's output units vs y / c with the sign of c kept."""
+    H = case["H"]
+    compiled = rc.compile_program(Program(3, 7, (DIV_OP,)))
+    return compiled.run(H)[:, 4:7], H[:, 0:3] / H[:, 3:4]
+
+
+DIV_SIGNED = Claim(
+    name="div-by-signed-denominator",
+    family=FAMILY,
+    source=f"{PAPER}, Appendix C, Lemma 6 read as h[rows] / h[i'] (REFERENCE.md §4)",
+    statement=r"\text{the compiled div layer outputs } y / c \text{ (signed denominator)}",
+    numeric=Numeric(div_states(), _signed_division, rtol=1e-8, atol=1e-10),
+    holds=False,
+    note="LayerNorm sees only c², so the layer divides by |c|: the sign of a negative denominator is lost.",
+)
+
+
 BETA_GRID = np.array([10.0, 20.0, 30.0, 40.0])
 
 
