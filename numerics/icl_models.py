@@ -106,12 +106,13 @@ def mlp_forward(p: MLP, x: np.ndarray) -> tuple[np.ndarray, tuple]:
     return h2 @ p.w3 + p.b3, (x, h1, h2)
 
 
-def mlp_backward(p: MLP, cache: tuple, g: np.ndarray) -> MLP:
-    """Gradients of Σ_b g_b φ(x_b) with respect to every MLP parameter."""
+def mlp_backward(p: MLP, cache: tuple, g: np.ndarray) -> tuple[MLP, np.ndarray]:
+    """Gradients of Σ_b g_b φ(x_b) with respect to every MLP parameter, and to the input x ``(B, D)``."""
     x, h1, h2 = cache
     d2 = np.outer(g, p.w3) * (h2 > 0)
     d1 = (d2 @ p.W2.T) * (h1 > 0)
-    return MLP(x.T @ d1, d1.sum(0), h1.T @ d2, d2.sum(0), h2.T @ g, np.asarray(g.sum(), dtype=g.dtype))
+    grads = MLP(x.T @ d1, d1.sum(0), h1.T @ d2, d2.sum(0), h2.T @ g, np.asarray(g.sum(), dtype=g.dtype))
+    return grads, d1 @ p.W1.T
 
 
 # ---------------------------------------------------------------------------------------------
@@ -163,7 +164,7 @@ def reduced_loss_grads(p: Reduced, seqs: icl_task.Sequences) -> tuple[float, Red
     g_bar = np.sum(a * g, axis=1)
     dmix_dbeta = np.sum(a * seqs.labels * g, axis=1) - mix * g_bar  # ∂a_j/∂β = a_j (g_j − ḡ)
     grads = ReducedGrads(
-        mlp_backward(p.mlp, mlp_cache, dz), float(np.sum(dz * mix)), float(np.sum(dz * p.w * dmix_dbeta))
+        mlp_backward(p.mlp, mlp_cache, dz)[0], float(np.sum(dz * mix)), float(np.sum(dz * p.w * dmix_dbeta))
     )
     return bce(z, seqs.l_q), grads
 
@@ -276,15 +277,16 @@ def sgd_step(p: Reduced, grads: ReducedGrads, lr: float, decay: float) -> None:
     p.beta -= lr * (grads.beta + decay * p.beta)
 
 
-def train_reduced(config: ReducedConfig, seed: int) -> ReducedRun:
+def train_reduced(config: ReducedConfig, seed: int, *, threads: int = 1) -> ReducedRun:
     """Train the reduced model from (w₀, β₀) with SGD and record its kinetics (see module docstring).
 
     Everything random (items, initial MLP, batches, evaluation sets) comes from
-    ``numpy.random.default_rng(seed)``; the seed is stored in the run. Runs with one BLAS thread.
+    ``numpy.random.default_rng(seed)``; the seed is stored in the run. Runs with ``threads``
+    OpenBLAS threads (one is fastest for these small products on a shared machine).
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    with blas_threads(1):
+    with blas_threads(threads):
         return _train(config, int(seed))
 
 
