@@ -169,6 +169,15 @@ def test_measured_verdicts(estimate, verdict):
     assert check(Claim("m", "s", "st", measured=Measured(lambda seed: estimate))).verdict is verdict
 
 
+def test_measured_refutation_is_reported_in_table_and_json():
+    from theory.report import table
+
+    result = check(Claim("m", "s", "st", measured=Measured(lambda seed: Estimate(0.4, 0.35, 0.45, 0.7, 0.1))))
+    text = table([result])
+    assert "counterexample (measured, seed 0): estimate 0.4 in [0.35, 0.45]" in text
+    assert result.to_dict()["counterexample"]["interval"] == [0.35, 0.45]
+
+
 def test_measured_receives_the_seed():
     seen = []
     claim = Claim("m", "s", "st", measured=Measured(lambda seed: seen.append(seed) or Estimate(1, 1, 1, 1)))

@@ -23,6 +23,12 @@ def _counterexample_lines(result: Result) -> list[str]:
             f"      values {json.dumps(values)}",
             f"      |lhs − rhs| = {cex['max_abs_residual']:.6g} > tolerance {cex['tolerance']:.3g}",
         ]
+    if cex["kind"] == "measured":
+        return [
+            f"    counterexample (measured, seed {cex['seed']}): estimate {cex['estimate']:.6g}"
+            f" in [{cex['interval'][0]:.6g}, {cex['interval'][1]:.6g}]",
+            f"      excludes {cex['predicted']:.6g} ± {cex['tolerance']:.3g}",
+        ]
     return [
         f"    counterexample (exact): sizes {cex['sizes']}",
         f"      values {json.dumps(cex['values'])}",
