@@ -192,3 +192,39 @@ def test_bad_initial_conditions_and_tables():
         kin.table([0.0, 0.0], [0.5, 0.1], name="c1")
     with pytest.raises(ValueError, match="c1"):
         kin.integrate(0.0, 0.0, n=10, c1=lambda t: 0.5 - t, t_max=10.0)
+
+
+# --- the per-IC-step batch integrator ------------------------------------------------------------
+
+
+def test_blowup_times_match_the_closed_form():
+    w0, b0 = np.array([0.0, 0.7, -1.2, 2.0]), np.array([0.0, -1.0, 0.5, 2.0])
+    got = kin.blowup_times(w0, b0, n=1.0, c1=1.0, c2=0.0, t_max=1e9)
+    np.testing.assert_allclose(got, [tau_star_math(w, b) for w, b in zip(w0, b0)], rtol=1e-8)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    w0=st.floats(-1.0, 1.5),
+    beta0=st.floats(-1.5, 2.0),
+    c2=st.floats(0.0, 1.0),
+    decay=st.floats(0.0, 0.01),
+    t_mem=st.floats(20.0, 2000.0),
+    equalised=st.booleans(),
+)
+def test_blowup_times_agree_with_solve_ivp(w0, beta0, c2, decay, t_mem, equalised):
+    kwargs = dict(
+        n=30, c1=lambda t: 0.5 * np.exp(-t / t_mem), c2=0.0 if equalised else c2, t_max=5000.0,
+        decay_w=decay, decay_beta=decay, equalised=equalised,
+    )
+    ref = kin.integrate([w0, 0.0], [beta0, 0.5], **kwargs).t_icl
+    got = kin.blowup_times([w0, 0.0], [beta0, 0.5], **kwargs)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+    np.testing.assert_allclose(got[~np.isnan(ref)], ref[~np.isnan(ref)], rtol=1e-6)
+
+
+def test_blowup_times_validate_like_integrate():
+    with pytest.raises(ValueError, match="c1"):
+        kin.blowup_times(0.0, 0.0, n=10, c1=-0.5, t_max=10.0)
+    with pytest.raises(ValueError, match="n"):
+        kin.blowup_times(0.0, 0.0, n=0.0, t_max=10.0)
