@@ -60,3 +60,11 @@ def test_k_star_exponent_in_n_is_one_over_nu():
 def test_printed_k_star_exponent_is_refuted_in_the_slaved_regime():
     result = check(kc.K_STAR_PRINTED_IN_SLAVED_REGIME)
     assert result.verdict.value == "REFUTED" and result.as_expected
+
+
+def test_small_kappa_coefficient_matches_an_independent_quadrature():
+    # C = ∫₀^∞ e^{−x} Γ(3/2) P(3/2, x) x^{−3/2} dx / (2√(π/2)), by SciPy instead of SymPy + mpmath.
+    from scipy import integrate, special
+
+    value, _ = integrate.quad(lambda x: math.exp(-x) * special.gammainc(1.5, x) * special.gamma(1.5) * x**-1.5, 0, math.inf)
+    assert kc.small_kappa_coefficient() == pytest.approx(value / (2 * math.sqrt(math.pi / 2)), rel=1e-8)
