@@ -1,7 +1,7 @@
 """The RAW (read–arithmetic–write) operator and the primitives mov, mul, div, aff, dot.
 
 Akyürek et al., "What learning algorithm is in-context learning?", ICLR 2023, §3 and
-Appendix C (Definition of RAW, eq. 26–27; Lemmas 4–6). REFERENCE.md §4.
+appendix (definition of RAW, eq. 26–27; the primitives). REFERENCE.md §4.
 
 Orientation. The paper's hidden state H has one **column per timestep** and one row per hidden
 unit. Here ``H`` has shape ``(T, D)``: **row t is timestep t**, column u is hidden unit u — the
@@ -107,7 +107,7 @@ def _columns(name: str, columns: Iterable[int] | None, T: int) -> tuple[int, ...
 
 @dataclass(frozen=True)
 class Raw:
-    """One RAW operator (Akyürek et al. Appendix C, eq. 26–27) on a hidden state with T timesteps.
+    """One RAW operator (Akyürek et al. appendix, eq. 26–27) on a hidden state with T timesteps.
 
     ``K[i]`` lists the timesteps read at step i (K(i) ⊆ {j ≤ i}); ``W_a`` is (p, |r|), ``W`` is
     (p, |s|) or ``None`` (W = 0), ``W_o`` is (|w|, p), ``bias`` is (|w|,) or ``None``.
@@ -231,7 +231,7 @@ def apply_parallel(H: object, raws: Sequence[Raw]) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# Primitives (Akyürek et al. Appendix C, Lemmas 4–6), as operations in a program
+# Primitives (Akyürek et al., appendix), as operations in a program
 
 
 def _self_reads(T: int, columns: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
@@ -276,7 +276,7 @@ class Mov:
         return out
 
     def raws(self, T: int) -> list[Raw]:
-        """mov = RAW(+, W = 0, K(dst) = {src}, W_a = W_o = I) (Appendix C)."""
+        """mov = RAW(+, W = 0, K(dst) = {src}, W_a = W_o = I) (appendix)."""
         n = self.rows_from[1] - self.rows_from[0]
         K = tuple((self.src,) if i == self.dst else () for i in range(T))
         return [Raw("+", tuple(range(*self.rows_from)), (), tuple(range(*self.rows_to)), K, np.eye(n), None, np.eye(n))]
@@ -284,7 +284,7 @@ class Mov:
 
 @dataclass(frozen=True)
 class Aff:
-    """aff(H; rows1, rows2 → out, W1, W2, b): h[out] = W1 h[rows1] + W2 h[rows2] + b per timestep (Lemma 5)."""
+    """aff(H; rows1, rows2 → out, W1, W2, b): h[out] = W1 h[rows1] + W2 h[rows2] + b per timestep."""
 
     rows1: Rows
     rows2: Rows
@@ -323,7 +323,7 @@ class Aff:
         return out
 
     def raws(self, T: int) -> list[Raw]:
-        """aff = RAW(+, K(t) = {t}, W_a = W1, W = W2, W_o = I, bias b) (Appendix C)."""
+        """aff = RAW(+, K(t) = {t}, W_a = W1, W = W2, W_o = I, bias b) (appendix)."""
         K = _self_reads(T, _columns("columns", self.columns, T))
         n = self.rows_out[1] - self.rows_out[0]
         rng = lambda rows: tuple(range(*rows))  # noqa: E731
@@ -332,7 +332,7 @@ class Aff:
 
 @dataclass(frozen=True)
 class Mul:
-    """mul(H; a, b, c, rows1, rows2 → out): per timestep the (a×b)·(b×c) product (Lemma 4).
+    """mul(H; a, b, c, rows1, rows2 → out): per timestep the (a×b)·(b×c) product.
 
     Operands and result are stored row-major: A[i, j] = h[rows1[0] + i·b + j].
     """
@@ -370,7 +370,7 @@ class Mul:
         return out
 
     def raws(self, T: int) -> list[Raw]:
-        """mul = a·c parallel dots; dot = RAW(⊙, K(t) = {t}, W_a = W = I, W_o = 1ᵀ) (Appendix C)."""
+        """mul = a·c parallel dots; dot = RAW(⊙, K(t) = {t}, W_a = W = I, W_o = 1ᵀ) (appendix)."""
         K = _self_reads(T, _columns("columns", self.columns, T))
         a0, b0, o0 = self.rows1[0], self.rows2[0], self.rows_out[0]
         out = []
@@ -384,7 +384,7 @@ class Mul:
 
 @dataclass(frozen=True)
 class Div:
-    """div(H; rows, i', out): h[out] = h[rows] / |h[i']| per timestep (Lemma 6; |·| from LayerNorm)."""
+    """div(H; rows, i', out): h[out] = h[rows] / |h[i']| per timestep (|·| from LayerNorm)."""
 
     rows: Rows
     denom: int
@@ -420,28 +420,28 @@ Op = Union[Mov, Aff, Mul, Div]
 
 
 def mov(H: object, src: int, dst: int, rows_from: Rows, rows_to: Rows) -> np.ndarray:
-    """mov(H; src, dst, rows_from → rows_to) (Akyürek et al. Appendix C)."""
+    """mov(H; src, dst, rows_from → rows_to) (Akyürek et al. appendix)."""
     return Mov(src, dst, rows_from, rows_to).apply(H)
 
 
 def aff(H: object, rows1: Rows, rows2: Rows, rows_out: Rows, W1: object, W2: object, b: object, columns=None) -> np.ndarray:
-    """aff(H; rows1, rows2 → rows_out, W1, W2, b) (Akyürek et al. Lemma 5)."""
+    """aff(H; rows1, rows2 → rows_out, W1, W2, b) (Akyürek et al., appendix)."""
     return Aff(rows1, rows2, rows_out, W1, W2, b, columns).apply(H)
 
 
 def mul(H: object, a: int, b: int, c: int, rows1: Rows, rows2: Rows, rows_out: Rows, columns=None) -> np.ndarray:
-    """mul(H; a, b, c, rows1, rows2 → rows_out) (Akyürek et al. Lemma 4)."""
+    """mul(H; a, b, c, rows1, rows2 → rows_out) (Akyürek et al., appendix)."""
     return Mul(a, b, c, rows1, rows2, rows_out, columns).apply(H)
 
 
 def dot(H: object, rows1: Rows, rows2: Rows, out: int, columns=None) -> np.ndarray:
-    """dot(H; rows1, rows2 → out) = mul with a = c = 1 (Akyürek et al. Appendix C)."""
+    """dot(H; rows1, rows2 → out) = mul with a = c = 1 (Akyürek et al. appendix)."""
     n = rows1[1] - rows1[0]
     return Mul(1, n, 1, rows1, rows2, (out, out + 1), columns).apply(H)
 
 
 def div(H: object, rows: Rows, denom: int, rows_out: Rows, columns=None) -> np.ndarray:
-    """div(H; rows, i' → rows_out) (Akyürek et al. Lemma 6)."""
+    """div(H; rows, i' → rows_out) (Akyürek et al., appendix; division via LayerNorm)."""
     return Div(rows, denom, rows_out, columns).apply(H)
 
 

@@ -1,7 +1,7 @@
 """Compile RAW operators and primitive programs into the weights of real transformer layers.
 
-Akyürek et al., ICLR 2023, Appendix C (Lemma 3: one layer realises one RAW; Lemma 7: independent
-RAWs run in parallel in one layer; Lemma 6: division via LayerNorm). The layer is
+Akyürek et al., ICLR 2023, appendix (Lemma 3: one layer realises one RAW; Lemma 7: independent
+RAWs run in parallel in one layer; division via LayerNorm). The layer is
 :func:`numerics.transformer.layer_forward` (softmax attention, GeLU MLP, parameter-free LayerNorm).
 
 Hidden state of the compiled transformer (rows = timesteps, see ``numerics.raw``):
@@ -236,7 +236,7 @@ def _add_product(b: _Builder, raw_op: Raw) -> None:
 
 
 def _add_div(b: _Builder, op: Div) -> None:
-    """div via LayerNorm (Lemma 6): write y and ±N_d·c to temporaries; N_d √(2/L) λ(z)_y ≈ y/|c|,
+    """div via LayerNorm: write y and ±N_d·c to temporaries; N_d √(2/L) λ(z)_y ≈ y/|c|,
     passed out exactly by GeLU(x) − GeLU(−x) = x."""
     T = b.geometry.T
     cols = set(range(T)) if op.columns is None else set(op.columns)

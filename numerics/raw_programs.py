@@ -1,4 +1,4 @@
-"""RAW programs for Akyürek et al.'s Theorems 1 and 2 and their n-example chains (ICLR 2023, §3, App. A–B).
+"""RAW programs for Akyürek et al.'s Theorems 1 and 2 and their n-example chains (ICLR 2023, §3, Appendix A).
 
 Timesteps follow the paper's encoding (REFERENCE.md §4): x̃_k = [0, x_k] at timestep 2k,
 ỹ_k = [y_k, 0] at timestep 2k + 1 (k = 0..n−1), the query x̃ at timestep 2n. Unit 0 holds y,
@@ -95,7 +95,7 @@ def theorem1(d: int, w: object, alpha: float, lam: float, lam_term: LamTerm = "f
 
 
 def theorem2(d: int, lam: float) -> tuple[Program, tuple]:
-    """One Sherman–Morrison update from A₀ = λI (Theorem 2, Appendix B): w' = (λI + x₁x₁ᵀ)⁻¹ x₁ y₁.
+    """One Sherman–Morrison update from A₀ = λI (Theorem 2): w' = (λI + x₁x₁ᵀ)⁻¹ x₁ y₁.
 
     (A + x xᵀ)⁻¹ = B − (Bx)(Bx)ᵀ / (1 + xᵀBx), B = A⁻¹ symmetric; prediction w'ᵀ x₂.
     """

@@ -1,6 +1,6 @@
 """Claims: the RAW operator, its primitives, the GeLU/LayerNorm lemmas and the RAW compiler.
 
-Akyürek et al., "What learning algorithm is in-context learning?", ICLR 2023, Appendix C
+Akyürek et al., "What learning algorithm is in-context learning?", ICLR 2023, appendix
 (REFERENCE.md §4). Numerics: ``numerics.raw`` (semantics, rows = timesteps),
 ``numerics.raw_compiler`` (weights), ``numerics.transformer`` (the layer).
 
@@ -59,7 +59,7 @@ def _symbolic_gelu(z: sp.Expr) -> sp.Expr:
 
 
 # ---------------------------------------------------------------------------------------------
-# Primitives are RAW instances (Appendix C)
+# Primitives are RAW instances (appendix)
 
 
 def mov_residuals(T: int, D: int) -> list:
@@ -169,7 +169,7 @@ _RAW_SIZES = grid(T=range(1, 4), D=range(1, 3))
 MOV_IS_RAW = Claim(
     name="mov-is-raw",
     family=FAMILY,
-    source=f"{PAPER}, Appendix C (mov as RAW)",
+    source=f"{PAPER}, appendix (mov as RAW)",
     statement=r"\mathrm{mov}(H; s, t, i{:}j \to i'{:}j') = \mathrm{RAW}(+,\ W = 0,\ K(t) = \{s\},\ K(i \ne t) = \emptyset,\ W_a = W_o = I)",
     explicit=Explicit(mov_residuals, _RAW_SIZES),
     numeric=Numeric(mov_cases(), _mov_pair, rtol=0, atol=0),
@@ -179,7 +179,7 @@ MOV_IS_RAW = Claim(
 AFF_IS_RAW = Claim(
     name="aff-is-raw",
     family=FAMILY,
-    source=f"{PAPER}, Appendix C (aff as RAW)",
+    source=f"{PAPER}, appendix (aff as RAW)",
     statement=r"\mathrm{aff}(H; W_1, W_2, b) = \mathrm{RAW}(+,\ K(t) = \{t\},\ W_a = W_1,\ W = W_2,\ W_o = I,\ +b)",
     explicit=Explicit(aff_residuals, _RAW_SIZES),
     numeric=Numeric(aff_cases(), _aff_pair, rtol=1e-15, atol=1e-12),
@@ -188,7 +188,7 @@ AFF_IS_RAW = Claim(
 DOT_MUL_ARE_RAW = Claim(
     name="mul-is-parallel-dot-raws",
     family=FAMILY,
-    source=f"{PAPER}, Appendix C (dot as RAW; mul as parallel dots, Lemma 7)",
+    source=f"{PAPER}, appendix (dot as RAW; mul as parallel dots, Lemma 7)",
     statement=(
         r"\mathrm{dot} = \mathrm{RAW}(\odot,\ K(t) = \{t\},\ W_a = W = I,\ W_o = \mathbf 1^\top);\ "
         r"\mathrm{mul}(a, b, c) = a c \text{ parallel dots}"
@@ -200,7 +200,7 @@ DOT_MUL_ARE_RAW = Claim(
 STRICT_MASK_AFF = Claim(
     name="raw-strict-mask-aff",
     family=FAMILY,
-    source=f"{PAPER}, Appendix C (RAW with K(i) ⊆ {{j < i}} as printed); REFERENCE.md §4 trap",
+    source=f"{PAPER}, appendix (RAW with K(i) ⊆ {{j < i}} as printed); REFERENCE.md §4 trap",
     statement=r"\text{With reads restricted to } j < i,\ \mathrm{aff} = \mathrm{RAW}(+, K(t) = \{t\}, \dots)",
     explicit=Explicit(strict_aff_residuals, grid(T=range(1, 3), D=range(1, 3))),
     numeric=Numeric(aff_cases(), lambda c: _aff_pair(c, mask="strict"), rtol=1e-15, atol=1e-12),
@@ -232,7 +232,7 @@ MOV_ORDER = Claim(
 
 
 # ---------------------------------------------------------------------------------------------
-# GeLU and LayerNorm lemmas (Appendix C, Lemma 3 and 6)
+# GeLU and LayerNorm lemmas (Lemma 3 and 6)
 
 GELU_LEADING = -U * V * (2 * U**2 + 3 * U * V + 2 * V**2) / 6
 GELU_SIXTH = U * V * (18 * U**4 + 45 * U**3 * V + 60 * U**2 * V**2 + 45 * U * V**3 + 18 * V**4) / 240
@@ -266,7 +266,7 @@ def _gelu_product(case: dict) -> tuple:
 GELU_MUL = Claim(
     name="gelu-multiplication-lemma",
     family=FAMILY,
-    source=f"{PAPER}, Appendix C, Lemma 3 (multiplication from GeLU)",
+    source=f"{PAPER}, Lemma 3 (multiplication from GeLU)",
     statement=(
         r"\sqrt{\pi/2}\,(\mathrm{GeLU}(u+v) - \mathrm{GeLU}(u) - \mathrm{GeLU}(v)) = uv"
         r" - \tfrac{uv(2u^2 + 3uv + 2v^2)}{6} + O(\|(u,v)\|^6)"
@@ -288,7 +288,7 @@ def gelu_odd_pair() -> list:
 GELU_ODD_PAIR = Claim(
     name="gelu-odd-pair-identity",
     family=FAMILY,
-    source=f"{PAPER}, Appendix C (GeLU bypass); exact form used by the compiler",
+    source=f"{PAPER}, appendix (GeLU bypass); exact form used by the compiler",
     statement=r"\mathrm{GeLU}(x) - \mathrm{GeLU}(-x) = x \ \text{for every } x",
     symbolic=gelu_odd_pair,
     numeric=Numeric(st.fixed_dictionaries({"x": reals(50.0)}),
@@ -304,7 +304,7 @@ def gelu_bypass_limit() -> list:
 GELU_BYPASS = Claim(
     name="gelu-bypass-limit",
     family=FAMILY,
-    source=f"{PAPER}, Appendix C (GeLU bypass)",
+    source=f"{PAPER}, appendix (GeLU bypass)",
     statement=r"\lim_{N\to\infty} \mathrm{GeLU}(N + x) - N = x",
     symbolic=gelu_bypass_limit,
 )
@@ -353,7 +353,7 @@ def ln_cases(draw) -> dict:
 LN_BYPASS = Claim(
     name="layernorm-bypass-limit",
     family=FAMILY,
-    source=f"{PAPER}, Appendix C (LayerNorm bypass); REFERENCE.md §4 [derived form]",
+    source=f"{PAPER}, appendix (LayerNorm bypass); REFERENCE.md §4 [derived form]",
     statement=(
         r"z = [x, N, -N, -\textstyle\sum x]:\ N\sqrt{2/L}\,\lambda(z) = z\,(1 + S/(2N^2))^{-1/2} \to z,"
         r"\ S = \|x\|^2 + (\textstyle\sum x)^2"
@@ -380,7 +380,7 @@ def layernorm_division_residuals(k: int | None = None) -> list:
 LN_DIVISION = Claim(
     name="layernorm-division-limit",
     family=FAMILY,
-    source=f"{PAPER}, Appendix C, Lemma 6 (division via LayerNorm); REFERENCE.md §4 [derived form]",
+    source=f"{PAPER}, appendix (division via LayerNorm); REFERENCE.md §4 [derived form]",
     statement=r"z = [y, Nc, -Nc, -\textstyle\sum y]:\ \lim_{N\to\infty} N\sqrt{2/L}\,\lambda(z)_y = y/|c|",
     symbolic=lambda: layernorm_division_residuals(),
     explicit=Explicit(lambda k: layernorm_division_residuals(k), [{"k": 1}]),
@@ -433,7 +433,7 @@ def _compiled_raws(case: dict) -> tuple:
 COMPILED_RAW = Claim(
     name="compiled-raw-layer",
     family=FAMILY,
-    source=f"{PAPER}, Appendix C, Lemmas 3 and 7 (a layer realises independent RAWs)",
+    source=f"{PAPER}, Lemmas 3 and 7 (a layer realises independent RAWs)",
     statement=(
         r"\text{one compiled layer (softmax attention, GeLU MLP, LayerNorm)} \equiv \mathrm{RAW}_1 \| \dots \| \mathrm{RAW}_m"
         r"\ \text{to } 10^{-8} \cdot \text{scale at } \beta = 100,\ M = N_a = 10^5"
@@ -480,7 +480,7 @@ def measure_mul_rate(seed: int) -> Estimate:
 MUL_RATE = Claim(
     name="compiled-mul-error-rate",
     family=FAMILY,
-    source=f"{PAPER}, Appendix C, Lemma 3 (error from the GeLU Taylor remainder and the LayerNorm bypass)",
+    source=f"{PAPER}, Lemma 3 (error from the GeLU Taylor remainder and the LayerNorm bypass)",
     statement=r"\|\text{compiled } \odot\text{-layer} - \mathrm{RAW}\|_\infty \propto N^{-2}\ (\text{slope } -2 \pm 0.1)",
     measured=Measured(measure_mul_rate),
     note="Both terms are 1/N²: −uv(2u²+3uv+2v²)/(6M²) (GeLU) and −uv·R/(2N_a²) (LayerNorm, R = ‖z‖² − 2N_a²).",
@@ -534,7 +534,7 @@ def measure_div_rate(seed: int) -> Estimate:
 DIV_RATE = Claim(
     name="compiled-div-error-rate",
     family=FAMILY,
-    source=f"{PAPER}, Appendix C, Lemma 6 (division via LayerNorm)",
+    source=f"{PAPER}, appendix (division via LayerNorm)",
     statement=(
         r"\text{compiled div error} = \tfrac{y}{|c|}\big(1 - (1 + \tfrac{2N_a^2 + R}{2N_d^2c^2})^{-1/2}\big)"
         r" \propto N^{-2} \text{ at } N_a = N,\ N_d = N^2\ (\text{slope } -2 \pm 0.1)"
@@ -562,7 +562,7 @@ def _signed_division(case: dict) -> tuple:
 DIV_SIGNED = Claim(
     name="div-by-signed-denominator",
     family=FAMILY,
-    source=f"{PAPER}, Appendix C, Lemma 6 read as h[rows] / h[i'] (REFERENCE.md §4)",
+    source=f"{PAPER}, appendix (division via LayerNorm) read as h[rows] / h[i'] (REFERENCE.md §4)",
     statement=r"\text{the compiled div layer outputs } y / c \text{ (signed denominator)}",
     numeric=Numeric(div_states(), _signed_division, rtol=1e-8, atol=1e-10),
     holds=False,
@@ -592,7 +592,7 @@ def measure_attention_rate(seed: int) -> Estimate:
 ATTENTION_RATE = Claim(
     name="compiled-attention-error-rate",
     family=FAMILY,
-    source=f"{PAPER}, Appendix C, Lemma 3 (hard attention by a large inverse temperature)",
+    source=f"{PAPER}, Lemma 3 (hard attention by a large inverse temperature)",
     statement=r"\text{mov layer error} \propto e^{-\beta/2}\ (\text{the sink's logit margin } \beta/2)",
     measured=Measured(measure_attention_rate),
 )

@@ -1,5 +1,5 @@
 """Claims: Akyürek et al.'s Theorems 1 and 2 and the n-example chains, as RAW programs and as
-compiled transformers (ICLR 2023, §3, Appendix A–B; REFERENCE.md §4).
+compiled transformers (ICLR 2023, §3, Appendix A; REFERENCE.md §4).
 
 Three levels are checked: the closed form is the intended learner (symbolic); the program's
 primitive semantics equal the closed form (exact, on SymPy symbols at concrete d); the compiled
@@ -191,7 +191,7 @@ def theorem2_program_residual(d: int) -> list:
 THEOREM2_PROGRAM = Claim(
     name="theorem2-program",
     family=FAMILY,
-    source=f"{PAPER}, Theorem 2, Appendix B (Sherman–Morrison program)",
+    source=f"{PAPER}, Theorem 2 (Sherman–Morrison program)",
     statement=r"\text{program semantics: } w' = (\lambda I + x_1 x_1^\top)^{-1} x_1 y_1,\ \hat y = w'^\top x_2",
     explicit=Explicit(theorem2_program_residual, [{"d": 1}, {"d": 2}]),
 )
