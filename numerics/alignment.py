@@ -21,7 +21,7 @@ import numpy as np
 from scipy.optimize import minimize, minimize_scalar
 
 from numerics._checks import finite_array, finite_scalar, positive_int
-from numerics.lsa import LSAParams, lsa_stack, make_tokens, readout, theta_gd, theta_gdpp
+from numerics.lsa import LSAParams, lsa_stack, make_tokens, readout, theta_gd
 from numerics.regression import RegressionTasks, gd
 
 Model = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
@@ -55,12 +55,23 @@ def gd_model(eta: float, steps: int = 1) -> Model:
 
 
 def gdpp_model(eta: float, gamma: float, steps: int = 1) -> Model:
-    """``steps`` weight-tied GD++ layers (paper eq. 23) built with :func:`numerics.lsa.theta_gdpp`."""
+    """``steps`` weight-tied GD++ layers (paper eq. 23, W0 = 0), written directly on (x, residual) pairs.
+
+    Each layer, with S = Σ_{i≤N} x_i x_iᵀ and s = Σ_{i≤N} r_i x_iᵀ over the current context, maps
+    every token x_j ↦ (I − γ S) x_j and r_j ↦ r_j − (η/N) s x_j (context r_i start at y_i, the
+    query's at 0; ŷ = −r_q). Same map as stacking :func:`numerics.lsa.theta_gdpp` layers (tested).
+    """
     eta, gamma, steps = finite_scalar("eta", eta), finite_scalar("gamma", gamma), positive_int("steps", steps)
 
     def model(X: np.ndarray, Y: np.ndarray, x_q: np.ndarray) -> np.ndarray:
-        layer = theta_gdpp(X.shape[2], Y.shape[2], eta, gamma, X.shape[1])
-        return lsa_model([layer] * steps)(X, Y, x_q)
+        n = X.shape[1]
+        Z = np.concatenate([X, x_q], axis=1)
+        R = np.concatenate([Y, np.zeros((*x_q.shape[:2], Y.shape[2]))], axis=1)
+        for _ in range(steps):
+            S = np.swapaxes(Z[:, :n], 1, 2) @ Z[:, :n]
+            s = np.swapaxes(R[:, :n], 1, 2) @ Z[:, :n]
+            Z, R = Z - gamma * Z @ S, R - (eta / n) * Z @ np.swapaxes(s, 1, 2)
+        return -R[:, n:]
 
     return model
 

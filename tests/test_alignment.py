@@ -28,7 +28,7 @@ from numerics.alignment import (
     task_losses,
     tune_gdpp,
 )
-from numerics.lsa import LSAParams
+from numerics.lsa import LSAParams, theta_gdpp
 from numerics.regression import RegressionTasks, gd, sample_tasks
 
 
@@ -96,6 +96,16 @@ def test_tune_gdpp_improves_on_gd():
     gd_loss = np.mean(task_losses(gd_model(eta, 2), tasks))
     np.testing.assert_allclose(predict(gdpp_model(eta, 0.0, 2), tasks), predict(gd_model(eta, 2), tasks), atol=1e-10)
     assert np.mean(task_losses(gdpp_model(eta_pp, gamma, 2), tasks)) <= gd_loss
+
+
+@pytest.mark.parametrize("steps", [1, 3])
+def test_direct_gdpp_equals_stacked_theta_gdpp_layers(steps):
+    """The direct GD++ recursion and numerics.lsa's θ_GD++ layers (paper eq. 23) are the same model."""
+    tasks = _tasks()
+    layer = theta_gdpp(3, 1, 0.8, 0.05, 6)
+    np.testing.assert_allclose(
+        predict(gdpp_model(0.8, 0.05, steps), tasks), predict(lsa_model([layer] * steps), tasks), atol=1e-12
+    )
 
 
 def test_product_alignment_undoes_the_rescaling():

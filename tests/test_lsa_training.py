@@ -151,3 +151,45 @@ def test_bad_seed_and_clip():
         clip_by_global_norm([{"P": np.ones((1, 1, 1))}], 0.0)
     with pytest.raises(ValueError, match="beta1"):
         Adam(beta1=1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# `icl-verify train`
+
+
+def _run_cli(*args):
+    import json
+
+    from click.testing import CliRunner
+
+    from theory.cli import main
+
+    result = CliRunner().invoke(main, ["train", *args, "--json"])
+    return result.exit_code, json.loads(result.output) if result.output.strip().startswith("{") else result.output
+
+
+def test_cli_single_fails_honestly_when_undertrained():
+    code, record = _run_cli("single", "--steps", "20", "--batch", "64", "--test-tasks", "500")
+    assert code == 1
+    assert record["checks"] == {"loss within 1 % of closed form": False, "model cos >= 0.99": False}
+    assert record["eta_star"] == pytest.approx(200 / 33) and record["loss_star"] == pytest.approx(245 / 1188)
+
+
+def test_cli_single_paper_text_range_changes_the_closed_form():
+    code, record = _run_cli("single", "--steps", "5", "--batch", "32", "--test-tasks", "200", "--x-range", "1")
+    assert record["loss_star"] == pytest.approx(245 / 297) and record["eta_star"] == pytest.approx(50 / 33)
+
+
+@pytest.mark.slow
+def test_cli_single_reproduces_the_paper():
+    """The issue's criterion: trained LSA ≈ GD(η*), model cos ≥ 0.99, loss within 1 % of 245/1188."""
+    code, record = _run_cli("single")
+    assert code == 0, record["checks"]
+    assert record["model_cos"][1] >= 0.99
+
+
+@pytest.mark.slow
+def test_cli_deep_two_tied_layers_match_gdpp():
+    code, record = _run_cli("deep", "--layers", "2", "--steps", "3000")
+    assert code == 0, record["checks"]
+    assert record["loss"]["trained"][0] < record["loss"]["gd"][0]

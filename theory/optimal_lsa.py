@@ -33,6 +33,7 @@ from numerics.alignment import (
     fit_preconditioner,
     gd_model,
     gd_reference,
+    gdpp_model,
     interpolate,
     line_search_rate,
     lsa_model,
@@ -44,6 +45,7 @@ from numerics.alignment import (
     preds_diff,
     product_alignment,
     task_losses,
+    tune_gdpp,
 )
 from numerics.lsa_training import TrainConfig, TrainResult, train
 from numerics.regression import CODE_X_RANGE, PAPER_X_RANGE, RegressionTasks
@@ -519,7 +521,7 @@ SINGLE = replace(CODE, steps=600, batch=512, lr=3e-3, schedule="cosine")
 SINGLE_ANISO = replace(ANISO, steps=1500, batch=1024, lr=1e-2, schedule="cosine")
 """Anisotropic training budget: 1500 steps, batch 1024, lr 1e-2 cosine (the λ = 0.25 direction learns slowest)."""
 TEST_TASKS = 1 << 15
-TRAIN_SEEDS = 4
+TRAIN_SEEDS = 3
 
 
 @lru_cache(maxsize=8)
@@ -602,21 +604,34 @@ def measure_raw_scale(seed: int) -> Estimate:
     return _estimate((float(diag.mean()), float(diag.min()), float(diag.max())), _value(stated_eta(), CODE), 0.05, detail)
 
 
-def measure_trained_preconditioner(seed: int, target: np.ndarray) -> Estimate:
-    """‖A_θ − target‖/‖target‖ of the trained layer's preconditioner over TRAIN_SEEDS independent runs (99 % t interval)."""
+@lru_cache(maxsize=4)
+def best_anisotropic_run(seed: int) -> tuple[int, list[int], list[float], list[np.ndarray]]:
+    """TRAIN_SEEDS restarts on the anisotropic setting; (index of the lowest validation loss, seeds, losses, A's).
+
+    Restarts are needed: from a random full-matrix init some runs settle near a rank-one saddle that
+    routes the label through the keys ((P W_V)_{y,x} and (W_Kᵀ W_Q)_{y,x}) and fits only the largest-
+    variance direction (validation ½·MSE ≈ 1.25 vs ≈ 1.01); the lowest validation loss picks the run
+    that reached the global minimum. Validation tasks are independent of training and of the target.
+    """
     seeds = [seed * TRAIN_SEEDS + j for j in range(TRAIN_SEEDS)]
-    dist = [
-        np.linalg.norm(effective_preconditioner(trained(SINGLE_ANISO, s).layers[0], 3, SINGLE_ANISO.n_context) - target)
-        / np.linalg.norm(target)
-        for s in seeds
-    ]
+    val = SINGLE_ANISO.sample(np.random.default_rng([seed, 12]), TEST_TASKS // 4, n_queries=MC_QUERIES)
+    runs = [trained(SINGLE_ANISO, s).layers for s in seeds]
+    losses = [float(np.mean(task_losses(lsa_model(layers), val))) for layers in runs]
+    precond = [effective_preconditioner(layers[0], ANISO.nx, ANISO.n_context) for layers in runs]
+    return int(np.argmin(losses)), seeds, losses, precond
+
+
+def measure_trained_preconditioner(seed: int, target: np.ndarray) -> Estimate:
+    """‖A_θ − target‖/‖target‖ for the lowest-validation-loss run of TRAIN_SEEDS restarts (one model: no interval)."""
+    best, seeds, losses, precond = best_anisotropic_run(seed)
+    dist = [float(np.linalg.norm(A - target) / np.linalg.norm(target)) for A in precond]
     c = SINGLE_ANISO
     detail = (
-        f"runs {seeds}: {np.round(dist, 4).tolist()}; Λ = diag(0.25, 1, 4), N = 5;"
-        f" {c.steps} Adam steps, batch {c.batch}, lr {c.lr:g} {c.schedule}"
+        f"best of runs {seeds} by validation ½·MSE {np.round(losses, 4).tolist()}; distances"
+        f" {np.round(dist, 4).tolist()}; Λ = diag(0.25, 1, 4), N = 5; {c.steps} Adam steps, batch {c.batch},"
+        f" lr {c.lr:g} {c.schedule}"
     )
-    m, lo, hi = _t_interval(dist)
-    return Estimate(m, max(0.0, lo), hi, predicted=0.0, tolerance=0.05, detail=detail)
+    return Estimate(dist[best], dist[best], dist[best], predicted=0.0, tolerance=0.05, detail=detail)
 
 
 TRAINED_LOSS = Claim(
@@ -680,7 +695,7 @@ TRAINED_GAMMA = Claim(
     source="Zhang, Frei, Bartlett 2024, Thm. 4.1 (trained LSA converges to Γ⁻¹-preconditioned GD)",
     statement=r"\|A_\theta - \Gamma^{-1}\|_F / \|\Gamma^{-1}\|_F \le 0.05,\ \hat y = x_q^\top A_\theta \tfrac1N \textstyle\sum_i y_i x_i",
     measured=Measured(lambda seed: measure_trained_preconditioner(seed, gamma_inverse(ANISO_LAMBDA, ANISO.n_context))),
-    note="4 training runs, 1500 Adam steps each (batch 1024, lr 1e-2 cosine); interval over runs.",
+    note="Best of 3 restarts by validation loss, 1500 Adam steps each (batch 1024, lr 1e-2 cosine).",
 )
 
 TRAINED_INVERSE_COVARIANCE = Claim(
@@ -690,4 +705,100 @@ TRAINED_INVERSE_COVARIANCE = Claim(
     statement=r"\|A_\theta - \Lambda^{-1}\|_F / \|\Lambda^{-1}\|_F \le 0.05",
     measured=Measured(lambda seed: measure_trained_preconditioner(seed, np.diag(1 / np.array(ANISO_LAMBDA)))),
     holds=False,
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Two weight-tied layers vs two GD steps and GD++ (von Oswald et al. §4, Fig. 3), small default run
+
+DEEP = TrainConfig(nx=5, n_context=10, n_layers=2, recurrent=True, steps=800, batch=512, lr=1e-2, schedule="cosine")
+"""d = 5, N = 10, x ~ U(−½, ½); 2 weight-tied layers; 800 Adam steps, batch 512, lr 1e-2 cosine.
+The paper-size run (d = 10, 3 layers) is ``icl-verify train deep``."""
+
+
+@lru_cache(maxsize=4)
+def deep_comparison(seed: int) -> dict[str, np.ndarray]:
+    """Per-task losses and preds diffs of the trained 2-layer LSA, 2-step GD (η line-searched) and tuned 2-layer GD++."""
+    model = lsa_model(trained(DEEP, seed).layers)
+    tune = DEEP.sample(np.random.default_rng([seed, 11]), 10_000)
+    eta = line_search_rate(tune, DEEP.n_layers)
+    gdpp = gdpp_model(*tune_gdpp(tune, DEEP.n_layers, eta), DEEP.n_layers)
+    gd = gd_model(eta, DEEP.n_layers)
+    tasks = DEEP.sample(np.random.default_rng([seed, 10]), TEST_TASKS // 2, n_queries=MC_QUERIES, seed=seed)
+    return {
+        "trained": task_losses(model, tasks),
+        "gd": task_losses(gd, tasks),
+        "gdpp": task_losses(gdpp, tasks),
+        "to_gd": preds_diff(model, gd, tasks),
+        "to_gdpp": preds_diff(model, gdpp, tasks),
+        "cos_gd": model_cos(model, gd, tasks),
+    }
+
+
+def _grouped_ratio(num: np.ndarray, den: np.ndarray) -> tuple[float, float, float]:
+    """mean(num)/mean(den) with a 99 % t interval over MC_GROUPS contiguous groups of tasks."""
+    groups = np.array_split(np.arange(num.size), MC_GROUPS)
+    return _t_interval([float(np.mean(num[g]) / np.mean(den[g])) for g in groups])
+
+
+def _deep_detail(seed: int) -> str:
+    r = deep_comparison(seed)
+    return (
+        f"½·MSE trained {np.mean(r['trained']):.5f}, 2-step GD {np.mean(r['gd']):.5f}, GD++ {np.mean(r['gdpp']):.5f};"
+        f" {DEEP.steps} Adam steps, batch {DEEP.batch}, lr {DEEP.lr:g} {DEEP.schedule}, seed {seed}"
+    )
+
+
+DEEP_BEATS_GD = Claim(
+    name="trained-2-layer-beats-2-step-gd",
+    family=FAMILY,
+    source="von Oswald et al. 2023, §4 and Fig. 3 (trained deeper LSA outperforms plain GD)",
+    statement=r"\mathrm{loss}(\text{trained 2-layer tied LSA}) / \mathrm{loss}(\text{2 GD steps}, \hat\eta) \le 0.9",
+    measured=Measured(
+        lambda seed: Estimate(
+            *_grouped_ratio(deep_comparison(seed)["trained"], deep_comparison(seed)["gd"]),
+            predicted=0.45, tolerance=0.45, detail=_deep_detail(seed),
+        )
+    ),
+    note="d = 5, N = 10, x ~ U(−½, ½); the band [0, 0.9] encodes 'at least 10 % better than tuned 2-step GD'.",
+)
+
+DEEP_MATCHES_GDPP = Claim(
+    name="trained-2-layer-matches-gdpp",
+    family=FAMILY,
+    source="von Oswald et al. 2023, §4 and Fig. 3 (trained recurrent LSA ≈ GD++)",
+    statement=r"\mathrm{loss}(\text{trained 2-layer tied LSA}) / \mathrm{loss}(\text{2-layer GD++}, \hat\eta, \hat\gamma) = 1 \pm 0.05",
+    measured=Measured(
+        lambda seed: Estimate(
+            *_grouped_ratio(deep_comparison(seed)["trained"], deep_comparison(seed)["gdpp"]),
+            predicted=1.0, tolerance=0.05, detail=_deep_detail(seed),
+        )
+    ),
+)
+
+DEEP_CLOSER_TO_GDPP = Claim(
+    name="trained-2-layer-closer-to-gdpp",
+    family=FAMILY,
+    source="von Oswald et al. 2023, Fig. 3 (preds diff to GD++ ≪ to GD)",
+    statement=r"E\|\hat y_\theta - \hat y_{GD{+}{+}}\| / E\|\hat y_\theta - \hat y_{GD}\| \le 0.5",
+    measured=Measured(
+        lambda seed: Estimate(
+            *_grouped_ratio(deep_comparison(seed)["to_gdpp"], deep_comparison(seed)["to_gd"]),
+            predicted=0.25, tolerance=0.25, detail=_deep_detail(seed),
+        )
+    ),
+)
+
+DEEP_IS_PLAIN_GD = Claim(
+    name="trained-2-layer-is-plain-gd",
+    family=FAMILY,
+    source="Tempting extrapolation of the 1-layer result to depth",
+    statement=r"E\cos(\partial_{x_q}\hat y_\theta, \partial_{x_q}\hat y_{\text{2 GD steps}}) \ge 0.99",
+    measured=Measured(
+        lambda seed: Estimate(
+            *mean_interval(deep_comparison(seed)["cos_gd"]), predicted=1.0, tolerance=0.01, detail=_deep_detail(seed)
+        )
+    ),
+    holds=False,
+    note="Two trained layers also transform the inputs (GD++'s x ← (I − γXXᵀ)x): not two plain GD steps.",
 )
