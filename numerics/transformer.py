@@ -1,4 +1,4 @@
-"""The transformer layer of Akyürek et al. (ICLR 2023, §3 eq. 1–2; REFERENCE.md §4), in NumPy.
+"""The transformer layer of Akyürek et al. (ICLR 2023; REFERENCE.md §4), in NumPy.
 
 One layer maps a hidden-state sequence h to
 
@@ -28,7 +28,7 @@ SQRT_HALF = np.sqrt(0.5)
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
-    """GeLU(x) = x Φ(x) = ½ x (1 + erf(x/√2)) (Hendrycks & Gimpel), the σ of Akyürek et al. eq. 2."""
+    """GeLU(x) = x Φ(x) = ½ x (1 + erf(x/√2)) (Hendrycks & Gimpel), the σ of Akyürek et al.'s layer."""
     x = np.asarray(x, dtype=np.float64)
     return 0.5 * x * (1.0 + erf(x * SQRT_HALF))
 
@@ -69,7 +69,7 @@ class Head:
 
 @dataclass(frozen=True)
 class Layer:
-    """Weights of one layer (Akyürek et al. eq. 1–2): heads, W^F (D × Σv), W_1 (U × D), W_2 (D × U)."""
+    """Weights of one layer (Akyürek et al.; REFERENCE.md §4): heads, W^F (D × Σv), W_1 (U × D), W_2 (D × U)."""
 
     heads: tuple[Head, ...]
     W_F: np.ndarray
@@ -124,7 +124,7 @@ def causal_softmax(scores: np.ndarray) -> np.ndarray:
 
 
 def attention(h: object, layer: Layer) -> np.ndarray:
-    """The attention output a = W^F [b_1; …; b_m] for every timestep (eq. 1), shape of ``h``."""
+    """The attention output a = W^F [b_1; …; b_m] for every timestep, shape of ``h``."""
     h = _hidden(h, layer.width)
     outs = []
     for head in layer.heads:
@@ -134,7 +134,7 @@ def attention(h: object, layer: Layer) -> np.ndarray:
 
 
 def layer_forward(h: object, layer: Layer, *, eps: float = 0.0) -> np.ndarray:
-    """h' = W_2 GeLU(W_1 λ(a + h)) + a + h (Akyürek et al. eq. 2)."""
+    """h' = W_2 GeLU(W_1 λ(a + h)) + a + h (Akyürek et al.; REFERENCE.md §4)."""
     h = _hidden(h, layer.width)
     eps = finite_scalar("eps", eps, nonnegative=True)
     z = h + attention(h, layer)
