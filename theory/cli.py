@@ -108,3 +108,4 @@ def docs_command(out: str, check_only: bool, seed: int, max_examples: int) -> No
 main.add_command(__import__("theory.cli_scaling", fromlist=["scaling_command"]).scaling_command)
 main.add_command(__import__("theory.cli_kinetics", fromlist=["kinetics_command"]).kinetics_command)
 main.add_command(__import__("theory.cli_train", fromlist=["train_group"]).train_group)
+main.add_command(__import__("theory.cli_raw", fromlist=["raw_command"]).raw_command)
