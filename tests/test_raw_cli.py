@@ -41,3 +41,11 @@ def test_bad_arguments_exit_2():
     assert runner.invoke(raw_command, ["theorem3"]).exit_code == 2
     assert runner.invoke(raw_command, ["ridge", "--d", "0"]).exit_code == 2
     assert runner.invoke(raw_command, ["ridge", "--lam", "0"]).exit_code == 2
+
+
+def test_registered_on_the_main_cli():
+    from theory.cli import main
+
+    result = CliRunner().invoke(main, ["raw", "sgd", "--d", "2", "--n", "3"])
+    assert result.exit_code == 0, result.output
+    assert "relative error" in result.output
