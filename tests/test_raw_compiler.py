@@ -198,5 +198,8 @@ def test_compiled_sizes():
         c1 = rc.compile_program(theorem1(d, np.ones(d), 0.1, 0.1)[0])
         assert c1.depth == 9 and c1.width == 5 * d + 11
         assert c1.mlp_width == 3 * d  # d products of the d×1·1×1 mul, 3 GeLU units each
+        # data 2d² + 4d + 4, temporaries 2d² + 2d (q and Z = zzᵀ in one layer), 4 positions, 3 scaffolding
+        c2 = rc.compile_program(theorem2(d, 0.5)[0])
+        assert c2.depth == 10 and c2.width == 4 * d * d + 6 * d + 11 and c2.mlp_width == 3 * (d * d + d)
     depths = [rc.compile_program(ridge_chain(n, 2, 0.5)[0]).depth for n in (1, 2, 3)]
     assert depths[2] - depths[1] == depths[1] - depths[0] == 6
