@@ -86,15 +86,6 @@ def _peak(name: str, c: Schedule, t_max: float) -> float:
 # The ODE
 
 
-def rhs(
-    t: np.ndarray, w: np.ndarray, beta: np.ndarray, *, n: float, c1: np.ndarray, c2: np.ndarray,
-    decay_w: float = 0.0, decay_beta: float = 0.0,
-) -> tuple[np.ndarray, np.ndarray]:
-    """(dw/dt, dβ/dt) of the paper's gradient flow (eq. 4) plus weight decay; vectorised."""
-    drive = c1 / n * np.exp(beta)
-    return drive - (c1 * c2 / n + decay_w) * w, drive * w - decay_beta * beta
-
-
 def _arc_derivatives(
     t: np.ndarray, w: np.ndarray, beta: np.ndarray, *, n: float, log_r: float, c1: Schedule, c2: Schedule,
     decay_w: float, decay_beta: float, offset: float,

@@ -559,6 +559,8 @@ def measure_follows_ode(seed: int, config: icl_models.ReducedConfig = FOLLOW, ru
             return _disagreement("; ".join(notes), 1.0, 0.1)
         if np.isfinite(t_sim):
             ratios.append(t_sim / t_ode)
+    if len(ratios) < 2:
+        raise ValueError(f"fewer than two runs reached e^β = N/16, nothing to compare: {'; '.join(notes)}")
     m, lo, hi = _t_interval(np.asarray(ratios))
     return Estimate(m, lo, hi, 1.0, 0.1, f"{config}; " + "; ".join(notes))
 
