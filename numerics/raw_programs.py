@@ -20,7 +20,9 @@ from typing import Literal
 import numpy as np
 
 from numerics._checks import finite_array, finite_scalar, positive_int
+from numerics.learners import Learner
 from numerics.raw import Aff, Div, Mov, Mul, Op, Program, is_exact, weights
+from numerics.raw_compiler import Scales, compile_program
 
 LamTerm = Literal["formula", "op-list", "walkthrough"]
 LAMBDA_COEFFICIENT: dict[str, float] = {"formula": 1.0, "op-list": -1.0, "walkthrough": -2.0}
@@ -192,3 +194,23 @@ def ridge_chain(n: int, d: int, lam: float) -> tuple[Program, tuple]:
         Mul(1, d, 1, L["w_new"], L["x"], L["pred"], (q,)),
     ]
     return Program(2 * n + 1, L["pred"][1], tuple(ops), L), ("pred", q)
+
+
+def compiled_learner(kind: Literal["ridge", "sgd"], n: int, d: int, *, lam: float = 0.5, alpha: float = 0.05,
+                     w0: object = None, scales: Scales | None = None) -> Learner:
+    """The compiled n-example chain as a learner ``(X, y, X_query) -> predictions`` (one forward per query),
+    so SPD/ILWD (``numerics.learners``) can compare the transformer with any reference learner."""
+    if kind == "ridge":
+        program, (block, t) = ridge_chain(n, d, lam)
+    elif kind == "sgd":
+        program, (block, t) = sgd_chain(n, d, np.zeros(d) if w0 is None else w0, alpha, lam)
+    else:
+        raise ValueError(f"kind must be 'ridge' or 'sgd', got {kind!r}")
+    network = compile_program(program, scales or Scales())
+
+    def learner(X: np.ndarray, y: np.ndarray, X_query: np.ndarray) -> np.ndarray:
+        Q = finite_array("X_query", X_query, ndim=2)
+        return np.array([program.read(network.run(encode_examples(X, y, q, program.D)), block, t)[0] for q in Q])
+
+    return learner
+

@@ -90,3 +90,15 @@ def test_bad_inputs_raise():
         ilwd(linear(ols_weights), linear(ols_weights), n=3, d=4, seed=0, n_probes=2)
     with pytest.raises(ValueError, match="finite"):
         sgd_weights(np.array([[np.nan]]), np.ones(1), 0.1)
+
+
+def test_compiled_chains_are_learners():
+    from numerics.raw_programs import compiled_learner
+
+    X, y, Q = RNG.normal(size=(3, 2)), RNG.normal(size=3), RNG.normal(size=(2, 2))
+    np.testing.assert_allclose(compiled_learner("ridge", 3, 2, lam=0.5)(X, y, Q), Q @ ridge_weights(X, y, 0.5), rtol=1e-6)
+    w0 = RNG.normal(size=2)
+    expected = Q @ sgd_weights(X, y, 0.05, 0.5, w0)
+    np.testing.assert_allclose(compiled_learner("sgd", 3, 2, lam=0.5, alpha=0.05, w0=w0)(X, y, Q), expected, rtol=1e-6)
+    with pytest.raises(ValueError, match="kind"):
+        compiled_learner("ols", 3, 2)
