@@ -389,7 +389,7 @@ def _temp_positions(items: Sequence[Item], T: int) -> frozenset[int]:
 def build_layer(
     items: Sequence[Item], geometry: Geometry, scales: Scales, *, clear: tuple[int, frozenset[int]] | None = None
 ) -> Layer:
-    """One transformer layer running the independent ``items`` in parallel (Lemmas 3, 6, 7).
+    """One transformer layer running the independent ``items`` in parallel (Lemmas 3 and 7; division via LayerNorm).
 
     ``clear = (k, positions)`` resets temporaries 0..k−1 at those positions first (default: the
     whole pool wherever this layer writes temporaries).
