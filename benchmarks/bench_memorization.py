@@ -1,8 +1,10 @@
 """Throughput of the memorization trainer (issue 5) against PyTorch on the CPU and the matmul peak.
 
-Run: ``python benchmarks/bench_memorization.py [--steps 300] [--hidden 512]``. Prints, in one process:
-1. the machine's measured float32 matmul peak (NumPy and, if installed, PyTorch; square sizes
-   1024–4096, best of several repeats) — the reference "peak";
+Run: ``python benchmarks/bench_memorization.py [--steps 300] [--hidden 512]``. Prints, in one process,
+for 1 BLAS thread and for all cores (NumPy's OpenBLAS via ``numerics.icl_models.blas_threads``,
+PyTorch via ``torch.set_num_threads``):
+1. the machine's measured float32 matmul peak at that thread count (NumPy and, if installed,
+   PyTorch; square sizes 1024–4096, best of several repeats) — the reference "peak";
 2. ``numerics.memorization.memorize`` (the whole hot loop: batch gather, forward, backward, SGD
    update) at the paper's sizes D = 63, H = 512, batch 128, for 1, 2 and 4 stacked networks;
 3. the same network and optimizer in PyTorch (``nn.Sequential`` of ``nn.Linear``/``ReLU``,
@@ -15,11 +17,13 @@ PyTorch is optional (``pip install torch``) and imported only here.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from dataclasses import replace
 
 import numpy as np
 
+from numerics.icl_models import blas_threads
 from numerics.memorization import MemorizationSettings, memorize
 
 
@@ -90,21 +94,14 @@ def pytorch(torch, d: int, hidden: int, batch: int, steps: int) -> float:
     return steps / best_of(lambda: run(steps), 2)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=300)
-    parser.add_argument("--hidden", type=int, default=512)
-    parser.add_argument("--d", type=int, default=63)
-    parser.add_argument("--batch", type=int, default=128)
-    args = parser.parse_args()
+def compare(args: argparse.Namespace, torch, threads: int) -> None:
+    """Peak, our trainer and PyTorch, all at ``threads`` threads."""
     flops = step_flops(args.batch, args.d, args.hidden)
+    if torch is not None:
+        torch.set_num_threads(threads)
+    print(f"--- {threads} thread(s)")
     peak = numpy_peak()
     print(f"matmul peak, NumPy float32 GEMM: {peak:.1f} GFLOP/s")
-    try:
-        import torch
-    except ImportError:
-        torch = None
-        print("PyTorch not installed: skipping the comparison (pip install torch)")
     if torch is not None:
         tpeak = torch_peak(torch)
         print(f"matmul peak, PyTorch float32 GEMM ({torch.__version__}, {torch.get_num_threads()} threads): {tpeak:.1f} GFLOP/s")
@@ -118,6 +115,23 @@ def main() -> None:
         rate = pytorch(torch, args.d, args.hidden, args.batch, args.steps)
         print(f"  PyTorch:               {rate:8.0f} network-steps/s  {rate * flops / 1e9:6.1f} GFLOP/s  "
               f"{rate * flops / 1e9 / peak:5.0%} of peak")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--hidden", type=int, default=512)
+    parser.add_argument("--d", type=int, default=63)
+    parser.add_argument("--batch", type=int, default=128)
+    args = parser.parse_args()
+    try:
+        import torch
+    except ImportError:
+        torch = None
+        print("PyTorch not installed: skipping the comparison (pip install torch)")
+    for threads in sorted({1, os.cpu_count() or 1}):
+        with blas_threads(threads):
+            compare(args, torch, threads)
 
 
 if __name__ == "__main__":

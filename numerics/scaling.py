@@ -19,11 +19,14 @@ value per *run* (a training run with its own seed).
 * :func:`residual_diagnostics` — R², rms and max log-residual, per-x mean residuals, and the
   curvature of log y in log x (a quadratic term with its two-sided p-value): a power law has none.
 * :func:`holdout_error` — fit without the largest x values, predict them, report the log error.
-* :func:`fit_sigmoid` — accuracy vs log₁₀ K, as the authors locate K* (REFERENCE.md §5).
+* :func:`fit_sigmoid` — accuracy vs log₁₀ K, as the authors locate K* (REFERENCE.md §5);
+  :func:`fit_threshold` — K*(N) at several N and the slope of log K* vs log N, bootstrapped;
+  :func:`threshold_job` — one reduced-model run (issue 4's ``numerics.icl_models``) for a sweep.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -31,6 +34,7 @@ import numpy as np
 from scipy import optimize, stats
 from scipy.special import expit
 
+from numerics import icl_models
 from numerics._checks import finite_array, finite_scalar, positive_int
 
 Method = Literal["loglog", "nonlinear"]
@@ -358,21 +362,149 @@ class Sigmoid:
 def fit_sigmoid(u: object, acc: object, *, lo: float | None = 0.5, hi: float | None = 1.0) -> Sigmoid:
     """Least-squares sigmoid of accuracy vs u (the authors use u = log₁₀ K; K* = 10^center).
 
-    ``lo``/``hi`` fix the floor (chance, ½) and ceiling; ``None`` fits them too.
+    ``lo``/``hi`` fix the floor (chance, ½) and ceiling; ``None`` fits them too. The centre is
+    searched within one unit of the data's range and the width in [0.005, range], first on a grid
+    (a free floor/ceiling solved linearly at each grid point), then polished by bounded least
+    squares: a transition sharper than the K grid gives a narrow sigmoid between the two points
+    that bracket it, never a failed fit. ``center_se`` is the usual √(σ² (JᵀJ)⁻¹) at the optimum.
     """
     ua, aa = finite_array("u", u, ndim=1), finite_array("acc", acc, ndim=1)
     if ua.shape != aa.shape or np.unique(ua).size < 3:
         raise ValueError("u and acc must have the same length and u at least 3 distinct values")
-    free = [name for name, v in (("lo", lo), ("hi", hi)) if v is None]
-
-    def model(uu: np.ndarray, center: float, log_width: float, *rest: float) -> np.ndarray:
-        vals = dict(zip(free, rest))
-        low, high = vals.get("lo", lo), vals.get("hi", hi)
-        return low + (high - low) * expit((uu - center) / np.exp(log_width))
-
     span = float(np.ptp(ua))
-    p0 = [float(np.median(ua)), np.log(span / 4)] + [float(aa.min()) if f == "lo" else float(aa.max()) for f in free]
-    popt, pcov = optimize.curve_fit(model, ua, aa, p0=p0, maxfev=20000)
-    vals = dict(zip(free, popt[2:]))
-    se = float(np.sqrt(pcov[0, 0])) if np.all(np.isfinite(pcov)) else float("inf")
-    return Sigmoid(float(popt[0]), float(np.exp(popt[1])), vals.get("lo", lo), vals.get("hi", hi), se)
+    bounds = ([float(ua.min()) - 1, np.log(0.005)], [float(ua.max()) + 1, np.log(span)])
+    start = _sigmoid_grid(ua, aa, lo, hi, bounds)
+
+    def residuals(p: np.ndarray) -> np.ndarray:
+        s = expit((ua - p[0]) / np.exp(p[1]))
+        low, high = _floor_ceiling(s[:, None], aa, lo, hi)
+        return low[0] + (high[0] - low[0]) * s - aa
+
+    sol = optimize.least_squares(residuals, start, bounds=bounds, method="trf", max_nfev=100)
+    s = expit((ua - sol.x[0]) / np.exp(sol.x[1]))
+    low, high = _floor_ceiling(s[:, None], aa, lo, hi)
+    dof = ua.size - 2 - (lo is None) - (hi is None)
+    jtj = sol.jac.T @ sol.jac
+    sigma2 = float(np.sum(sol.fun**2)) / max(dof, 1)
+    se = float(np.sqrt(sigma2 * np.linalg.pinv(jtj)[0, 0])) if np.all(np.isfinite(jtj)) else float("inf")
+    return Sigmoid(float(sol.x[0]), float(np.exp(sol.x[1])), float(low[0]), float(high[0]), se)
+
+
+def _floor_ceiling(s: np.ndarray, acc: np.ndarray, lo: float | None, hi: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """Floor and ceiling for sigmoid values ``s (n, G)``: fixed, or least squares (linear in them), per column."""
+    g = s.shape[1]
+    if lo is not None and hi is not None:
+        return np.full(g, lo), np.full(g, hi)
+    if lo is not None:  # acc − lo = (hi − lo) s
+        amp = ((acc[:, None] - lo) * s).sum(0) / np.maximum((s * s).sum(0), 1e-300)
+        return np.full(g, lo), np.clip(lo + amp, 0, 1)
+    if hi is not None:  # acc − hi = (lo − hi)(1 − s)
+        r = 1 - s
+        amp = ((acc[:, None] - hi) * r).sum(0) / np.maximum((r * r).sum(0), 1e-300)
+        return np.clip(hi + amp, 0, 1), np.full(g, hi)
+    a, b = 1 - s, s  # acc = lo·(1 − s) + hi·s: 2×2 normal equations per column
+    aa, ab, bb = (a * a).sum(0), (a * b).sum(0), (b * b).sum(0)
+    ya, yb = (acc[:, None] * a).sum(0), (acc[:, None] * b).sum(0)
+    det = np.where(np.abs(aa * bb - ab**2) > 1e-12, aa * bb - ab**2, np.inf)
+    return np.clip((bb * ya - ab * yb) / det, 0, 1), np.clip((aa * yb - ab * ya) / det, 0, 1)
+
+
+def _sigmoid_grid(u: np.ndarray, acc: np.ndarray, lo: float | None, hi: float | None, bounds: tuple) -> np.ndarray:
+    """The (centre, log width) of least squared error on a 120 × 24 grid inside ``bounds``."""
+    centers = np.linspace(bounds[0][0], bounds[1][0], 120)
+    log_widths = np.linspace(bounds[0][1], bounds[1][1], 24)
+    c, w = (m.ravel() for m in np.meshgrid(centers, log_widths))
+    s = expit((u[:, None] - c[None, :]) / np.exp(w)[None, :])
+    low, high = _floor_ceiling(s, acc, lo, hi)
+    sse = ((low + (high - low) * s - acc[:, None]) ** 2).sum(0)
+    best = int(np.argmin(sse))
+    return np.array([c[best], w[best]])
+
+
+# ---------------------------------------------------------------------------------------------
+# The threshold K*(N) and its slope in log–log
+
+
+def threshold_job(config: Mapping[str, Any]) -> dict[str, Any]:
+    """A sweep job: one reduced-model run (``numerics.icl_models``, issue 4) → its final ICL/IWL accuracy.
+
+    ``config = {"reduced": {ReducedConfig fields}, "seed": int}``. Nguyen & Reddy §3.6 locate K*
+    from the final ICL accuracy (novel items, query in context) against log₁₀ K at fixed N.
+    """
+    run = icl_models.train_reduced(icl_models.ReducedConfig(**config["reduced"]), config["seed"])
+    t_icl = run.t_icl()
+    return {
+        "n": run.config.n,
+        "k": run.config.k,
+        "seed": run.seed,
+        "icl_acc": float(run.icl_acc[-1]),
+        "iwl_acc": float(run.iwl_acc[-1]),
+        "c1_final": float(run.c1[-1]),
+        "t_icl": None if np.isnan(t_icl) else t_icl,
+        "t_final": float(run.t[-1]),
+    }
+
+
+@dataclass(frozen=True)
+class ThresholdFit:
+    """K*(N) from a sigmoid per N, and the slope of log K* vs log N, with bootstrap intervals."""
+
+    n: list[int]
+    k_star: list[float]
+    k_star_low: list[float]
+    k_star_high: list[float]
+    width: list[float]
+    slope: float
+    low: float
+    high: float
+    level: float
+    n_boot: int
+    slopes: np.ndarray
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("slopes")
+        return d
+
+
+def _centers(n: np.ndarray, u: np.ndarray, acc: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    return np.array([fit_sigmoid(u[n == v], acc[n == v]).center for v in levels])
+
+
+def fit_threshold(
+    n: object, k: object, acc: object, *, rng: np.random.Generator, n_boot: int = 300, level: float = 0.95
+) -> ThresholdFit:
+    """K*(N) = 10^centre of the sigmoid of accuracy vs log₁₀ K at each N, and d log K*/d log N.
+
+    The interval resamples whole runs (K, accuracy) within each N (pairs bootstrap) and refits
+    every sigmoid; the slope of each replicate is the least-squares slope of ln K* on ln N.
+    """
+    na, ka, aa = (finite_array(name, v, ndim=1) for name, v in (("n", n), ("k", k), ("acc", acc)))
+    if not na.shape == ka.shape == aa.shape:
+        raise ValueError("n, k and acc must have the same length")
+    levels = np.unique(na)
+    if levels.size < 2:
+        raise ValueError("n must take at least 2 distinct values for a slope")
+    u = np.log10(ka)
+    centers = _centers(na, u, aa, levels)
+    reps = []
+    groups = [np.flatnonzero(na == v) for v in levels]
+    for _ in range(positive_int("n_boot", n_boot)):
+        idx = np.concatenate([g[rng.integers(0, g.size, g.size)] for g in groups])
+        if all(np.unique(u[idx][na[idx] == v]).size >= 3 for v in levels):
+            reps.append(_centers(na[idx], u[idx], aa[idx], levels))
+    if not reps:
+        raise ValueError("no bootstrap replicate kept 3 distinct K at every N: use more K values per N")
+    boot = np.array(reps)
+    ln_n, ln_k = np.log(levels), centers * np.log(10)
+    slope = float(np.polyfit(ln_n, ln_k, 1)[0])
+    slopes = np.polyfit(ln_n, (boot * np.log(10)).T, 1)[0]
+    q = [(1 - level) / 2, (1 + level) / 2]
+    k_low, k_high = 10 ** np.quantile(boot, q, axis=0)
+    s_low, s_high = np.quantile(slopes, q)
+    widths = [fit_sigmoid(u[na == v], aa[na == v]).width for v in levels]
+    return ThresholdFit(
+        levels.astype(int).tolist(), (10**centers).tolist(), np.minimum(k_low, 10**centers).tolist(),
+        np.maximum(k_high, 10**centers).tolist(), widths, slope, min(float(s_low), slope), max(float(s_high), slope),
+        level, len(reps), slopes,
+    )  # fmt: skip

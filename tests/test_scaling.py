@@ -162,6 +162,11 @@ TINY = theory_scaling.Preset(
     runs_per_k=2,
     runs_per_job=1,
     n_boot=200,
+    ns=(4, 8),
+    threshold_span=(2.0, 16.0),
+    threshold_points=5,
+    threshold_time=3.0,
+    threshold_boot=50,
 )
 
 
@@ -234,26 +239,73 @@ def test_unconverged_runs_are_left_out_and_counted():
 def test_cli_scaling_json_runs_resumes_and_draws(monkeypatch, tmp_path):
     monkeypatch.setitem(theory_scaling.PRESETS, "quick", TINY)
     out = tmp_path / "r.jsonl"
-    args = ["scaling", "--preset", "quick", "--json", "--out", str(out), "--workers", "2"]
-    first = CliRunner().invoke(main, args + ["--figures", str(tmp_path / "fig")])
+    args = ["scaling", "--preset", "quick", "--out", str(out), "--workers", "2"]
+    first = CliRunner().invoke(main, args + ["--json", "--figures", str(tmp_path / "fig")])
     assert first.exit_code == 0, first.output
     report = json.loads(first.output)
     assert report["runs"] == 6 and report["unconverged"] == 0
+    assert report["k_star_measurement"]["runs"] == 10 and len(report["claims"]) == 2
     assert report["nu"]["low"] <= report["nu"]["exponent"] <= report["nu"]["high"]
     assert all((tmp_path / "fig" / name).exists() for name in ("scaling-quick-ik.png", "scaling-quick-c1.png"))
     lines = out.read_text().splitlines()
-    assert len(lines) == 6
-    again = CliRunner().invoke(main, args)
+    assert len(lines) == 6 + 10  # memorization jobs and reduced-model runs, one record each
+    again = CliRunner().invoke(main, args)  # resumes: nothing recomputed, same numbers, as text
     assert again.exit_code == 0 and out.read_text().splitlines() == lines
-    assert json.loads(again.output)["nu"] == report["nu"]
+    assert f"= {report['nu']['exponent']:.3f} [" in again.output and "K* measurement" in again.output
 
 
-def test_cli_scaling_text_and_bad_options(monkeypatch, tmp_path):
-    monkeypatch.setitem(theory_scaling.PRESETS, "quick", TINY)
-    text = CliRunner().invoke(main, ["scaling", "--out", str(tmp_path / "r.jsonl"), "--workers", "1"])
-    assert text.exit_code == 0 and "ν (I_K(∞) ~ K^ν, log-log)" in text.output and "K* prediction" in text.output
+def test_cli_scaling_bad_options():
     bad = CliRunner().invoke(main, ["scaling", "--executor", "dask"])
     assert bad.exit_code == 2 and "--scheduler" in bad.output
+    bad = CliRunner().invoke(main, ["scaling", "--scheduler", "tcp://x:1"])
+    assert bad.exit_code == 2 and "only used with" in bad.output
+
+
+def _threshold_data(rng, slope: float = 1.5, runs: int = 2):
+    """Final accuracies from a known K*(N) = 2 N^slope: ½ + ½ σ((log₁₀K − log₁₀K*)/0.08) + noise."""
+    rows = []
+    for n in (16, 32, 64):
+        for k in np.geomspace(2 * n, 2 * 64 * n, 13):
+            for _ in range(runs):
+                centre = np.log10(2 * n**slope)
+                acc = 0.5 + 0.5 / (1 + np.exp(-(np.log10(k) - centre) / 0.08)) + 0.02 * rng.standard_normal()
+                rows.append((n, k, acc))
+    return np.array(rows).T
+
+
+def test_threshold_fit_recovers_a_known_slope_and_k_star():
+    rng = np.random.default_rng(21)
+    n, k, acc = _threshold_data(rng)
+    fit = scaling.fit_threshold(n, k, acc, rng=rng, n_boot=100)
+    assert fit.slope == pytest.approx(1.5, abs=0.05)
+    assert fit.low <= 1.5 <= fit.high and fit.high - fit.low < 0.2
+    np.testing.assert_allclose(fit.k_star, 2 * np.array([16, 32, 64]) ** 1.5, rtol=0.05)
+    assert all(lo <= k <= hi for lo, k, hi in zip(fit.k_star_low, fit.k_star, fit.k_star_high))
+
+
+def test_threshold_fit_needs_two_context_lengths():
+    with pytest.raises(ValueError, match="2 distinct"):
+        scaling.fit_threshold([16] * 4, [32, 64, 128, 256], [0.5, 0.5, 1, 1], rng=np.random.default_rng(0))
+
+
+def test_threshold_job_runs_the_reduced_model():
+    config = TINY.threshold_configs(seed=0)[0]
+    out = scaling.threshold_job(config)
+    assert out["n"] == 8 and out["k"] == config["reduced"]["k"] and out["seed"] == config["seed"]
+    assert 0 <= out["icl_acc"] <= 1 and 0 <= out["iwl_acc"] <= 1
+    assert out["t_final"] == pytest.approx(config["reduced"]["steps"] * config["reduced"]["lr"])
+
+
+def test_report_claims_give_verdicts_from_a_report():
+    report = {
+        "preset": "quick", "seed": 0, "unconverged": 0,
+        "nu": {"exponent": 0.7, "low": 0.68, "high": 0.72},
+        "k_star_measurement": {"slope": 1.9, "low": 1.8, "high": 2.0, "n": [16, 32], "k_star": [50, 140]},
+        "k_star_slope_minus_inverse_nu": {"difference": 0.47, "low": 0.35, "high": 0.6},
+    }  # fmt: skip
+    nu_claim, slope_claim = theory_scaling.report_claims(report)
+    assert check(nu_claim).verdict is Verdict.VERIFIED
+    assert check(slope_claim).verdict is Verdict.REFUTED
 
 
 @pytest.mark.slow

@@ -19,7 +19,8 @@ import click
 import numpy as np
 
 from numerics import scaling, sweep
-from theory.scaling import PRESETS, scaling_report, usable
+from theory.claims import check
+from theory.scaling import PRESETS, report_claims, scaling_report, usable
 
 
 @contextlib.contextmanager
@@ -69,8 +70,16 @@ def format_report(report: dict[str, Any]) -> str:
     for n, k, lo, hi in zip(kp["n"], kp["k_star"], kp["k_star_low"], kp["k_star_high"]):
         lines.append(f"  N = {n:>4}: K* ≈ {k:,.0f} [{lo:,.0f}, {hi:,.0f}]")
     lines.append(f"  ({kp['caveat']})")
-    measured = report["k_star_measurement"]
-    lines.append("K* measurement: " + ("not done" if measured is None else json.dumps(measured)))
+    m, diff = report["k_star_measurement"], report["k_star_slope_minus_inverse_nu"]
+    lines.append(
+        f"K* measurement ({m['runs']} reduced-model runs, sigmoid of final ICL accuracy vs log₁₀ K per N): "
+        f"slope = {m['slope']:.3f} [{m['low']:.3f}, {m['high']:.3f}];  slope − 1/ν = "
+        f"{diff['difference']:.3f} [{diff['low']:.3f}, {diff['high']:.3f}]"
+    )
+    for n, k, lo, hi in zip(m["n"], m["k_star"], m["k_star_low"], m["k_star_high"]):
+        lines.append(f"  N = {n:>4}: K* = {k:,.0f} [{lo:,.0f}, {hi:,.0f}]")
+    for c in report.get("claims", []):
+        lines.append(f"claim {c['name']}: {c['verdict']} — {c['evidence'][0]['detail']}")
     lines.append(f"time: {report['seconds']} s")
     return "\n".join(lines)
 
@@ -127,13 +136,18 @@ def scaling_command(
     preset: str, kind: str, scheduler: str | None, workers: int | None, seed: int, out: str | None,
     figures: str | None, as_json: bool,
 ) -> None:  # fmt: skip
-    """Measure the memorization exponent ν (I_K(∞) ~ K^ν) with its 95 % interval, and predict K*."""
+    """Measure the memorization exponent ν (I_K(∞) ~ K^ν) with its 95 % interval; predict and measure K*(N).
+
+    The report ends with the verdicts of the claims ν = 0.7 ± 0.1 and d log K*/d log N = 1/ν ± 0.2
+    at this preset.
+    """
     chosen = PRESETS[preset]
     results = Path(out) if out else Path(f"scaling-{preset}.jsonl")
     progress = not as_json and sys.stderr.isatty()
     with _executor(kind, scheduler, workers) as ex:
         report, runs = scaling_report(chosen, seed=seed, results=results, executor=ex, progress=progress)
     report["results_file"] = str(results)
+    report["claims"] = [check(c, seed=seed).to_dict() for c in report_claims(report)]
     if figures:
         report["figures"] = [str(p) for p in write_figures(report, runs, Path(figures))]
     click.echo(json.dumps(report, indent=2, ensure_ascii=False) if as_json else format_report(report))
