@@ -28,15 +28,17 @@ class Figure:
 
 
 def digest(data: Mapping[str, np.ndarray]) -> str:
-    """sha256 of the data quantised to max(1e-12, 1e-6 · max|values|) per array.
+    """sha256 of the data quantised, per array, to a power of ten 10⁻⁶ below its largest entry
+    (and never below 1e-12).
 
     Quantising makes the digest insensitive to last-bit rounding (which differs between BLAS
-    builds), while any real change of the data changes it.
+    builds), while a real change of the data — including a uniform rescaling — changes it.
     """
     h = hashlib.sha256()
     for key in sorted(data):
         values = np.asarray(data[key], dtype=np.float64).ravel()
-        quantum = max(1e-12, 1e-6 * float(np.max(np.abs(values), initial=0.0)))
+        largest = float(np.max(np.abs(values), initial=0.0))
+        quantum = max(1e-12, 10.0 ** (np.floor(np.log10(largest)) - 6) if largest > 0 else 0.0)
         steps = np.round(values / quantum).astype(np.int64)
         h.update(f"{key}:{quantum:.3e}:".encode() + steps.tobytes() + b";")
     return h.hexdigest()
