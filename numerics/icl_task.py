@@ -91,12 +91,12 @@ def _index_sequences(rng: np.random.Generator, labels: np.ndarray, n: int, batch
 
 def _fresh(rng: np.random.Generator, d: int, n: int, batch: int, equalised: bool) -> tuple[np.ndarray, np.ndarray]:
     """K → ∞: fresh items (B, N, D) and ±1 labels (B, N) — exactly N/2 of each when equalised."""
-    x = (rng.standard_normal((batch, n, d)) / np.sqrt(d)).astype(np.float32)
+    x = rng.standard_normal((batch, n, d), dtype=np.float32) * np.float32(1 / np.sqrt(d))
     if equalised:
         base = np.repeat(np.array([1.0, -1.0], dtype=np.float32), n // 2)
         labels = rng.permuted(np.broadcast_to(base, (batch, n)), axis=1)
     else:
-        labels = rng.choice(np.array([1.0, -1.0], dtype=np.float32), (batch, n))
+        labels = (2 * rng.integers(0, 2, (batch, n), dtype=np.int8) - 1).astype(np.float32)
     return x, labels
 
 

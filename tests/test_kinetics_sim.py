@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from numerics import icl_models as m
+from numerics.memorization import first_crossing
 from theory import kinetics as kc
 
 
@@ -24,15 +25,19 @@ def test_no_icl_when_the_mlp_memorises_first_in_simulation_and_in_the_ode():
     assert np.isnan(m.ode_for_run(run, beta_cap=level).t_icl[0])
 
 
-def test_driven_ode_tracks_w_and_beta_before_the_comparison_level():
+def test_driven_ode_tracks_w_and_beta_level_by_level():
+    # The times at which w and β reach successive levels below e^β = N/16 agree within the claim's 10 %.
+    # Not below w ≈ 0.5: there the SGD random walk of w (per-step std ≈ lr·√(c₁(1−c₁)/(N·B)) ≈ 0.003,
+    # ≈ 0.02 after the ~64 steps to w = 0.25) is ~10 % of the level, and the ODE is the mean flow only.
     run = m.train_reduced(kc.FOLLOW, 0)
     t = np.asarray(run.t)
-    level = float(np.log(kc.LEVEL * run.config.n))
     sol = m.ode_for_run(run, t_eval=t)
-    keep = np.isfinite(sol.beta[0]) & (sol.beta[0] < level)
-    assert keep.sum() > 20
-    np.testing.assert_allclose(np.asarray(run.beta)[keep], sol.beta[0, keep], atol=0.15)
-    np.testing.assert_allclose(np.asarray(run.w)[keep], sol.w[0, keep], atol=0.15)
+    for key, ode, levels in (("w", sol.w[0], (0.75, 1.0)), ("beta", sol.beta[0], (0.5, 1.0, np.log(4)))):
+        sim = np.asarray(getattr(run, key))
+        for level in levels:
+            t_sim = first_crossing(t, sim, level)
+            t_ode = first_crossing(t, np.nan_to_num(ode, nan=np.inf), level)
+            assert abs(t_sim / t_ode - 1) < 0.1, (key, level, t_sim, t_ode)
 
 
 def test_early_stop_records_the_crossing():
@@ -46,3 +51,11 @@ def test_transience_run_fades_and_control_persists():
     fade = kc.measure_fade(0)
     keep = kc.measure_fade(0, replace(kc.TRANSIENT, decay=0.0))
     assert fade.value > 0.4 and abs(keep.value) < 0.05
+
+
+@pytest.mark.slow
+def test_paper_sizes_follow_the_ode():
+    # D = 63, N = 100, MLP width 512, K = 10⁴ (the paper's sizes); one seed, ≈ 1 min.
+    cfg = replace(kc.FOLLOW, d=63, k=10_000, n=100, hidden=512, steps=700, record_every=5)
+    t_sim, t_ode = kc._crossing_times(m.train_reduced(cfg, 0))
+    assert abs(t_sim / t_ode - 1) < 0.1, (t_sim, t_ode)
