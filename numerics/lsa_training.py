@@ -20,7 +20,7 @@ optimiser's noise floor in short runs).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -176,7 +176,7 @@ def _layer_backward(G: np.ndarray, cache: dict, layer: Layer, n: int) -> tuple[n
     return dE, grads
 
 
-def _schedule_of(layers: list[Layer], config: TrainConfig) -> list[int]:
+def _schedule_of(config: TrainConfig) -> list[int]:
     """Index of the stored layer used at each depth (all 0 when weight-tied)."""
     return [0] * config.n_layers if config.recurrent else list(range(config.n_layers))
 
@@ -191,7 +191,7 @@ def loss_and_grads(
     """
     n, nx = config.n_context, config.nx
     E, caches = tokens, []
-    order = _schedule_of(layers, config)
+    order = _schedule_of(config)
     for i in order:
         E, cache = _layer_forward(E, layers[i], n)
         caches.append(cache)
@@ -302,7 +302,3 @@ def train(config: TrainConfig, seed: int, *, log_every: int = 0) -> TrainResult:
             print(f"step {step + 1:6d}  loss {np.mean(losses[step + 1 - log_every : step + 1]):.5f}", flush=True)
     return TrainResult(as_params(layers, config), losses, int(seed), config, time.perf_counter() - t0)
 
-
-def with_steps(config: TrainConfig, steps: int) -> TrainConfig:
-    """The same settings with another step budget."""
-    return replace(config, steps=positive_int("steps", steps))
