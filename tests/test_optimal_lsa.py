@@ -96,3 +96,20 @@ def test_training_claims_measure_what_they_state(builtin_results):
     assert raw["estimate"] == pytest.approx(float(sp.Rational(200, 33)) / 10, rel=0.05)  # η*/N
     for claim in (o.TRAINED_LOSS, o.TRAINED_MODEL_COS, o.TRAINED_GAMMA):
         assert builtin_results[claim.name].verdict.value == "VERIFIED", claim.name
+
+
+def test_paired_loss_is_exact_for_the_reference_itself():
+    """The control-variate estimate returns the reference's known loss, with zero width, for the reference model."""
+    tasks = o.CODE.sample(np.random.default_rng(0), 200, n_queries=2)
+    model = o.gd_model(1.5)
+    assert o.paired_loss(model, model, tasks, 0.3) == (0.3, 0.3, 0.3)
+
+
+def test_value_evaluates_closed_forms_at_settings():
+    assert o._value(o.stated_eta(), o.CODE) == pytest.approx(200 / 33)
+    assert o._value(o.MAHANKALI_STATED, o.NOISY) == pytest.approx(8 / (8 + 5 + 1 + 0.5625))
+
+
+def test_one_step_derivation_is_proved_step_by_step():
+    result = o.ONE_STEP_DERIVATION.check()
+    assert [m.status for m in result.marks] == ["proved", "proved"]

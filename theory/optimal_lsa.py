@@ -50,6 +50,7 @@ from numerics.alignment import (
 from numerics.lsa_training import TrainConfig, TrainResult, train
 from numerics.regression import CODE_X_RANGE, PAPER_X_RANGE, RegressionTasks
 from theory.claims import Claim, Estimate, Explicit, Measured
+from theory.derivation import Derivation, Step
 
 Moment = Callable[[int], sp.Expr]
 
@@ -184,6 +185,7 @@ def index_sum(
 # ---------------------------------------------------------------------------------------------
 # Derivations
 
+FAMILY = "optimal-lsa"
 N, D = sp.symbols("N d", positive=True, integer=True)
 S2, KAPPA, SIGMA2, ETA = sp.symbols("s^2 kappa sigma^2 eta", positive=True)
 
@@ -270,10 +272,40 @@ def _lambdas(d: int) -> list[sp.Symbol]:
     return list(sp.symbols(f"lambda_1:{d + 1}", positive=True))
 
 
+def _one_step_derivation() -> Derivation:
+    """The expected one-step loss from the index-sum expansion to its completed square."""
+    K = N + D + KAPPA - 2
+    return Derivation(
+        name="optimal-one-step-rate",
+        title="The optimal one-step rate and loss for iid inputs",
+        source="von Oswald et al. 2023 (tuned GD baseline); REFERENCE.md §1 [derived]",
+        start=one_step_loss(symmetric_moments(S2, KAPPA)),
+        steps=[
+            Step(
+                S2 / 2 * (ETA**2 * S2**2 * D * K / N - 2 * ETA * S2 * D + D),
+                "E over x_q gives s²‖ηg − w‖², g = (1/N)Σ y_i x_i; E gᵀw = s²d; E‖g‖² = s⁴d(N − 1)/N"
+                " (pairs i ≠ j) + s⁴d(d + κ − 1)/N (i = j, E‖x‖⁴ = s⁴ d(d + κ − 1))",
+                "",
+            ),
+            Step(
+                S2 * D / 2 * (S2**2 * K / N * (ETA - N / (S2 * K)) ** 2 + (D + KAPPA - 2) / K),
+                "complete the square: minimum at η* = N/(s²(N + d + κ − 2)), value ½ s² d (d + κ − 2)/(N + d + κ − 2)",
+                "",
+            ),
+        ],
+        family=FAMILY,
+        intro="Inputs have iid symmetric coordinates with variance s² and kurtosis κ, w ~ N(0, I_d), no label "
+        "noise, and ŷ = (η/N) Σ_i y_i x_iᵀ x_q. The first line is the expectation expanded by index sums over "
+        "symbolic N and d (set partitions with falling-factorial counts), computed by `one_step_loss`.",
+    )
+
+
+ONE_STEP_DERIVATION = _one_step_derivation()
+
+
 # ---------------------------------------------------------------------------------------------
 # Monte Carlo estimates (numerics only; the closed forms enter as predictions)
 
-FAMILY = "optimal-lsa"
 MC_GROUPS, MC_TASKS, MC_QUERIES = 20, 4096, 8
 """Monte Carlo design: 20 independent groups of 4096 tasks × 8 queries; 99 % Student-t interval over groups."""
 
@@ -475,7 +507,7 @@ def _gamma_residual(d: int, inverse_covariance: bool = False) -> sp.Matrix:
 GAMMA = Claim(
     name="zfb-preconditioner-gamma",
     family=FAMILY,
-    source="Zhang, Frei, Bartlett 2024, Thm. 4.1; Ahn et al. 2023, Thm. 1",
+    source="Zhang, Frei, Bartlett 2024, Thm. 4.1; Ahn et al. 2023 (one-layer global optimum)",
     statement=(
         r"x \sim \mathcal N(0, \Lambda):\ \arg\min_A \tfrac12 E(x_q^\top A \tfrac1N \textstyle\sum_i y_i x_i - y_q)^2"
         r" = \Gamma^{-1},\ \Gamma = (1 + \tfrac1N)\Lambda + \tfrac{\operatorname{tr}\Lambda}{N} I"
