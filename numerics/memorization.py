@@ -473,9 +473,15 @@ def sweep_job(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     """A sweep job (``numerics.sweep``): ``{"ks": [...], "seeds": [...], "settings": {...}}`` → run summaries.
 
     The networks of one job are trained as one stack; ``settings`` are :class:`MemorizationSettings` fields.
+    The job runs with one OpenBLAS thread wherever it runs (a local process, a Dask worker thread), so
+    identical configs give bitwise-identical results on every executor, and small products avoid
+    OpenBLAS's threaded path, which is many times slower on a shared machine (docs/performance.md).
     """
+    from numerics.icl_models import blas_threads  # imported here: numerics.icl_models imports this module
+
     unknown = set(config) - {"ks", "seeds", "settings"}
     if unknown:
         raise ValueError(f"config has unknown keys {sorted(unknown)}")
-    runs = memorize(config["ks"], config["seeds"], MemorizationSettings(**config.get("settings", {})))
+    with blas_threads(1):
+        runs = memorize(config["ks"], config["seeds"], MemorizationSettings(**config.get("settings", {})))
     return [r.summary() for r in runs]
