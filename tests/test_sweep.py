@@ -111,3 +111,40 @@ def test_dask_local_cluster_gives_identical_results_for_identical_seeds(tmp_path
         with sweep.dask_executor(cluster.scheduler_address) as executor:
             on_dask = sweep.run_sweep(sweep_job, CONFIGS, tmp_path / "b.jsonl", executor=executor)
     assert _results(on_dask) == _results(inline)
+
+
+def test_a_killed_sweep_process_resumes_without_redoing_finished_jobs(tmp_path):
+    # A real kill: the sweep runs in a child process group (one worker process) and is sent
+    # SIGKILL once two records are on disk; the rerun must submit only the unfinished jobs.
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    settings = dict(SETTINGS, d=16, hidden=32, batch=32, max_steps=20_000)
+    configs = [{"ks": [1024], "seeds": [s], "settings": settings} for s in range(6)]  # ≈ 0.3 s each
+    path = tmp_path / "results.jsonl"
+    code = (
+        "import json, sys\n"
+        f"sys.path[:0] = {sys.path!r}\n"
+        "from numerics import sweep\n"
+        "from numerics.memorization import sweep_job\n"
+        "with sweep.local_executor(1) as ex:\n"
+        f"    sweep.run_sweep(sweep_job, json.loads({json.dumps(json.dumps(configs))}), {str(path)!r}, executor=ex)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not (path.exists() and path.read_text().count("\n") >= 2) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+    before, _ = sweep.load_results(path)
+    assert 2 <= len(before) < len(configs), "the kill must land mid-sweep"
+    kept = path.read_text()
+    again = InlineExecutor()
+    records = sweep.run_sweep(sweep_job, configs, path, executor=again)
+    assert {sweep.config_hash(sweep_job, c) for c in again.submitted}.isdisjoint(before)
+    assert len(again.submitted) == len(configs) - len(before)
+    assert path.read_text().startswith(kept)  # finished records kept as they were
+    assert [r["config"] for r in records] == configs and all(r["result"][0]["converged"] for r in records)
