@@ -6,8 +6,9 @@ in the regime e^β ≪ N, the gradient flow of L ≈ L_IWL − (c₁/N)(w e^β �
     dw/dt = (c₁/N)(e^β − c₂ w) − λ_w w,        dβ/dt = (c₁/N) w e^β − λ_β β,
 
 with c₁(t), c₂(t) set by the MLP's residual error and λ_w, λ_β the weight-decay rates on the
-attention path (transience, §3.7; decay λ on a parameter θ adds −λθ). β blows up in finite time:
-ICL is acquired at that time t_ICL (the paper's I_K(t_ICL) = N τ*).
+attention path (transience, §3.7; decay λ on a parameter θ adds −λθ; the reduced model decays w
+and β directly, λ_w = λ_β = λ, while in the transformer β is a product of W_Q and W_K, so
+λ_β ≈ 2λ). β blows up in finite time: ICL is acquired at that time t_ICL (I_K(t_ICL) = N τ*).
 
 The blow-up is made regular by integrating in an arc variable s with dt/ds = 1/(1 + r e^β),
 r = max c₁ / N: every initial condition then runs at a bounded speed and a whole batch of

