@@ -94,7 +94,7 @@ def test_traps_are_refuted_by_both_checks(builtin_results):
 def test_training_claims_measure_what_they_state(builtin_results):
     raw = builtin_results[o.TRAINED_RAW_RATE.name].counterexample
     assert raw["estimate"] == pytest.approx(float(sp.Rational(200, 33)) / 10, rel=0.05)  # η*/N
-    for claim in (o.TRAINED_LOSS, o.TRAINED_MODEL_COS, o.TRAINED_GAMMA):
+    for claim in (o.TRAINED_LOSS, o.TRAINED_MODEL_COS, o.TRAINED_GAMMA, o.TRAINED_NOISY_RATE):
         assert builtin_results[claim.name].verdict.value == "VERIFIED", claim.name
 
 
