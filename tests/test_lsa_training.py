@@ -193,3 +193,12 @@ def test_cli_deep_two_tied_layers_match_gdpp():
     code, record = _run_cli("deep", "--layers", "2", "--steps", "3000")
     assert code == 0, record["checks"]
     assert record["loss"]["trained"][0] < record["loss"]["gd"][0]
+
+
+def test_cli_bad_option_is_a_usage_error():
+    from click.testing import CliRunner
+
+    from theory.cli import main
+
+    result = CliRunner().invoke(main, ["train", "single", "--x-range", "-0.5"])
+    assert result.exit_code == 2 and "x_range" in result.output

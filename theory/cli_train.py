@@ -41,6 +41,8 @@ from theory.optimal_lsa import paired_loss, paper_values
 
 
 def _training_options(steps: int, batch: int, lr: float):
+    """The options both commands share, with per-command defaults for steps, batch and learning rate."""
+
     def wrap(fn):
         for opt in reversed(
             [
@@ -75,6 +77,14 @@ def _emit(record: dict, lines: list[str], as_json: bool) -> None:
     click.echo(json.dumps(record, indent=2, ensure_ascii=False) if as_json else "\n".join(lines))
 
 
+def _config(**kwargs) -> TrainConfig:
+    """Settings from the options; a bad value is a usage error (exit 2) naming the option."""
+    try:
+        return TrainConfig(**kwargs)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
 def _train(config: TrainConfig, seed: int, as_json: bool) -> TrainResult:
     return train(config, seed, log_every=0 if as_json else max(config.steps // 10, 1))
 
@@ -83,7 +93,7 @@ def _train(config: TrainConfig, seed: int, as_json: bool) -> TrainResult:
 @_training_options(steps=3000, batch=1024, lr=3e-3)
 def single(steps, batch, lr, schedule, x_range, init_scale, seed, test_tasks, as_json) -> None:
     """One layer: trained LSA ≈ GD with η* (model cos ≥ 0.99, loss within 1 % of the closed form)."""
-    config = TrainConfig(steps=steps, batch=batch, lr=lr, schedule=schedule, x_range=x_range, init_scale=init_scale)
+    config = _config(steps=steps, batch=batch, lr=lr, schedule=schedule, x_range=x_range, init_scale=init_scale)
     eta_star, loss_star = (float(v) for v in paper_values(sp.nsimplify(x_range)))
     t0 = time.perf_counter()
     result = _train(config, seed, as_json)
@@ -137,7 +147,7 @@ def single(steps, batch, lr, schedule, x_range, init_scale, seed, test_tasks, as
 @_training_options(steps=5000, batch=1024, lr=3e-3)
 def deep(layers, recurrent, steps, batch, lr, schedule, x_range, init_scale, seed, test_tasks, as_json) -> None:
     """K layers vs K steps of GD and K weight-tied GD++ layers (von Oswald et al. §4, Fig. 3)."""
-    config = TrainConfig(
+    config = _config(
         n_layers=layers, recurrent=recurrent, steps=steps, batch=batch, lr=lr, schedule=schedule,
         x_range=x_range, init_scale=init_scale,
     )
