@@ -25,7 +25,8 @@ small: at K = 128, H = 128, lr 0.1, c₁ ∝ t^−1.3 from 10 to 70 t_IWL and I_
     c₁(T) ≤ ``c1_tol``   and   I_K(T) − I_K(T/2) ≤ ``rtol`` · I_K(T),
 
 i.e. the MLP has memorised (residual error ≤ c1_tol) and the last doubling of time added at
-most a fraction rtol. A run that reaches ``max_steps`` first is reported ``converged=False``.
+most a fraction rtol. A run that reaches ``max_steps`` first is reported ``converged=False``;
+one whose logits overflow (rate too large) is stopped and reported ``diverged=True``.
 The second definition of memorization time, t_IWL, is the first time the in-weights accuracy
 (sign φ(x_k) = ℓ_k over the evaluation items) reaches ``iwl_threshold``, interpolated linearly
 between logged times.
@@ -320,6 +321,7 @@ class MemorizationRun:
     iwl_acc: list[float] = field(default_factory=list)
     loss: list[float] = field(default_factory=list)
     converged: bool = False
+    diverged: bool = False
 
     @property
     def times(self) -> np.ndarray:
@@ -354,20 +356,23 @@ class MemorizationRun:
             "k": self.k,
             "seed": self.seed,
             "settings": asdict(self.settings),
-            "i_inf": self.i_inf,
+            "i_inf": _finite_or_none(self.i_inf),
             "t_iwl": self.t_iwl,
             "converged": self.converged,
-            "quadrature_error": self.quadrature_error,
+            "diverged": self.diverged,
+            "quadrature_error": _finite_or_none(self.quadrature_error),
             "final_step": self.steps[-1],
             "epochs": self.steps[-1] * self.settings.batch / PAPER_EPOCH,
             "curves": {
                 "t": self.times.tolist(),
-                "c1": list(self.c1),
-                "c2": list(self.c2),
-                "c3": list(self.c3),
-                "iwl_acc": list(self.iwl_acc),
+                **{key: [_finite_or_none(v) for v in getattr(self, key)] for key in ("c1", "c2", "c3", "iwl_acc")},
             },
         }
+
+
+def _finite_or_none(value: float) -> float | None:
+    """JSON has no NaN: a non-finite value (a diverged run) is recorded as null."""
+    return float(value) if np.isfinite(value) else None
 
 
 def _next_log(step: int, s: MemorizationSettings) -> int:
@@ -448,6 +453,12 @@ def memorize(
         raise ValueError(f"ks and seeds must be non-empty and of equal length, got {len(ks)} and {len(seeds)}")
     runs = [MemorizationRun(k, seed, s) for k, seed in zip(ks, seeds)]
     stack = _Stack(ks, seeds, s)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is detected at the next log and reported
+        return _train(stack, runs, s)
+
+
+def _train(stack: _Stack, runs: list[MemorizationRun], s: MemorizationSettings) -> list[MemorizationRun]:
+    """The training loop of :func:`memorize`: log on the schedule, drop finished networks, step."""
     trainer = StackedSGD(stack.params, s.batch, s.lr)
     flat_items, flat_labels = stack.items.reshape(-1, s.d), stack.labels.reshape(-1)
     step, next_log = 0, 0
@@ -457,6 +468,9 @@ def memorize(
             done = np.array([converged(runs[i].times, np.asarray(runs[i].c1), s.c1_tol, s.rtol) for i in stack.ids])
             for i in stack.ids[done]:
                 runs[i].converged = True
+            for i in stack.ids:  # overflow (lr too large): stop that network and say so
+                runs[i].diverged = not np.isfinite(runs[i].c1[-1])
+            done |= np.array([runs[i].diverged for i in stack.ids])
             if done.all() or step >= s.max_steps:
                 return runs
             if done.any():

@@ -155,3 +155,14 @@ def test_bad_settings_name_the_argument(kwargs, name):
 def test_sample_items_rejects_odd_k():
     with pytest.raises(ValueError, match="balanced"):
         mem.sample_items(np.random.default_rng(0), 7, 3)
+
+
+def test_a_diverging_run_is_stopped_and_recorded_as_json():
+    import json
+
+    settings = mem.MemorizationSettings(d=8, hidden=16, lr=1e6, batch=16, max_steps=100_000, min_log_gap=5)
+    (run,) = mem.memorize([32], [0], settings)
+    assert run.diverged and not run.converged and run.steps[-1] < 1000
+    summary = run.summary()
+    json.dumps(summary, allow_nan=False)  # NaN recorded as null, so the sweep file stays valid JSON
+    assert summary["i_inf"] is None and summary["diverged"]
