@@ -30,8 +30,9 @@ import functools
 import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.special import erfcx, expit
+from scipy.stats import binom
 
-from numerics._checks import finite_array, finite_scalar
+from numerics._checks import finite_array, finite_scalar, positive_int
 
 Schedule = Callable[[np.ndarray], np.ndarray]
 """A coefficient as a function of time, vectorised: c(t) for an array of times."""
@@ -301,6 +302,22 @@ def _trajectories(sol, t_eval: object | None, m: int, beta_cap: float, log_r: fl
         state = sol.sol(s_i)
         w_out[i, inside], b_out[i, inside] = state[m + i], state[2 * m + i]
     return grid, w_out, b_out
+
+
+def exact_attention_loss(u: float, w: float, beta: float, n: int) -> float:
+    """Exact mean change of the BCE log(1 + e^{−u−δ}) caused by the attention term, for margin u = ℓφ.
+
+    In the paper's idealisation (D → ∞: x_t·x_j = δ_tj, the query once in its context, §3.4) the
+    attention term is δ = w (e^β + S)/(e^β + N − 1), S = ℓ_t Σ_{j≠t} ℓ_j a sum of N − 1 independent
+    ±1 labels; the mean over S ~ 2·Binomial(N − 1, ½) − (N − 1) is computed exactly, without the
+    Taylor expansion or the 1/N expansion behind the simplified loss.
+    """
+    n = positive_int("n", n)
+    u, w, beta = (finite_scalar(name, v) for name, v in (("u", u), ("w", w), ("beta", beta)))
+    k = np.arange(n)
+    s = 2 * k - (n - 1)
+    delta = w * (np.exp(beta) + s) / (np.exp(beta) + n - 1)
+    return float(np.sum(binom.pmf(k, n - 1, 0.5) * np.logaddexp(0.0, -u - delta)) - np.logaddexp(0.0, -u))
 
 
 # ---------------------------------------------------------------------------------------------

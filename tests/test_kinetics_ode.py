@@ -228,3 +228,24 @@ def test_blowup_times_validate_like_integrate():
         kin.blowup_times(0.0, 0.0, n=10, c1=-0.5, t_max=10.0)
     with pytest.raises(ValueError, match="n"):
         kin.blowup_times(0.0, 0.0, n=0.0, t_max=10.0)
+
+
+# --- the exact attention loss behind the simplified loss -----------------------------------------
+
+
+def test_exact_attention_loss_equals_brute_force_enumeration():
+    # All 2^(N−1) label patterns of the other context items, each with probability 2^−(N−1).
+    import itertools
+
+    u, w, beta, n = 0.4, 1.3, 0.7, 6
+    total = 0.0
+    for labels in itertools.product((-1.0, 1.0), repeat=n - 1):
+        delta = w * (math.exp(beta) + sum(labels)) / (math.exp(beta) + n - 1)
+        total += math.log1p(math.exp(-u - delta)) / 2 ** (n - 1)
+    assert kin.exact_attention_loss(u, w, beta, n) == pytest.approx(total - math.log1p(math.exp(-u)), rel=1e-12)
+
+
+def test_exact_attention_loss_vanishes_without_attention_and_rejects_bad_n():
+    assert kin.exact_attention_loss(0.2, 0.0, 1.0, 10) == pytest.approx(0.0, abs=1e-15)
+    with pytest.raises(ValueError, match="n"):
+        kin.exact_attention_loss(0.2, 1.0, 1.0, 0)
