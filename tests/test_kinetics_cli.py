@@ -31,5 +31,6 @@ def test_kinetics_json_series_start_at_the_initial_condition():
 
 
 def test_kinetics_bad_k_is_a_usage_error():
-    result = CliRunner().invoke(main, ["kinetics", "--k", "7"])
-    assert result.exit_code == 2 and "k must be an even integer" in result.output
+    for k in ("7", "many"):
+        result = CliRunner().invoke(main, ["kinetics", "--k", k])
+        assert result.exit_code == 2 and "k must be an even integer" in result.output

@@ -19,7 +19,12 @@ from numerics.memorization import first_crossing
 
 def _k(value: str) -> int | None:
     """K as an even integer, or 'inf' for K → ∞."""
-    return None if value.lower() in ("inf", "infinity") else int(value)
+    if value.lower() in ("inf", "infinity"):
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise click.UsageError(f"k must be an even integer or 'inf', got {value!r}") from None
 
 
 def _series(run: icl_models.ReducedRun) -> dict[str, list[float]]:
