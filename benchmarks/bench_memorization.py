@@ -1,7 +1,7 @@
 """Throughput of the memorization trainer (issue 5) against PyTorch on the CPU and the matmul peak.
 
 Run: ``python benchmarks/bench_memorization.py [--steps 300] [--hidden 512]``. Prints, in one process,
-for 1 BLAS thread and for all cores (NumPy's OpenBLAS via ``numerics.icl_models.blas_threads``,
+for 1 BLAS thread and for all cores (NumPy's OpenBLAS via ``numerics._threads.blas_threads``,
 PyTorch via ``torch.set_num_threads``):
 1. the machine's measured float32 matmul peak at that thread count (NumPy and, if installed,
    PyTorch; square sizes 1024–4096, best of several repeats) — the reference "peak";
@@ -23,7 +23,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from numerics.icl_models import blas_threads
+from numerics._threads import blas_threads
 from numerics.memorization import MemorizationSettings, memorize
 
 

@@ -16,11 +16,6 @@ writes φ₊ and assumes the ± symmetry), and ICL / IWL accuracy on fixed evalu
 
 from __future__ import annotations
 
-import ctypes
-import glob
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,45 +24,8 @@ from scipy.special import expit
 from numerics import icl_task
 from numerics import kinetics as kin
 from numerics._checks import finite_scalar, positive_int
+from numerics._threads import blas_threads
 from numerics.memorization import constants, even_k
-
-# ---------------------------------------------------------------------------------------------
-# BLAS threads
-
-
-def _openblas_thread_controls() -> tuple | None:
-    """(get, set) for the OpenBLAS bundled with NumPy's wheels, or None if it cannot be found."""
-    names = ("scipy_openblas_{}_num_threads64_", "scipy_openblas_{}_num_threads", "openblas_{}_num_threads")
-    for path in glob.glob(os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs", "*openblas*")):
-        lib = ctypes.CDLL(path)
-        for name in names:
-            if hasattr(lib, name.format("set")) and hasattr(lib, name.format("get")):
-                get, put = getattr(lib, name.format("get")), getattr(lib, name.format("set"))
-                get.restype, put.argtypes = ctypes.c_int, [ctypes.c_int]
-                return get, put
-    return None
-
-
-@contextmanager
-def blas_threads(n: int) -> Iterator[None]:
-    """Run the block with ``n`` OpenBLAS threads, restoring the previous count afterwards.
-
-    The training loops multiply small matrices, for which OpenBLAS's threaded path is ~10× slower
-    than one thread on a shared 2-core machine. A no-op when NumPy's OpenBLAS is not found
-    (``threadpoolctl`` would do this portably; it is not a dependency).
-    """
-    controls = _openblas_thread_controls()
-    if controls is None:
-        yield
-        return
-    get, put = controls
-    before = get()
-    put(positive_int("n", n))
-    try:
-        yield
-    finally:
-        put(before)
-
 
 # ---------------------------------------------------------------------------------------------
 # The MLP φ

@@ -22,7 +22,8 @@ from scipy.special import expit
 
 from numerics import icl_task
 from numerics._checks import finite_scalar, positive_int
-from numerics.icl_models import MLP, blas_threads, init_mlp, mlp_backward, mlp_forward
+from numerics._threads import blas_threads
+from numerics.icl_models import MLP, init_mlp, mlp_backward, mlp_forward
 from numerics.memorization import even_k
 
 LN_EPS = 1e-5

@@ -49,6 +49,7 @@ from scipy.integrate import cumulative_trapezoid, trapezoid
 from scipy.special import expit
 
 from numerics._checks import finite_scalar, positive_int
+from numerics._threads import blas_threads
 
 PAPER_EPOCH = 60_000
 """Samples per epoch in the authors' code (REFERENCE.md §5)."""
@@ -493,8 +494,6 @@ def sweep_job(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     identical configs give bitwise-identical results on every executor, and small products avoid
     OpenBLAS's threaded path, which is many times slower on a shared machine (docs/performance.md).
     """
-    from numerics.icl_models import blas_threads  # imported here: numerics.icl_models imports this module
-
     unknown = set(config) - {"ks", "seeds", "settings"}
     if unknown:
         raise ValueError(f"config has unknown keys {sorted(unknown)}")
