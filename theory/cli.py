@@ -15,6 +15,10 @@ from tqdm import tqdm
 
 from theory import docs, registry, report
 from theory.claims import Claim, check
+from theory.cli_kinetics import kinetics_command
+from theory.cli_raw import raw_command
+from theory.cli_scaling import scaling_command
+from theory.cli_train import train_group
 
 
 class InputError(click.ClickException):
@@ -103,9 +107,8 @@ def docs_command(out: str, check_only: bool, seed: int, max_examples: int) -> No
     click.echo(f"wrote {len(files)} files to {out_dir}")
 
 
-# Further commands register here, one module each (e.g. theory/cli_kinetics.py):
-# main.add_command(<command>)
-main.add_command(__import__("theory.cli_scaling", fromlist=["scaling_command"]).scaling_command)
-main.add_command(__import__("theory.cli_kinetics", fromlist=["kinetics_command"]).kinetics_command)
-main.add_command(__import__("theory.cli_train", fromlist=["train_group"]).train_group)
-main.add_command(__import__("theory.cli_raw", fromlist=["raw_command"]).raw_command)
+# Commands of the result families, one module each.
+main.add_command(kinetics_command)
+main.add_command(raw_command)
+main.add_command(scaling_command)
+main.add_command(train_group)

@@ -32,6 +32,7 @@ from numerics import icl_models
 from numerics import kinetics as kin
 from numerics.memorization import first_crossing
 from theory.claims import Claim, Estimate, Explicit, Measured, Numeric
+from theory.derivation import Derivation, Step
 
 FAMILY = "kinetics"
 PAPER = "Nguyen & Reddy 2025"
@@ -709,7 +710,7 @@ def measure_t_icl_exponential_in_beta0(
     seed: int, betas: tuple[float, ...] = (-0.5, 0.0, 0.5, 1.0), runs: int = 3, n: int = 32
 ) -> Estimate:
     """Regression slope of the simulated t_ICL on the ODE's t_ICL(β₀) (measured c₁, c₂), with a t-interval."""
-    preds, ts, notes = [], [], []
+    preds, ts = [], []
     for b0 in betas:
         guess = _ode_t_icl(b0, n, 0.5, 0.5)
         for s in _seeds(seed, runs):
@@ -834,4 +835,42 @@ EQUALISED_SLOWER_SIM = Claim(
     measured=Measured(measure_equalised_slowdown),
     note="Equalised ODE: drive (c₁/N)(e^β − 1) (kinetics-equalised-context-drive). Defaults: K → ∞, D = 32, "
     "N = 64, β₀ = ½, lr 0.5, batch 128, 4 seeds, t to 150; the ODE ratio is ≈ 1.42.",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Derivations (rendered by `icl-verify docs`; every step checked by SymPy)
+
+CONSERVATION_DERIVATION = Derivation(
+    name="kinetics-conservation",
+    title="The drift of β − w²/2 along the gradient flow",
+    source=f"{PAPER}, §3.4",
+    start=W * sp.exp(BETA) - W * (sp.exp(BETA) - C2 * W),
+    steps=[Step(C2 * W**2, "the e^β terms cancel")],
+    family=FAMILY,
+    intro="In the clock dτ = c₁ dt / N the flow is dw/dτ = e^β − c₂ w and dβ/dτ = w e^β, so "
+    "d(β − w²/2)/dτ = dβ/dτ − w dw/dτ is the expression below. It is c₂ w², which vanishes when "
+    "c₂ = 0 (and is negligible while c₂ w ≪ e^β): β − w²/2 is then conserved.",
+)
+
+_w = sp.Symbol("w", real=True)
+
+TAU_STAR_DERIVATION = Derivation(
+    name="kinetics-tau-star",
+    title="The blow-up time τ* along the conserved curve",
+    source=f"{PAPER}, §3.4",
+    start=sp.Integral(sp.exp(-(BETA0 + (_w**2 - W0**2) / 2)), (_w, W0, sp.oo)),
+    steps=[
+        Step(
+            sp.exp(-BETA0 + W0**2 / 2) * sp.Integral(sp.exp(-(_w**2) / 2), (_w, W0, sp.oo)),
+            "take the constant factor e^{−β₀ + w₀²/2} out of the integral",
+        ),
+        Step(
+            sp.exp(-BETA0 + W0**2 / 2) * sp.sqrt(sp.pi / 2) * sp.erfc(W0 / sp.sqrt(2)),
+            "Gaussian tail: ∫_{w₀}^∞ e^{−w²/2} dw = √(π/2) erfc(w₀/√2)",
+        ),
+    ],
+    family=FAMILY,
+    intro="On the conserved curve β = β₀ + (w² − w₀²)/2 the flow dw/dτ = e^β gives dτ = e^{−β} dw, "
+    "and β → ∞ exactly when w → ∞, so τ* = ∫_{w₀}^∞ e^{−β(w)} dw.",
 )
