@@ -41,7 +41,7 @@ class Family:
 
 def family_of(module: ModuleType) -> Family:
     doc = (module.__doc__ or module.__name__).strip()
-    title = doc.splitlines()[0].removeprefix("Claims:").strip().rstrip(".")
+    title = " ".join(doc.split("\n\n")[0].split()).removeprefix("Claims:").strip().rstrip(".")
     title = title[:1].upper() + title[1:]
     name = getattr(module, "FAMILY", module.__name__.rsplit(".", 1)[-1])
     figures = list(getattr(module, "FIGURES", ()))
@@ -53,8 +53,9 @@ def families() -> list[Family]:
 
 
 def _intro(module: ModuleType) -> str:
-    lines = (module.__doc__ or "").strip().splitlines()[1:]
-    return "\n".join(lines).strip()
+    """The module docstring after its first paragraph (the title)."""
+    paragraphs = (module.__doc__ or "").strip().split("\n\n")
+    return "\n\n".join(paragraphs[1:]).strip()
 
 
 def family_document(

@@ -33,6 +33,7 @@ from numerics import kinetics as kin
 from numerics.memorization import first_crossing
 from theory.claims import Claim, Estimate, Explicit, Measured, Numeric
 from theory.derivation import Derivation, Step
+from theory.figures import Figure
 
 FAMILY = "kinetics"
 PAPER = "Nguyen & Reddy 2025"
@@ -873,4 +874,40 @@ TAU_STAR_DERIVATION = Derivation(
     family=FAMILY,
     intro="On the conserved curve β = β₀ + (w² − w₀²)/2 the flow dw/dτ = e^β gives dτ = e^{−β} dw, "
     "and β → ∞ exactly when w → ∞, so τ* = ∫_{w₀}^∞ e^{−β(w)} dw.",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Figure: the integrator's blow-up time against the closed form τ*
+
+
+def _tau_star_data() -> dict:
+    """Blow-up clock time τ* of the ODE with c₂ = 0 (integrated) and the closed form, over β₀ and w₀."""
+    beta0 = np.linspace(-2.0, 4.0, 13)
+    data: dict[str, np.ndarray] = {"beta0": beta0}
+    for w0 in (0.0, 1.0):
+        ws = np.full_like(beta0, w0)
+        data[f"closed_w{w0:g}"] = kin.tau_star(ws, beta0)
+        # n = 1 and c₁ = 1 make the clock τ equal to t
+        data[f"ode_w{w0:g}"] = kin.blowup_times(ws, beta0, n=1.0, c1=1.0, c2=0.0, t_max=1e4)
+    return data
+
+
+def _draw_tau_star(ax, data) -> None:
+    for w0, marker in (("0", "o"), ("1", "s")):
+        ax.semilogy(data["beta0"], data[f"closed_w{w0}"], "-", color="0.4")
+        ax.semilogy(data["beta0"], data[f"ode_w{w0}"], marker, label=f"integrated, w₀ = {w0}")
+    ax.plot([], [], "-", color="0.4", label="closed form e^{−β₀+w₀²/2} √(π/2) erfc(w₀/√2)")
+    ax.set_xlabel("β₀")
+    ax.set_ylabel("blow-up time τ*")
+    ax.legend()
+
+
+FIGURES = (
+    Figure(
+        name="tau-star",
+        caption="The (w, β) ODE with c₂ = 0 integrated until β blows up, against the derived closed form τ*.",
+        data=_tau_star_data,
+        draw=_draw_tau_star,
+    ),
 )

@@ -28,6 +28,7 @@ import numpy as np
 from numerics import kinetics, scaling, sweep
 from numerics.memorization import MemorizationSettings, sweep_job
 from theory.claims import Claim, Estimate, Measured
+from theory.figures import Figure
 
 FAMILY = "scaling"
 PAPER = "Nguyen & Reddy 2025"
@@ -383,3 +384,37 @@ def report_claims(report: dict[str, Any]) -> list[Claim]:
         return Estimate(diff["difference"], diff["low"], diff["high"], 0.0, SLOPE_TOLERANCE, detail)
 
     return [exponent_claim(measure_nu, preset.name), slope_claim(measure_slope, preset.name)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Figure: I_K(∞) against K with the fitted power law (the built-in claim's runs)
+
+
+def _memorization_data(seed: int = 0) -> dict:
+    """The converged runs of the ``claim`` preset (cached: the same runs the claims use) and the fit."""
+    runs = _claim_runs(seed)
+    k, i_inf, _ = usable(runs, "i_inf")
+    fit, _ = fit_exponent(runs, seed=seed)
+    return {"K": k, "I_inf": i_inf, "fit": np.array([fit.prefactor, fit.exponent, fit.low, fit.high])}
+
+
+def _draw_memorization(ax, data) -> None:
+    a, nu, low, high = data["fit"]
+    ks = np.geomspace(data["K"].min(), data["K"].max(), 50)
+    ax.loglog(data["K"], data["I_inf"], "o", alpha=0.7, label="runs (I_K(∞) = ∫c₁ dt)")
+    ax.loglog(ks, a * ks**nu, "-", color="0.3", label=f"fit: ν = {nu:.3f} [{low:.3f}, {high:.3f}]")
+    ax.minorticks_off()
+    ax.set_xlabel("number of item–label pairs K")
+    ax.set_ylabel("memorization time I_K(∞)")
+    ax.legend()
+
+
+FIGURES = (
+    Figure(
+        name="memorization-time",
+        caption="Memorization time of the MLP against the number of pairs K (the built-in claim's preset, "
+        "seed 0), with the log–log least-squares power law and its run-resampling bootstrap 95 % interval.",
+        data=_memorization_data,
+        draw=_draw_memorization,
+    ),
+)
