@@ -319,7 +319,6 @@ def _run_numeric(num: Numeric, seed: int, max_examples: int) -> Evidence:
         max_examples=max_examples,
         database=None,
         deadline=None,
-        derandomize=False,
         suppress_health_check=list(HealthCheck),
         verbosity=Verbosity.quiet,
         phases=[Phase.generate, Phase.shrink],

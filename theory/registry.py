@@ -17,7 +17,16 @@ from types import ModuleType
 from theory.claims import Claim
 from theory.derivation import Derivation
 
-BUILTIN_FAMILIES: tuple[str, ...] = ("theory.lsa_gd", "theory.dual", "theory.kinetics", "theory.optimal_lsa", "theory.raw", "theory.raw_programs", "theory.learners", "theory.scaling")
+BUILTIN_FAMILIES: tuple[str, ...] = (
+    "theory.lsa_gd",
+    "theory.dual",
+    "theory.kinetics",
+    "theory.optimal_lsa",
+    "theory.raw",
+    "theory.raw_programs",
+    "theory.learners",
+    "theory.scaling",
+)
 
 
 def claims_in(module: ModuleType) -> list[Claim]:
