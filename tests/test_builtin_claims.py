@@ -64,3 +64,11 @@ def test_counterexample_reproduces_independently():
 def test_all_builtin_claim_names_are_unique():
     names = [c.name for c in registry.builtin_claims()]
     assert len(names) == len(set(names))
+
+
+def test_corrections_name_true_builtin_claims():
+    claims = {c.name: c for c in registry.builtin_claims()}
+    for claim in claims.values():
+        if claim.correction:
+            assert not claim.holds, f"{claim.name} holds but names a correction"
+            assert claims[claim.correction].holds, f"{claim.name} is corrected by a false claim"

@@ -468,6 +468,7 @@ RATE_WITHOUT_1_OVER_N = Claim(
         )
     ),
     holds=False,
+    correction="optimal-rate-iid-inputs",
     note="Without the 1/N the optimal coefficient is η*/N: the paper's P = (η/N) I matters.",
 )
 
@@ -482,6 +483,7 @@ X_RANGE_TEXT = Claim(
         )
     ),
     holds=False,
+    correction="one-step-loss-code-range",
     note="The derived loss at U(−1, 1) is 245/297 ≈ 0.825: four times the code's; only U(−½, ½) gives ≈ 0.2.",
 )
 
@@ -540,6 +542,7 @@ GAMMA_AS_INVERSE_COVARIANCE = Claim(
         )
     ),
     holds=False,
+    correction="zfb-preconditioner-gamma",
     note="Γ → Λ only as N → ∞; at finite N the tr Λ / N term and the 1/N correction remain.",
 )
 
@@ -755,6 +758,7 @@ TRAINED_INVERSE_COVARIANCE = Claim(
     statement=r"\|A_\theta - \Lambda^{-1}\|_F / \|\Lambda^{-1}\|_F \le 0.05",
     measured=Measured(lambda seed: _aniso_precond(seed, np.diag(1 / np.array(ANISO_LAMBDA)))),
     holds=False,
+    correction="trained-lsa-preconditioner-gamma",
 )
 
 

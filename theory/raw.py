@@ -206,6 +206,7 @@ STRICT_MASK_AFF = Claim(
     explicit=Explicit(strict_aff_residuals, grid(T=range(1, 3), D=range(1, 3))),
     numeric=Numeric(aff_cases(), lambda c: _aff_pair(c, mask="strict"), rtol=1e-15, atol=1e-12),
     holds=False,
+    correction="aff-is-raw",
     note="aff and dot read the current timestep; under j < i their K(t) = {t} is empty and nothing is written.",
 )
 
@@ -228,6 +229,7 @@ MOV_ORDER = Claim(
     statement=r"\mathrm{mov}(H; t, s, \dots) \text{ (appendix order) read by the definition} = \mathrm{mov}(H; s, t, \dots)",
     numeric=Numeric(mov_cases(), _mov_as_printed, rtol=0, atol=0),
     holds=False,
+    correction="mov-is-raw",
     note="With s < t the swapped call reads from a future timestep and is rejected (non-finite residual).",
 )
 
@@ -507,6 +509,7 @@ MUL_RATE_LINEAR = Claim(
     statement=r"\|\text{compiled } \odot\text{-layer} - \mathrm{RAW}\|_\infty \propto N^{-1}\ (\text{log–log slope } -1 \pm 0.2)",
     numeric=Numeric(rate_states(), _linear_rate, rtol=0, atol=0.2),
     holds=False,
+    correction="compiled-mul-error-rate",
     note="O(1/N) is a valid but loose bound; the measured log–log slope is −2 (see compiled-mul-error-rate).",
 )
 
@@ -567,6 +570,7 @@ DIV_SIGNED = Claim(
     statement=r"\text{the compiled div layer outputs } y / c \text{ (signed denominator)}",
     numeric=Numeric(div_states(), _signed_division, rtol=1e-8, atol=1e-10),
     holds=False,
+    correction="layernorm-division-limit",
     note="LayerNorm sees only c², so the layer divides by |c|: the sign of a negative denominator is lost.",
 )
 

@@ -160,6 +160,7 @@ THEOREM1_OP_LIST = Claim(
     explicit=_t1_explicit("op-list"),
     numeric=Numeric(theorem1_cases(), lambda c: _theorem1_compiled(c, "op-list"), rtol=COMPILED_RTOL, atol=1e-12),
     holds=False,
+    correction="theorem1-formula-is-gd-step",
     note="Differs by 4αλ wᵀx₂ from the theorem whenever λ wᵀx₂ ≠ 0.",
 )
 
@@ -170,6 +171,7 @@ THEOREM1_WALKTHROUGH = Claim(
     statement=r"\text{the program with } g \leftarrow g - 2\lambda w \text{ computes } w'^\top x_2 \text{ of Theorem 1}",
     explicit=_t1_explicit("walkthrough"),
     holds=False,
+    correction="theorem1-formula-is-gd-step",
     note="Differs by 6αλ wᵀx₂ from the theorem whenever λ wᵀx₂ ≠ 0.",
 )
 
