@@ -113,3 +113,10 @@ def test_digest_ignores_rounding_but_sees_real_changes():
     data = {"y": np.array([0.1, 0.2, 3e-16])}
     assert digest(data) == digest({"y": data["y"] + np.array([1e-17, -1e-17, 2e-16])})
     assert digest(data) != digest({"y": data["y"] * (1 + 1e-4)})
+
+
+def test_staleness_ignores_visited_ranges_but_not_verdicts_or_counts():
+    row = "| numeric | ✔️ verified | 100 random cases pass (seed 0); N∈[1,5], Nx∈[1,3] |\n"
+    assert docs.comparable(row.encode()) == docs.comparable(row.replace("[1,5]", "[1,4]").encode())
+    assert docs.comparable(row.encode()) != docs.comparable(row.replace("100", "99").encode())
+    assert docs.comparable(row.encode()) != docs.comparable(row.replace("verified", "refuted").encode())
