@@ -205,3 +205,12 @@ def test_estimate_validation():
         Estimate(1.0, 2.0, 3.0, predicted=1.0)
     with pytest.raises(ValueError, match="value must be finite"):
         Estimate(float("nan"), 0.0, 1.0, predicted=1.0)
+
+
+def test_report_renders_for_notebooks_and_as_text():
+    from theory import check_all
+
+    report = check_all([TRANSPOSE], seed=1, max_examples=20)
+    assert report.ok and report.to_json()["seed"] == 1
+    assert "`transpose-of-product` | PROVED" in report._repr_markdown_()
+    assert "all as expected" in str(report)
