@@ -282,8 +282,22 @@ class Mov:
         return [Raw("+", tuple(range(*self.rows_from)), (), tuple(range(*self.rows_to)), K, np.eye(n), None, np.eye(n))]
 
 
+class _TwoOperands:
+    """Rows read and written by a per-column primitive with operands ``rows1``, ``rows2`` → ``rows_out``."""
+
+    rows1: tuple[int, int]
+    rows2: tuple[int, int]
+    rows_out: tuple[int, int]
+
+    def reads(self) -> frozenset[int]:
+        return frozenset(range(*self.rows1)) | frozenset(range(*self.rows2))
+
+    def writes(self) -> frozenset[int]:
+        return frozenset(range(*self.rows_out))
+
+
 @dataclass(frozen=True)
-class Aff:
+class Aff(_TwoOperands):
     """aff(H; rows1, rows2 → out, W1, W2, b): h[out] = W1 h[rows1] + W2 h[rows2] + b per timestep."""
 
     rows1: Rows
@@ -308,12 +322,6 @@ class Aff:
             raise ValueError(f"b must have shape ({len(out)},), got {self.b.shape}")
         _columns("columns", self.columns, T)
 
-    def reads(self) -> frozenset[int]:
-        return frozenset(range(*self.rows1)) | frozenset(range(*self.rows2))
-
-    def writes(self) -> frozenset[int]:
-        return frozenset(range(*self.rows_out))
-
     def apply(self, H: object) -> np.ndarray:
         H = hidden_state("H", H)
         self.validate(*H.shape)
@@ -331,7 +339,7 @@ class Aff:
 
 
 @dataclass(frozen=True)
-class Mul:
+class Mul(_TwoOperands):
     """mul(H; a, b, c, rows1, rows2 → out): per timestep the (a×b)·(b×c) product.
 
     Operands and result are stored row-major: A[i, j] = h[rows1[0] + i·b + j].
@@ -352,12 +360,6 @@ class Mul:
             if len(units) != size:
                 raise ValueError(f"{name} must span {size} units for a={a}, b={b}, c={c}, got {len(units)}")
         _columns("columns", self.columns, T)
-
-    def reads(self) -> frozenset[int]:
-        return frozenset(range(*self.rows1)) | frozenset(range(*self.rows2))
-
-    def writes(self) -> frozenset[int]:
-        return frozenset(range(*self.rows_out))
 
     def apply(self, H: object) -> np.ndarray:
         H = hidden_state("H", H)
