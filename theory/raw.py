@@ -467,6 +467,12 @@ SCALE_GRID = np.array([100.0, 300.0, 1000.0, 3000.0])
 N_SEEDS = 8
 
 
+def _slope_estimate(slopes: list[float], predicted: float, tolerance: float, axes: str) -> Estimate:
+    """Mean fitted slope with [min, max] over the sampled states as its interval."""
+    return Estimate(float(np.mean(slopes)), min(slopes), max(slopes), predicted, tolerance,
+                    f"slopes of {axes}, {len(slopes)} states")
+
+
 def mul_rate(H: np.ndarray) -> float:
     """Log–log slope of the compiled ⊙ error over N ∈ [100, 3000] for one state H."""
     return _slope(np.log(SCALE_GRID), np.log([mul_layer_error(H, n) for n in SCALE_GRID]))
@@ -476,8 +482,7 @@ def measure_mul_rate(seed: int) -> Estimate:
     """Mean slope over random states U(−1, 1)^{3×6}; the interval is [min, max] over the states."""
     rng = np.random.default_rng(seed)
     slopes = [mul_rate(rng.uniform(-1, 1, (3, 6))) for _ in range(N_SEEDS)]
-    return Estimate(float(np.mean(slopes)), min(slopes), max(slopes), -2.0, 0.1,
-                    f"slopes of log error vs log N over N ∈ {SCALE_GRID.tolist()}, {N_SEEDS} states")
+    return _slope_estimate(slopes, -2.0, 0.1, f"log error vs log N over N ∈ {SCALE_GRID.tolist()}")
 
 
 MUL_RATE = Claim(
@@ -531,8 +536,7 @@ def measure_div_rate(seed: int) -> Estimate:
         H = rng.uniform(-1, 1, (3, 7))
         H[:, 3] = rng.choice([-1, 1], 3) * rng.uniform(0.5, 2.0, 3)
         slopes.append(_slope(np.log(SCALE_GRID), np.log([div_layer_error(H, n) for n in SCALE_GRID])))
-    return Estimate(float(np.mean(slopes)), min(slopes), max(slopes), -2.0, 0.1,
-                    f"slopes of log error vs log N over N ∈ {SCALE_GRID.tolist()}, {N_SEEDS} states")
+    return _slope_estimate(slopes, -2.0, 0.1, f"log error vs log N over N ∈ {SCALE_GRID.tolist()}")
 
 
 DIV_RATE = Claim(
@@ -590,8 +594,7 @@ def _mov_layer_error(seed: int, beta: float) -> float:
 def measure_attention_rate(seed: int) -> Estimate:
     """Slope of ln(error) vs β for a compiled mov (hard attention with a sink at logit β/2)."""
     slopes = [_slope(BETA_GRID, np.log([_mov_layer_error(seed * 1000 + k, b) for b in BETA_GRID])) for k in range(N_SEEDS)]
-    return Estimate(float(np.mean(slopes)), min(slopes), max(slopes), -0.5, 0.02,
-                    f"slopes of ln error vs β over β ∈ {BETA_GRID.tolist()}, {N_SEEDS} states")
+    return _slope_estimate(slopes, -0.5, 0.02, f"ln error vs β over β ∈ {BETA_GRID.tolist()}")
 
 
 ATTENTION_RATE = Claim(
