@@ -12,10 +12,11 @@ import time
 
 from sympy.matrices.expressions import block_collapse
 
-from theory import check, registry
-from theory import dual as dual_claims
-from theory import lsa_gd
-from theory.symbolic import as_explicit
+from icl_verify import check
+from icl_verify.engine import registry
+from icl_verify.engine.symbolic import as_explicit
+from icl_verify.families import dual as dual_claims
+from icl_verify.families import lsa_gd
 
 TARGET_SECONDS = 30.0
 

@@ -15,8 +15,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from numerics import icl_models, icl_transformer
-from numerics import kinetics as kin
+from icl_verify.numerics.kinetics import models as icl_models
+from icl_verify.numerics.kinetics import ode as kin
+from icl_verify.numerics.kinetics import transformer as icl_transformer
 
 
 def ode_throughput(m: int, rtol: float, how: str, seed: int = 0) -> float:

@@ -1,7 +1,7 @@
 """Benchmark: LSA meta-training steps per second, NumPy (analytic gradients) vs PyTorch (autograd) on the CPU.
 
 Both run the *same* training in one process: same initial weights, the same fresh task batches
-(drawn by ``numerics.regression.sample_tasks`` from one generator), the same ½·MSE loss, global-norm
+(drawn by ``numerics.lsa.regression.sample_tasks`` from one generator), the same ½·MSE loss, global-norm
 clipping and Adam with the same schedule — so besides the speed the script reports how far the two
 loss curves drift apart (float32 round-off only). PyTorch is optional: without it only NumPy runs.
 
@@ -22,7 +22,7 @@ from dataclasses import asdict, replace
 
 import numpy as np
 
-from numerics.lsa_training import (
+from icl_verify.numerics.lsa.training import (
     Adam,
     TrainConfig,
     batch_tokens,
@@ -41,7 +41,7 @@ CASES = {
 
 
 def run_numpy(config: TrainConfig, seed: int) -> tuple[np.ndarray, float]:
-    """The loop of ``numerics.lsa_training.train`` with the sampling inline; returns (losses, seconds)."""
+    """The loop of ``numerics.lsa.training.train`` with the sampling inline; returns (losses, seconds)."""
     rng = np.random.default_rng(seed)
     layers, opt = init_layers(config, rng), Adam(lr=config.lr)
     losses = np.empty(config.steps)

@@ -1,11 +1,11 @@
 """Throughput of the memorization trainer (issue 5) against PyTorch on the CPU and the matmul peak.
 
 Run: ``python benchmarks/bench_memorization.py [--steps 300] [--hidden 512]``. Prints, in one process,
-for 1 BLAS thread and for all cores (NumPy's OpenBLAS via ``numerics._threads.blas_threads``,
+for 1 BLAS thread and for all cores (NumPy's OpenBLAS via ``numerics.shared.threads.blas_threads``,
 PyTorch via ``torch.set_num_threads``):
 1. the machine's measured float32 matmul peak at that thread count (NumPy and, if installed,
    PyTorch; square sizes 1024–4096, best of several repeats) — the reference "peak";
-2. ``numerics.memorization.memorize`` (the whole hot loop: batch gather, forward, backward, SGD
+2. ``numerics.scaling.memorization.memorize`` (the whole hot loop: batch gather, forward, backward, SGD
    update) at the paper's sizes D = 63, H = 512, batch 128, for 1, 2 and 4 stacked networks;
 3. the same network and optimizer in PyTorch (``nn.Sequential`` of ``nn.Linear``/``ReLU``,
    ``torch.optim.SGD`` lr 0.01, BCE-with-logits on the ±1 labels, batch gathered by index).
@@ -23,8 +23,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from numerics._threads import blas_threads
-from numerics.memorization import MemorizationSettings, memorize
+from icl_verify.numerics.scaling.memorization import MemorizationSettings, memorize
+from icl_verify.numerics.shared.threads import blas_threads
 
 
 def step_flops(batch: int, d: int, hidden: int) -> float:
@@ -48,7 +48,7 @@ def numpy_peak() -> float:
     for n in (1024, 2048, 4096):
         a = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
         a @ a
-        best = max(best, 2 * n**3 / best_of(lambda: a @ a, 3) / 1e9)
+        best = max(best, 2 * n**3 / best_of(lambda a=a: a @ a, 3) / 1e9)
     return best
 
 
@@ -67,7 +67,7 @@ def torch_peak(torch) -> float:
     for n in (1024, 2048, 4096):
         a = torch.randn(n, n)
         a @ a
-        best = max(best, 2 * n**3 / best_of(lambda: a @ a, 3) / 1e9)
+        best = max(best, 2 * n**3 / best_of(lambda a=a: a @ a, 3) / 1e9)
     return best
 
 

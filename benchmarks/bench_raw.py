@@ -19,9 +19,9 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
-from numerics import raw_compiler as rc  # noqa: E402
-from numerics.learners import ridge_weights  # noqa: E402
-from numerics.raw_programs import encode_examples, ridge_chain, theorem1, theorem2  # noqa: E402
+from icl_verify.numerics.raw import compiler as rc  # noqa: E402
+from icl_verify.numerics.raw.learners import ridge_weights  # noqa: E402
+from icl_verify.numerics.raw.programs import encode_examples, ridge_chain, theorem1, theorem2  # noqa: E402
 
 
 def _timed(fn, repeats: int) -> tuple[float, object]:
@@ -50,8 +50,8 @@ def ridge_chain_table(ds: list[int], ns: list[int], seed: int) -> None:
             program, (block, t) = ridge_chain(n, d, 0.5)
             X, y, xq = rng.normal(size=(n, d)), rng.normal(size=n), rng.normal(size=d)
             H = encode_examples(X, y, xq, program.D)
-            t_compile, compiled = _timed(lambda: rc.compile_program(program), 1 if n * d > 100 else 3)
-            t_forward, out = _timed(lambda: compiled.run(H), 1 if n * d > 100 else 3)
+            t_compile, compiled = _timed(lambda p=program: rc.compile_program(p), 1 if n * d > 100 else 3)
+            t_forward, out = _timed(lambda c=compiled, h=H: c.run(h), 1 if n * d > 100 else 3)
             exact = ridge_weights(X, y, 0.5) @ xq
             rel = abs(program.read(out, block, t)[0] - exact) / abs(exact)
             print(f"| {d} | {n} | {compiled.depth} | {compiled.width} | {_weights_mb(compiled):.0f} "

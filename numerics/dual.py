@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import softmax
 
-from numerics._checks import finite_array, finite_scalar, same_size
+from icl_verify.numerics.shared.checks import finite_array, finite_scalar, same_size
 
 
 def _projections(W_V: object, W_K: object, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

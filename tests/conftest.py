@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from theory import check, registry
+from icl_verify import check
+from icl_verify.engine import registry
 
 
 @pytest.fixture(scope="session")

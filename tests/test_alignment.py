@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from numerics.alignment import (
+from icl_verify.numerics.lsa.alignment import (
     effective_preconditioner,
     fit_preconditioner,
     gd_model,
@@ -28,8 +28,8 @@ from numerics.alignment import (
     task_losses,
     tune_gdpp,
 )
-from numerics.lsa import LSAParams, theta_gdpp
-from numerics.regression import RegressionTasks, gd, sample_tasks
+from icl_verify.numerics.lsa.layers import LSAParams, theta_gdpp
+from icl_verify.numerics.lsa.regression import RegressionTasks, gd, sample_tasks
 
 
 def _tasks(batch=64, n=6, nx=3, seed=0, **kw) -> RegressionTasks:
@@ -100,7 +100,7 @@ def test_tune_gdpp_improves_on_gd():
 
 @pytest.mark.parametrize("steps", [1, 3])
 def test_direct_gdpp_equals_stacked_theta_gdpp_layers(steps):
-    """The direct GD++ recursion and numerics.lsa's θ_GD++ layers (paper eq. 23) are the same model."""
+    """The direct GD++ recursion and numerics.lsa.layers's θ_GD++ layers (paper eq. 23) are the same model."""
     tasks = _tasks()
     layer = theta_gdpp(3, 1, 0.8, 0.05, 6)
     np.testing.assert_allclose(

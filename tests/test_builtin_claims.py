@@ -5,10 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from numerics import lsa
-from theory import Verdict, check, registry
-from theory import dual as dual_claims
-from theory import lsa_gd
+from icl_verify import Verdict, check
+from icl_verify.engine import registry
+from icl_verify.families import dual as dual_claims
+from icl_verify.families import lsa_gd
+from icl_verify.numerics.lsa import layers as lsa
+
 
 @pytest.mark.parametrize("claim", registry.builtin_claims(), ids=lambda c: c.name)
 def test_builtin_claim_has_its_expected_verdict(claim, builtin_results):
@@ -41,7 +43,7 @@ def test_p_eta_misprint_needs_two_examples_to_show():
     # smallest counterexample has N = 2.
     cex = check(lsa_gd.PROP1_P_ETA).counterexample
     assert cex["dims"] == {"Nx": 1, "Ny": 1, "N": 2}
-    explicit = [e.counterexample for e in check(lsa_gd.PROP1_P_ETA).evidence if e.kind == "explicit"][0]
+    explicit = next(e.counterexample for e in check(lsa_gd.PROP1_P_ETA).evidence if e.kind == "explicit")
     assert explicit["sizes"]["N"] == 2
 
 

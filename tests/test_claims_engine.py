@@ -8,8 +8,8 @@ import sympy as sp
 from hypothesis import strategies as st
 from sympy.matrices.expressions import MatrixSymbol
 
-from theory import Claim, Estimate, Explicit, Measured, Numeric, Verdict, check, compare_with_tolerance
-from theory.strategies import dims, matrices
+from icl_verify import Claim, Estimate, Explicit, Measured, Numeric, Verdict, check, compare_with_tolerance
+from icl_verify.engine.strategies import dims, matrices
 
 n = sp.Symbol("n", positive=True, integer=True)
 
@@ -68,7 +68,7 @@ def test_false_claim_is_refuted_with_a_minimal_counterexample():
     A, B = np.array(cex["case"]["A"]), np.array(cex["case"]["B"])
     assert np.max(np.abs(A @ B - B @ A)) == pytest.approx(cex["max_abs_residual"])
     assert cex["max_abs_residual"] > cex["tolerance"]
-    assert "refuted, as expected" == result.summary
+    assert result.summary == "refuted, as expected"
 
 
 def test_undecided_symbolic_check_is_unproven_and_never_a_pass():
@@ -108,7 +108,7 @@ def test_explicit_refutation_gives_exact_witness():
     values = {k: sp.Rational(v) for k, v in cex["values"].items()}
     A = sp.Matrix(2, 2, lambda i, j: values.get(f"A[{i}, {j}]", 0))
     B = sp.Matrix(2, 2, lambda i, j: values.get(f"B[{i}, {j}]", 0))
-    assert A * B - B * A != sp.zeros(2, 2)
+    assert sp.zeros(2, 2) != A * B - B * A
 
 
 def test_crashing_check_is_error_not_pass():
@@ -170,7 +170,7 @@ def test_measured_verdicts(estimate, verdict):
 
 
 def test_measured_refutation_is_reported_in_table_and_json():
-    from theory.report import table
+    from icl_verify.output.report import table
 
     result = check(Claim("m", "s", "st", measured=Measured(lambda seed: Estimate(0.4, 0.35, 0.45, 0.7, 0.1))))
     text = table([result])
@@ -208,7 +208,7 @@ def test_estimate_validation():
 
 
 def test_report_renders_for_notebooks_and_as_text():
-    from theory import check_all
+    from icl_verify import check_all
 
     report = check_all([TRANSPOSE], seed=1, max_examples=20)
     assert report.ok and report.to_json()["seed"] == 1

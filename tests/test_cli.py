@@ -8,14 +8,14 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from theory.cli import main
+from icl_verify.cli.main import main
 
 USER_FILE = textwrap.dedent(
     """
     import numpy as np
     from hypothesis import strategies as st
-    from theory import Claim, Numeric
-    from theory.strategies import dims, matrices
+    from icl_verify import Claim, Numeric
+    from icl_verify.engine.strategies import dims, matrices
 
     @st.composite
     def pairs(draw):
@@ -57,7 +57,7 @@ def test_check_named_claims_json(runner):
     assert report["ok"] is True and report["seed"] == 3 and report["max_examples"] == 30
     verdicts = {c["name"]: (c["verdict"], c["as_expected"]) for c in report["claims"]}
     assert verdicts == {"prop1-lsa-equals-gd-step": ("PROVED", True), "prop1-p-eta-not-eta-over-n": ("REFUTED", True)}
-    refuted = [c for c in report["claims"] if c["verdict"] == "REFUTED"][0]
+    refuted = next(c for c in report["claims"] if c["verdict"] == "REFUTED")
     assert refuted["counterexample"]["dims"]["N"] == 2
 
 

@@ -9,10 +9,12 @@ import pytest
 import sympy as sp
 from sympy.matrices.expressions import MatrixSymbol
 
-from theory import Derivation, Step, Verdict, check, docs, registry
-from theory import lsa_gd
-from theory.figures import Figure, digest, render_svg
-from theory.render import claim_markdown, derivation_markdown, result_markdown
+from icl_verify import Derivation, Step, Verdict, check
+from icl_verify.engine import registry
+from icl_verify.families import lsa_gd
+from icl_verify.output import docs
+from icl_verify.output.figures import Figure, digest, render_svg
+from icl_verify.output.render import claim_markdown, derivation_markdown, result_markdown
 
 COMMITTED = Path(__file__).resolve().parents[1] / "docs" / "derivations"
 
@@ -34,14 +36,14 @@ def test_regeneration_is_byte_identical(built, builtin_results):
 
 
 def test_every_family_has_a_document_with_its_claims_and_figures(built):
-    for fam in docs.families():
+    for fam in registry.families():
         text = built[f"{fam.name}.md"].decode()
         for claim in fam.claims:
             assert f"### `{claim.name}`" in text
         for fig in fam.figures:
             assert f"figures/{fam.name}-{fig.name}.svg" in built
     index = built["index.md"].decode()
-    assert all(f"({fam.name}.md)" in index for fam in docs.families())
+    assert all(f"({fam.name}.md)" in index for fam in registry.families())
 
 
 def test_misprints_show_printed_and_corrected_forms_and_counterexample(built):

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from numerics import dual
-from theory.dual import icl_cases, momentum_cases
+from icl_verify.families.dual import icl_cases, momentum_cases
+from icl_verify.numerics import dual
 
 FAST = settings(max_examples=40, deadline=None)
 

@@ -1,4 +1,4 @@
-"""Reduced model (numerics.icl_models): hand-written backward passes against finite differences,
+"""Reduced model (numerics.kinetics.models): hand-written backward passes against finite differences,
 the forward pass against a direct evaluation of the paper's formula, and the training record."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from numerics import icl_models as m
-from numerics import icl_task
+from icl_verify.numerics.kinetics import models as m
+from icl_verify.numerics.kinetics import task as icl_task
 
 
 def _sequences(rng, b=5, n=6, d=4) -> icl_task.Sequences:

@@ -1,11 +1,11 @@
-"""The item–label task sampler (numerics.icl_task)."""
+"""The item–label task sampler (numerics.kinetics.task)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from numerics import icl_task as it
+from icl_verify.numerics.kinetics import task as it
 
 
 def test_task_is_balanced_and_scaled():

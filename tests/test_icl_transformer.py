@@ -1,4 +1,4 @@
-"""One-layer transformer (numerics.icl_transformer): backward pass against finite differences,
+"""One-layer transformer (numerics.kinetics.transformer): backward pass against finite differences,
 forward pass against a direct per-sequence evaluation, tokens, decay and training record."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from numerics import icl_task
-from numerics import icl_transformer as tf
+from icl_verify.numerics.kinetics import task as icl_task
+from icl_verify.numerics.kinetics import transformer as tf
 
 
 def _setup(seed=0, b=3, n=4, d=3, hidden=6):

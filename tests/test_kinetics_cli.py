@@ -7,7 +7,7 @@ import math
 
 from click.testing import CliRunner
 
-from theory.cli import main
+from icl_verify.cli.main import main
 
 
 def test_kinetics_prints_the_trajectory_and_the_ode(tmp_path):

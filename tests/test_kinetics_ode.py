@@ -1,4 +1,4 @@
-"""The (w, β) ODE integrator (numerics.kinetics) against closed forms and its symmetries.
+"""The (w, β) ODE integrator (numerics.kinetics.ode) against closed forms and its symmetries.
 
 Expected values come from the mathematics: τ* = e^{−β₀+w₀²/2}√(π/2) erfc(w₀/√2) (c₂ = 0; erfc from
 ``math``, independent of the module's erfcx form), the clock τ = ∫c₁dt/N, and exact solutions.
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics import kinetics as kin
+from icl_verify.numerics.kinetics import ode as kin
 
 
 def tau_star_math(w0: float, beta0: float) -> float:

@@ -1,13 +1,22 @@
-"""Tests for numerics.learners: reference learners, SPD and ILWD (Akyürek et al. §4)."""
+"""Tests for numerics.raw.learners: reference learners, SPD and ILWD (Akyürek et al. §4)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from numerics.learners import (
-    bayes_weights, gd_step_weights, ilwd, implied_weights, knn, learners, linear, ols_weights,
-    ridge_weights, sgd_weights, spd,
+from icl_verify.numerics.raw.learners import (
+    bayes_weights,
+    gd_step_weights,
+    ilwd,
+    implied_weights,
+    knn,
+    learners,
+    linear,
+    ols_weights,
+    ridge_weights,
+    sgd_weights,
+    spd,
 )
 
 RNG = np.random.default_rng(7)
@@ -93,7 +102,7 @@ def test_bad_inputs_raise():
 
 
 def test_compiled_chains_are_learners():
-    from numerics.raw_programs import compiled_learner
+    from icl_verify.numerics.raw.programs import compiled_learner
 
     X, y, Q = RNG.normal(size=(3, 2)), RNG.normal(size=3), RNG.normal(size=(2, 2))
     np.testing.assert_allclose(compiled_learner("ridge", 3, 2, lam=0.5)(X, y, Q), Q @ ridge_weights(X, y, 0.5), rtol=1e-6)

@@ -1,4 +1,4 @@
-"""numerics.lsa against independent per-token, per-head loops, and its input validation."""
+"""numerics.lsa.layers against independent per-token, per-head loops, and its input validation."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics import lsa
-from theory.strategies import dims, matrices
+from icl_verify.engine.strategies import dims, matrices
+from icl_verify.numerics.lsa import layers as lsa
 
 FAST = settings(max_examples=40, deadline=None)
 

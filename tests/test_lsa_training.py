@@ -7,8 +7,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from numerics.lsa import lsa_stack, readout
-from numerics.lsa_training import (
+from icl_verify.numerics.lsa.layers import lsa_stack, readout
+from icl_verify.numerics.lsa.training import (
     NAMES,
     Adam,
     TrainConfig,
@@ -51,7 +51,7 @@ def test_gradients_match_central_differences(n_layers, recurrent, heads, loss):
 
 
 def test_loss_equals_independent_forward_pass():
-    """The training loss is ½·MSE of numerics.lsa's readout after the same layers (recurrent = repeated)."""
+    """The training loss is ½·MSE of numerics.lsa.layers's readout after the same layers (recurrent = repeated)."""
     config = replace(SMALL, n_layers=3, recurrent=True)
     rng = np.random.default_rng(0)
     layers = init_layers(config, rng)
@@ -128,7 +128,7 @@ def test_recurrent_training_ties_the_layers():
 
 def test_short_training_reduces_the_loss():
     """600 steps on the paper's setting take ½·MSE from ½·s²·d = 5/12 (near-zero prediction) to near the
-    one-step-GD optimum 245/1188 ≈ 0.2062 (theory.optimal_lsa), which no 1-layer LSA can beat on average."""
+    one-step-GD optimum 245/1188 ≈ 0.2062 (icl_verify.families.optimal_lsa), which no 1-layer LSA can beat on average."""
     result = train(TrainConfig(steps=600, batch=512, lr=3e-3, schedule="cosine"), 0)
     assert np.mean(result.losses[:5]) == pytest.approx(5 / 12, rel=0.1)
     assert np.mean(result.losses[-50:]) < 1.05 * 245 / 1188
@@ -162,7 +162,7 @@ def _run_cli(*args):
 
     from click.testing import CliRunner
 
-    from theory.cli import main
+    from icl_verify.cli.main import main
 
     result = CliRunner().invoke(main, ["train", *args, "--json"])
     return result.exit_code, json.loads(result.output) if result.output.strip().startswith("{") else result.output
@@ -176,7 +176,7 @@ def test_cli_single_fails_honestly_when_undertrained():
 
 
 def test_cli_single_paper_text_range_changes_the_closed_form():
-    code, record = _run_cli("single", "--steps", "5", "--batch", "32", "--test-tasks", "200", "--x-range", "1")
+    _, record = _run_cli("single", "--steps", "5", "--batch", "32", "--test-tasks", "200", "--x-range", "1")
     assert record["loss_star"] == pytest.approx(245 / 297) and record["eta_star"] == pytest.approx(50 / 33)
 
 
@@ -198,7 +198,7 @@ def test_cli_deep_two_tied_layers_match_gdpp():
 def test_cli_bad_option_is_a_usage_error():
     from click.testing import CliRunner
 
-    from theory.cli import main
+    from icl_verify.cli.main import main
 
     result = CliRunner().invoke(main, ["train", "single", "--x-range", "-0.5"])
     assert result.exit_code == 2 and "x_range" in result.output

@@ -1,4 +1,4 @@
-"""The MLP memorization trainer (numerics.memorization): backward pass against finite differences,
+"""The MLP memorization trainer (numerics.scaling.memorization): backward pass against finite differences,
 the logged constants against closed forms, the integral and the stopping rule, stacking, validation."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from numerics import memorization as mem
+from icl_verify.numerics.scaling import memorization as mem
 
 TINY = mem.MemorizationSettings(d=16, hidden=32, lr=0.5, batch=32, max_steps=50_000, min_log_gap=5)
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from theory import optimal_lsa as o
+from icl_verify.families import optimal_lsa as o
 
 A_SYM, N_SYM = sp.Symbol("a", positive=True), sp.Symbol("n", positive=True, integer=True)
 

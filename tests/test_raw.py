@@ -1,11 +1,11 @@
-"""Tests for numerics.raw: RAW semantics, primitives and programs (Akyürek et al. Appendix C)."""
+"""Tests for numerics.raw.primitives: RAW semantics, primitives and programs (Akyürek et al. Appendix C)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from numerics.raw import Aff, Mov, Mul, Program, Raw, aff, apply_parallel, div, dot, mov, mul, raw
+from icl_verify.numerics.raw.primitives import Aff, Mov, Mul, Program, Raw, aff, apply_parallel, div, dot, mov, mul, raw
 
 H3 = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])
 

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-import theory.learners
-import theory.raw
-import theory.raw_programs
-from theory.claims import Verdict
-from theory.registry import BUILTIN_FAMILIES, claims_in
+import icl_verify.families.learners
+import icl_verify.families.raw
+import icl_verify.families.raw_programs
+from icl_verify.engine.claims import Verdict
+from icl_verify.engine.registry import claims_in, family_modules
 
-CLAIMS = [c for m in (theory.raw, theory.raw_programs, theory.learners) for c in claims_in(m)]
+CLAIMS = [c for m in (icl_verify.families.raw, icl_verify.families.raw_programs, icl_verify.families.learners) for c in claims_in(m)]
 
 
 def test_families_are_registered():
-    assert {"theory.raw", "theory.raw_programs", "theory.learners"} <= set(BUILTIN_FAMILIES)
+    found = {m.__name__ for m in family_modules()}
+    assert {"icl_verify.families.raw", "icl_verify.families.raw_programs", "icl_verify.families.learners"} <= found
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.name for c in CLAIMS])

@@ -1,4 +1,4 @@
-"""Tests for ``icl-verify raw`` (theory.cli_raw)."""
+"""Tests for ``icl-verify raw`` (icl_verify.cli.raw)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from theory.cli_raw import build, raw_command
+from icl_verify.cli.raw import build
+from icl_verify.cli.raw import command as raw_command
 
 
 def test_raw_command_reports_agreement_with_closed_form():
@@ -44,7 +45,7 @@ def test_bad_arguments_exit_2():
 
 
 def test_registered_on_the_main_cli():
-    from theory.cli import main
+    from icl_verify.cli.main import main
 
     result = CliRunner().invoke(main, ["raw", "sgd", "--d", "2", "--n", "3"])
     assert result.exit_code == 0, result.output

@@ -1,4 +1,4 @@
-"""Tests for numerics.raw_compiler: each compiled block against its RAW semantics (Tracr style),
+"""Tests for numerics.raw.compiler: each compiled block against its RAW semantics (Tracr style),
 whole programs against closed forms, and the construction's invariants and error rate."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics import raw_compiler as rc
-from numerics.learners import ridge_weights, sgd_weights
-from numerics.raw import Aff, Div, Mov, Mul, Program, Raw
-from numerics.raw_programs import encode_examples, ridge_chain, sgd_chain, theorem1, theorem2
-from numerics.transformer import layer_forward
+from icl_verify.numerics.raw import compiler as rc
+from icl_verify.numerics.raw.learners import ridge_weights, sgd_weights
+from icl_verify.numerics.raw.primitives import Aff, Div, Mov, Mul, Program, Raw
+from icl_verify.numerics.raw.programs import encode_examples, ridge_chain, sgd_chain, theorem1, theorem2
+from icl_verify.numerics.raw.transformer import layer_forward
 
 ATOL = 1e-7
 RNG = np.random.default_rng(2026)

@@ -1,4 +1,4 @@
-"""numerics.regression: the task sampler's options, GD, and input validation."""
+"""numerics.lsa.regression: the task sampler's options, GD, and input validation."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from numerics import regression as reg
-from theory.strategies import dims, reals
+from icl_verify.engine.strategies import dims, reals
+from icl_verify.numerics.lsa import regression as reg
 
 
 def test_uniform_inputs_respect_the_range_and_have_variance_a2_over_3():

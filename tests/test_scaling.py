@@ -1,4 +1,4 @@
-"""Power-law and sigmoid fits (numerics.scaling): exact recovery, interval coverage on synthetic data
+"""Power-law and sigmoid fits (numerics.scaling.fits): exact recovery, interval coverage on synthetic data
 with a known exponent, diagnostics that detect a bend, held-out extrapolation, input validation."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from numerics import scaling
+from icl_verify.numerics.scaling import fits as scaling
 
 KS = np.geomspace(100, 10_000, 8)
 
@@ -142,18 +142,18 @@ def test_fit_records_its_settings():
 
 
 # ---------------------------------------------------------------------------------------------
-# Presets, K* prediction, claims and the CLI (theory.scaling, theory.cli_scaling)
+# Presets, K* prediction, claims and the CLI (icl_verify.families.scaling, icl_verify.cli.scaling)
 
 import json  # noqa: E402
 from dataclasses import replace  # noqa: E402
 
 from click.testing import CliRunner  # noqa: E402
 
-from numerics import kinetics  # noqa: E402
-from numerics.memorization import MemorizationSettings  # noqa: E402
-from theory import Verdict, check  # noqa: E402
-from theory import scaling as theory_scaling  # noqa: E402
-from theory.cli import main  # noqa: E402
+from icl_verify import Verdict, check  # noqa: E402
+from icl_verify.cli.main import main  # noqa: E402
+from icl_verify.families import scaling as theory_scaling  # noqa: E402
+from icl_verify.numerics.kinetics import ode as kinetics  # noqa: E402
+from icl_verify.numerics.scaling.memorization import MemorizationSettings  # noqa: E402
 
 TINY = theory_scaling.Preset(
     "quick",

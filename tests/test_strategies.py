@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from theory import Verdict, check
-from theory.strategies import dims, matrices, reals, regression_cases, spd_matrices, token_batches
+from icl_verify import Verdict, check
+from icl_verify.engine.strategies import dims, matrices, reals, regression_cases, spd_matrices, token_batches
 
 FAST = settings(max_examples=30, deadline=None)
 

@@ -1,4 +1,4 @@
-"""Sweeps (numerics.sweep): config hashing, resume after a kill without recomputation, corrupted
+"""Sweeps (numerics.shared.sweep): config hashing, resume after a kill without recomputation, corrupted
 lines rerun, local processes and a Dask LocalCluster giving identical results for identical seeds."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from concurrent.futures import Executor, Future
 
 import pytest
 
-from numerics import sweep
-from numerics.memorization import sweep_job
+from icl_verify.numerics.scaling.memorization import sweep_job
+from icl_verify.numerics.shared import sweep
 
 SETTINGS = {"d": 8, "hidden": 16, "lr": 0.5, "batch": 16, "max_steps": 5000, "min_log_gap": 5}
 CONFIGS = [{"ks": [k], "seeds": [s], "settings": SETTINGS} for k in (16, 32, 64) for s in (0, 1)]
@@ -107,9 +107,9 @@ def test_local_processes_give_the_inline_results(tmp_path):
 def test_dask_local_cluster_gives_identical_results_for_identical_seeds(tmp_path):
     distributed = pytest.importorskip("distributed")
     inline = sweep.run_sweep(sweep_job, CONFIGS, tmp_path / "a.jsonl", executor=InlineExecutor())
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
-        with sweep.dask_executor(cluster.scheduler_address) as executor:
-            on_dask = sweep.run_sweep(sweep_job, CONFIGS, tmp_path / "b.jsonl", executor=executor)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    with cluster, sweep.dask_executor(cluster.scheduler_address) as executor:
+        on_dask = sweep.run_sweep(sweep_job, CONFIGS, tmp_path / "b.jsonl", executor=executor)
     assert _results(on_dask) == _results(inline)
 
 
@@ -128,8 +128,8 @@ def test_a_killed_sweep_process_resumes_without_redoing_finished_jobs(tmp_path):
     code = (
         "import json, sys\n"
         f"sys.path[:0] = {sys.path!r}\n"
-        "from numerics import sweep\n"
-        "from numerics.memorization import sweep_job\n"
+        "from icl_verify.numerics.shared import sweep\n"
+        "from icl_verify.numerics.scaling.memorization import sweep_job\n"
         "with sweep.local_executor(1) as ex:\n"
         f"    sweep.run_sweep(sweep_job, json.loads({json.dumps(json.dumps(configs))}), {str(path)!r}, executor=ex)\n"
     )
@@ -148,3 +148,15 @@ def test_a_killed_sweep_process_resumes_without_redoing_finished_jobs(tmp_path):
     assert len(again.submitted) == len(configs) - len(before)
     assert path.read_text().startswith(kept)  # finished records kept as they were
     assert [r["config"] for r in records] == configs and all(r["result"][0]["converged"] for r in records)
+
+
+def test_records_written_before_the_rename_resume_without_recomputation(tmp_path):
+    """A results file from before the package was named icl_verify: jobs hashed under the old name."""
+    old = "numerics.memorization:sweep_job"
+    record = {"hash": sweep.config_hash(old, CONFIGS[0]), "fn": old, "config": CONFIGS[0], "result": "earlier"}
+    path = tmp_path / "old.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    executor = InlineExecutor()
+    records = sweep.run_sweep(sweep_job, CONFIGS[:1], path, executor=executor)
+    assert executor.submitted == []
+    assert records[0]["result"] == "earlier" and records[0]["fn"] == sweep.function_name(sweep_job)

@@ -1,11 +1,11 @@
-"""numerics._threads.blas_threads limits the BLAS pool inside the block and restores it after."""
+"""numerics.shared.threads.blas_threads limits the BLAS pool inside the block and restores it after."""
 
 from __future__ import annotations
 
 import pytest
 from threadpoolctl import threadpool_info
 
-from numerics._threads import blas_threads
+from icl_verify.numerics.shared.threads import blas_threads
 
 
 def _blas_threads() -> list[int]:
@@ -20,6 +20,5 @@ def test_limits_inside_and_restores_after():
 
 
 def test_rejects_non_positive():
-    with pytest.raises(ValueError, match="n must be a positive integer"):
-        with blas_threads(0):
-            pass
+    with pytest.raises(ValueError, match="n must be a positive integer"), blas_threads(0):
+        pass

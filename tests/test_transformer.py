@@ -1,4 +1,4 @@
-"""Tests for numerics.transformer: the Akyürek et al. layer (REFERENCE.md §4)."""
+"""Tests for numerics.raw.transformer: the Akyürek et al. layer (REFERENCE.md §4)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,16 @@ import math
 import numpy as np
 import pytest
 
-from numerics.transformer import Head, Layer, attention, causal_softmax, forward, gelu, layer_forward, layer_norm
+from icl_verify.numerics.raw.transformer import (
+    Head,
+    Layer,
+    attention,
+    causal_softmax,
+    forward,
+    gelu,
+    layer_forward,
+    layer_norm,
+)
 
 
 def _normal_cdf(x: float) -> float:

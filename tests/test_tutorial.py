@@ -10,7 +10,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from theory.cli import main
+from icl_verify.cli.main import main
 
 TUTORIAL = Path(__file__).resolve().parents[1] / "docs" / "tutorial.md"
 BLOCK = re.compile(r"```(python|console)\n(.*?)```", re.S)

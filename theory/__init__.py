@@ -1,42 +1,63 @@
-"""icl-verify's theory side: claims, their checks and verdicts (SymPy + Hypothesis).
+"""icl-verify: check the mathematics of in-context learning — SymPy proofs, NumPy simulations,
+Hypothesis counterexamples.
 
-The public API for writing claims::
+The public API for writing and checking claims::
 
-    from theory import Claim, Estimate, Explicit, Measured, Numeric, Verdict, check, check_all
-    from theory import Derivation, Step           # step-by-step derivations checked by SymPy
-    from theory.strategies import dims, matrices, reals, spd_matrices, regression_cases, token_batches
+    import icl_verify as iv
+    from icl_verify.engine.strategies import dims, matrices, reals, spd_matrices, regression_cases
 
-Every claim, result, report and derivation renders itself as Markdown/LaTeX in Jupyter.
+    claim = iv.Claim(name=..., source=..., statement=..., numeric=iv.Numeric(cases, compare))
+    result = iv.check(claim, seed=0)        # an iv.Result with an iv.Verdict
+    report = iv.check_all()                 # every built-in claim
+
+Layers (each a subpackage; dependencies point one way, checked in CI):
+``icl_verify.numerics`` (simulations and fits, no SymPy) ← ``icl_verify.engine`` (claims, checks,
+verdicts, derivations, registry) ← ``icl_verify.families`` (the papers' results) ←
+``icl_verify.output`` (rendering, report, documents) and ``icl_verify.cli`` (the command line).
+
+The names below are imported on first use, so ``import icl_verify.numerics`` loads neither SymPy
+nor the engine.
 """
 
-from theory.claims import (
-    Claim,
-    Estimate,
-    Evidence,
-    Explicit,
-    Measured,
-    Numeric,
-    Result,
-    Verdict,
-    check,
-    compare_with_tolerance,
-)
-from theory.derivation import Derivation, Step
-from theory.report import Report, check_all
+from __future__ import annotations
 
-__all__ = [
-    "Claim",
-    "Derivation",
-    "Estimate",
-    "Evidence",
-    "Explicit",
-    "Measured",
-    "Numeric",
-    "Report",
-    "Result",
-    "Step",
-    "Verdict",
-    "check",
-    "check_all",
-    "compare_with_tolerance",
-]
+import importlib
+from typing import Any
+
+from icl_verify.engine import display
+
+display.provide("icl_verify.output.render")  # Markdown for claims, results and derivations in Jupyter
+
+_EXPORTS = {
+    "Claim": "icl_verify.engine.claims",
+    "Estimate": "icl_verify.engine.claims",
+    "Evidence": "icl_verify.engine.claims",
+    "Explicit": "icl_verify.engine.claims",
+    "Measured": "icl_verify.engine.claims",
+    "Numeric": "icl_verify.engine.claims",
+    "Result": "icl_verify.engine.claims",
+    "Verdict": "icl_verify.engine.claims",
+    "check": "icl_verify.engine.claims",
+    "compare_with_tolerance": "icl_verify.engine.claims",
+    "Derivation": "icl_verify.engine.derivation",
+    "Step": "icl_verify.engine.derivation",
+    "Figure": "icl_verify.engine.figure",
+    "clear_caches": "icl_verify.engine.caches",
+    "Report": "icl_verify.output.report",
+    "check_all": "icl_verify.output.report",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name from its module on first use (PEP 562)."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'icl_verify' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

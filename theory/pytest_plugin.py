@@ -1,7 +1,7 @@
 """A pytest plugin: module-level claims in test files run as ordinary tests.
 
 Installed with icl-verify (entry point ``pytest11``). In any collected test module, every
-module-level :class:`~theory.claims.Claim` becomes a test item that passes exactly when the
+module-level :class:`~icl_verify.engine.claims.Claim` becomes a test item that passes exactly when the
 claim reaches its expected verdict — PROVED / VERIFIED for a true claim, REFUTED for one
 declared ``holds=False``; UNPROVEN and ERROR always fail. Options: ``--icl-seed`` and
 ``--icl-max-examples``.
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from theory.claims import Claim, Result, check
-from theory.report import table
+from icl_verify.engine.claims import Claim, Result, check
+from icl_verify.output.report import table
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -1,0 +1,285 @@
+"""The reduced ("minimal") model of Nguyen & Reddy (ICLR 2025, arXiv 2412.00104, §3.2), trained by SGD.
+
+    z(x_t) = φ(x_t) + w Σ_{j=1}^{N} softmax_j(β x_t·x_j) ℓ_j,        loss = log(1 + e^{−ℓ_t z}),
+
+with φ an MLP D → H → H → 1 (ReLU; PyTorch's default nn.Linear init, as the authors' code) and
+w, β scalars (the attention path). The sum runs over the N context tokens (the query's own label
+is hidden). Forward and backward passes are written by hand (tested against finite differences).
+
+Training: plain SGD with rate η on the batch-mean loss; weight decay λ on the attention path only
+(w, β), as PyTorch's SGD applies it (gradient += λθ). Time is t = η × steps, the gradient-flow
+time of the paper's ODE (§3.4), so a run can be compared with ``numerics.kinetics.ode.integrate``.
+While training, the MLP constants c₁, c₂, c₃ (§3.4) are measured on the training items with
+u = ℓ φ(x) over all K items (what the derivation of the simplified loss averages over; the paper
+writes φ₊ and assumes the ± symmetry), and ICL / IWL accuracy on fixed evaluation sets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.special import expit
+
+from icl_verify.numerics.kinetics import ode as kin
+from icl_verify.numerics.kinetics import task as icl_task
+from icl_verify.numerics.scaling.memorization import constants, even_k
+from icl_verify.numerics.shared.checks import finite_scalar, positive_int
+from icl_verify.numerics.shared.threads import blas_threads
+
+# ---------------------------------------------------------------------------------------------
+# The MLP φ
+
+
+@dataclass
+class MLP:
+    """φ: D → H → H → 1 with ReLU. ``W1 (D, H)``, ``W2 (H, H)``, ``w3 (H,)``; biases ``b1``, ``b2``, ``b3``."""
+
+    W1: np.ndarray
+    b1: np.ndarray
+    W2: np.ndarray
+    b2: np.ndarray
+    w3: np.ndarray
+    b3: np.ndarray
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return (self.W1, self.b1, self.W2, self.b2, self.w3, self.b3)
+
+
+def init_mlp(d: int, hidden: int, rng: np.random.Generator, *, dtype: type = np.float32) -> MLP:
+    """PyTorch's default nn.Linear init, weights and biases ~ U(±1/√fan_in) (the authors' code)."""
+    d, hidden = positive_int("d", d), positive_int("hidden", hidden)
+
+    def u(fan_in: int, shape: tuple[int, ...]) -> np.ndarray:
+        return rng.uniform(-1 / np.sqrt(fan_in), 1 / np.sqrt(fan_in), shape).astype(dtype)
+
+    return MLP(u(d, (d, hidden)), u(d, (hidden,)), u(hidden, (hidden, hidden)), u(hidden, (hidden,)),
+               u(hidden, (hidden,)), u(hidden, ()))
+
+
+def mlp_forward(p: MLP, x: np.ndarray) -> tuple[np.ndarray, tuple]:
+    """Logits φ(x) for ``x (B, D)`` → ``(B,)`` and the cache for :func:`mlp_backward`."""
+    h1 = np.maximum(x @ p.W1 + p.b1, 0)
+    h2 = np.maximum(h1 @ p.W2 + p.b2, 0)
+    return h2 @ p.w3 + p.b3, (x, h1, h2)
+
+
+def mlp_backward(p: MLP, cache: tuple, g: np.ndarray) -> tuple[MLP, np.ndarray]:
+    """Gradients of Σ_b g_b φ(x_b) with respect to every MLP parameter, and to the input x ``(B, D)``."""
+    x, h1, h2 = cache
+    d2 = np.outer(g, p.w3) * (h2 > 0)
+    d1 = (d2 @ p.W2.T) * (h1 > 0)
+    grads = MLP(x.T @ d1, d1.sum(0), h1.T @ d2, d2.sum(0), h2.T @ g, np.asarray(g.sum(), dtype=g.dtype))
+    return grads, d1 @ p.W1.T
+
+
+# ---------------------------------------------------------------------------------------------
+# The reduced model
+
+
+@dataclass
+class Reduced:
+    """Reduced-model parameters: the MLP φ and the attention scalars w, β."""
+
+    mlp: MLP
+    w: float
+    beta: float
+
+
+@dataclass(frozen=True)
+class ReducedGrads:
+    mlp: MLP
+    w: float
+    beta: float
+
+
+def attention_logit(w: float, beta: float, seqs: icl_task.Sequences) -> tuple[np.ndarray, tuple]:
+    """w Σ_j softmax_j(β x_q·x_j) ℓ_j for each sequence ``(B,)``, and the cache for the backward pass."""
+    g = np.einsum("bnd,bd->bn", seqs.x, seqs.x_q)
+    s = beta * g
+    a = np.exp(s - s.max(axis=1, keepdims=True))
+    a /= a.sum(axis=1, keepdims=True)
+    mix = np.sum(a * seqs.labels, axis=1)
+    return w * mix, (g, a, mix)
+
+
+def reduced_forward(p: Reduced, seqs: icl_task.Sequences) -> tuple[np.ndarray, tuple]:
+    """Logits z = φ(x_q) + w Σ_j softmax_j(β x_q·x_j) ℓ_j ``(B,)`` (paper §3.2)."""
+    phi, mlp_cache = mlp_forward(p.mlp, seqs.x_q)
+    att, att_cache = attention_logit(p.w, p.beta, seqs)
+    return phi + att, (mlp_cache, att_cache)
+
+
+def bce(z: np.ndarray, l_q: np.ndarray) -> float:
+    """Mean BCE on ±1 labels, log(1 + e^{−ℓ z})."""
+    return float(np.mean(np.logaddexp(0.0, -l_q * z)))
+
+
+def reduced_loss_grads(p: Reduced, seqs: icl_task.Sequences) -> tuple[float, ReducedGrads]:
+    """Batch-mean BCE of the reduced model and its gradient (hand-written backward pass)."""
+    z, (mlp_cache, (g, a, mix)) = reduced_forward(p, seqs)
+    dz = (-seqs.l_q * expit(-seqs.l_q * z) / z.size).astype(z.dtype)
+    g_bar = np.sum(a * g, axis=1)
+    dmix_dbeta = np.sum(a * seqs.labels * g, axis=1) - mix * g_bar  # ∂a_j/∂β = a_j (g_j − ḡ)
+    grads = ReducedGrads(
+        mlp_backward(p.mlp, mlp_cache, dz)[0], float(np.sum(dz * mix)), float(np.sum(dz * p.w * dmix_dbeta))
+    )
+    return bce(z, seqs.l_q), grads
+
+
+def accuracy(p: Reduced, seqs: icl_task.Sequences) -> float:
+    """Fraction of sequences with sign z = ℓ_q (the code's ``(z·ℓ > 0)``)."""
+    z = mlp_forward(p.mlp, seqs.x_q)[0] + attention_logit(p.w, p.beta, seqs)[0]
+    return float(np.mean(z * seqs.l_q > 0))
+
+
+def mlp_constants(mlp: MLP, items: np.ndarray, labels: np.ndarray) -> dict[str, float]:
+    """c₁, c₂, c₃ (§3.4) from u = ℓ φ(x) over the given items (symmetric form of the φ₊ average)."""
+    phi, _ = mlp_forward(mlp, items)
+    return constants(labels * phi, np.ones_like(labels))
+
+
+# ---------------------------------------------------------------------------------------------
+# Training
+
+
+@dataclass(frozen=True)
+class ReducedConfig:
+    """Settings of one reduced-model run. ``k=None`` is K → ∞; ``decay`` is λ on (w, β) only.
+
+    ``stop_icl``: stop at the first record with ICL accuracy above it (the authors' code stops at 0.99).
+    """
+
+    d: int = 32
+    k: int | None = 256
+    n: int = 16
+    hidden: int = 64
+    lr: float = 0.1
+    batch: int = 64
+    steps: int = 2000
+    w0: float = 0.0
+    beta0: float = 0.0
+    decay: float = 0.0
+    equalised: bool = False
+    record_every: int = 10
+    eval_batch: int = 512
+    constants_items: int = 1024
+    stop_icl: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("d", "n", "hidden", "batch", "steps", "record_every", "eval_batch", "constants_items"):
+            positive_int(name, getattr(self, name))
+        if self.k is not None:
+            even_k("k", self.k)
+        finite_scalar("lr", self.lr, positive=True)
+        finite_scalar("w0", self.w0)
+        finite_scalar("beta0", self.beta0)
+        finite_scalar("decay", self.decay, nonnegative=True)
+        if self.equalised and self.n % 2:
+            raise ValueError(f"n must be even for equalised contexts, got {self.n}")
+
+
+@dataclass
+class ReducedRun:
+    """A recorded run: times t = η·step and, at each, w, β, c₁, c₂, c₃, ICL and IWL accuracy, loss."""
+
+    config: ReducedConfig
+    seed: int
+    t: list[float] = field(default_factory=list)
+    w: list[float] = field(default_factory=list)
+    beta: list[float] = field(default_factory=list)
+    c1: list[float] = field(default_factory=list)
+    c2: list[float] = field(default_factory=list)
+    c3: list[float] = field(default_factory=list)
+    icl_acc: list[float] = field(default_factory=list)
+    iwl_acc: list[float] = field(default_factory=list)
+    loss: list[float] = field(default_factory=list)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        keys = ("t", "w", "beta", "c1", "c2", "c3", "icl_acc", "iwl_acc", "loss")
+        return {k: np.asarray(getattr(self, k), dtype=float) for k in keys}
+
+    def t_icl(self, threshold: float = 0.95) -> float:
+        """First recorded time with ICL accuracy > ``threshold`` (the code's t_ICL); NaN if never."""
+        acc = np.asarray(self.icl_acc)
+        hit = np.flatnonzero(acc > threshold)
+        return float(self.t[hit[0]]) if hit.size else float("nan")
+
+
+def _constant_items(cfg: ReducedConfig, task: icl_task.ItemLabelTask | None, rng: np.random.Generator):
+    """Items on which c₁, c₂ are measured: the K training items, or fresh items with random labels (K → ∞)."""
+    if task is not None:
+        return task.items, task.labels
+    x = (rng.standard_normal((cfg.constants_items, cfg.d)) / np.sqrt(cfg.d)).astype(np.float32)
+    return x, rng.choice(np.array([1.0, -1.0], dtype=np.float32), cfg.constants_items)
+
+
+def _record(run: ReducedRun, p: Reduced, step: int, loss: float, evals: dict, items) -> None:
+    run.t.append(run.config.lr * step)
+    run.w.append(p.w)
+    run.beta.append(p.beta)
+    c = mlp_constants(p.mlp, *items)
+    run.c1.append(c["c1"])
+    run.c2.append(c["c2"])
+    run.c3.append(c["c3"])
+    run.icl_acc.append(accuracy(p, evals["icl"]))
+    run.iwl_acc.append(accuracy(p, evals["iwl"]) if "iwl" in evals else float("nan"))
+    run.loss.append(loss)
+
+
+def sgd_step(p: Reduced, grads: ReducedGrads, lr: float, decay: float) -> None:
+    """One SGD step in place; weight decay λ only on w and β (gradient += λθ)."""
+    for param, grad in zip(p.mlp.arrays(), grads.mlp.arrays()):
+        param -= lr * grad
+    p.w -= lr * (grads.w + decay * p.w)
+    p.beta -= lr * (grads.beta + decay * p.beta)
+
+
+def train_reduced(config: ReducedConfig, seed: int, *, threads: int = 1) -> ReducedRun:
+    """Train the reduced model from (w₀, β₀) with SGD and record its kinetics (see module docstring).
+
+    Everything random (items, initial MLP, batches, evaluation sets) comes from
+    ``numpy.random.default_rng(seed)``; the seed is stored in the run. Runs with ``threads``
+    OpenBLAS threads (one is fastest for these small products on a shared machine).
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    with blas_threads(threads):
+        return _train(config, int(seed))
+
+
+def _train(cfg: ReducedConfig, seed: int) -> ReducedRun:
+    rng = np.random.default_rng(seed)
+    task = icl_task.make_task(cfg.k, cfg.d, rng, seed=seed) if cfg.k is not None else None
+    p = Reduced(init_mlp(cfg.d, cfg.hidden, rng), float(cfg.w0), float(cfg.beta0))
+    evals = {"icl": icl_task.sample_icl_eval(cfg.d, cfg.n, cfg.eval_batch, rng, equalised=cfg.equalised)}
+    if task is not None and task.k > cfg.n:
+        evals["iwl"] = icl_task.sample_iwl_eval(task, cfg.n, cfg.eval_batch, rng)
+    items = _constant_items(cfg, task, rng)
+    run = ReducedRun(cfg, seed)
+    loss = float("nan")
+    for step in range(cfg.steps + 1):
+        if step % cfg.record_every == 0:
+            _record(run, p, step, loss, evals, items)
+        if step == cfg.steps or (cfg.stop_icl is not None and run.icl_acc[-1] > cfg.stop_icl):
+            break
+        seqs = icl_task.sample_training(task, cfg.n, cfg.batch, rng, d=cfg.d, equalised=cfg.equalised)
+        loss, grads = reduced_loss_grads(p, seqs)
+        sgd_step(p, grads, cfg.lr, cfg.decay)
+    return run
+
+
+
+def ode_for_run(run: ReducedRun, *, beta_cap: float = kin.BETA_CAP, t_eval: object | None = None) -> kin.KineticsSolution:
+    """The paper's (w, β) ODE (eq. 4) from the run's (w₀, β₀), driven by the run's *measured* c₁(t), c₂(t).
+
+    Same N, weight decay (λ on w and β) and context statistics as the run: equalised contexts use
+    the drive (c₁/N)(e^β − 1) without the c₂ term (§3.7). ``beta_cap`` is the level whose first
+    crossing ``t_icl`` reports; it stops at the last recorded time.
+    """
+    a, cfg = run.arrays(), run.config
+    c2 = 0.0 if cfg.equalised else kin.table(a["t"], a["c2"], name="c2")
+    return kin.integrate(
+        cfg.w0, cfg.beta0, n=cfg.n, c1=kin.table(a["t"], a["c1"], name="c1"), c2=c2, t_max=float(a["t"][-1]),
+        decay_w=cfg.decay, decay_beta=cfg.decay, t_eval=t_eval, beta_cap=beta_cap, equalised=cfg.equalised,
+    )

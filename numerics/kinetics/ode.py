@@ -1,0 +1,359 @@
+"""The (w, β) learning-kinetics ODE of Nguyen & Reddy (ICLR 2025, arXiv 2412.00104, §3.4–3.7).
+
+The attention path of the reduced model z = φ(x_t) + w Σ_j softmax_j(β x_t·x_j) ℓ_j follows,
+in the regime e^β ≪ N, the gradient flow of L ≈ L_IWL − (c₁/N)(w e^β − (c₂/2) w²) (paper eq. 3–4):
+
+    dw/dt = (c₁/N)(e^β − c₂ w) − λ_w w,        dβ/dt = (c₁/N) w e^β − λ_β β,
+
+with c₁(t), c₂(t) set by the MLP's residual error and λ_w, λ_β the weight-decay rates on the
+attention path (transience, §3.7; decay λ on a parameter θ adds −λθ; the reduced model decays w
+and β directly, λ_w = λ_β = λ, while in the transformer β is a product of W_Q and W_K, so
+λ_β ≈ 2λ). β blows up in finite time: ICL is acquired at that time t_ICL (I_K(t_ICL) = N τ*).
+
+The blow-up is made regular by integrating in an arc variable s with dt/ds = 1/(1 + r e^β),
+r = max c₁ / N: every initial condition then runs at a bounded speed and a whole batch of
+(w₀, β₀) is solved in one :func:`scipy.integrate.solve_ivp` call. An initial condition has
+acquired ICL once β ≥ ``beta_cap`` (default 40: the time left from there to blow-up is
+≈ e^{−40}/w in clock units, far below the integration tolerance).
+
+Closed forms (derived in ``theory/kinetics.py`` with SymPy, re-stated here without SymPy):
+τ* = e^{−β₀ + w₀²/2} √(π/2) erfc(w₀/√2) for c₂ = 0, and τ* ≈ (c₂/2) e^{−2β₀} for β₀ ≪ 0.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.integrate import solve_ivp
+from scipy.special import erfcx, expit
+from scipy.stats import binom
+
+from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int
+
+Schedule = Callable[[np.ndarray], np.ndarray]
+"""A coefficient as a function of time, vectorised: c(t) for an array of times."""
+
+BETA_CAP = 40.0
+"""β at which an initial condition counts as having blown up (ICL acquired)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Coefficients c₁(t), c₂(t)
+
+
+def constant(value: float, *, name: str = "c") -> Schedule:
+    """A constant non-negative coefficient, e.g. c₁ = ½ for K → ∞ (paper §3.5)."""
+    v = finite_scalar(name, value, nonnegative=True)
+    return lambda t: np.full(np.shape(t), v)
+
+
+def table(times: object, values: object, *, name: str = "c") -> Schedule:
+    """A coefficient measured in a simulation: linear interpolation, end values held outside.
+
+    ``times`` must be strictly increasing; ``values`` non-negative (c₁ and c₂ are averages of
+    non-negative quantities, paper §3.4).
+    """
+    t = finite_array(f"{name} times", times, ndim=1)
+    v = finite_array(f"{name} values", values, ndim=1)
+    if t.shape != v.shape or t.size == 0:
+        raise ValueError(f"{name} times and values must be non-empty and of equal length, got {t.size} and {v.size}")
+    if np.any(np.diff(t) <= 0):
+        raise ValueError(f"{name} times must be strictly increasing")
+    if np.any(v < 0):
+        raise ValueError(f"{name} values must be non-negative, got minimum {v.min()!r}")
+    return lambda s: np.interp(s, t, v)
+
+
+def _schedule(name: str, c: float | Schedule) -> Schedule:
+    if callable(c):
+        return c
+    return constant(c, name=name)
+
+
+def _peak(name: str, c: Schedule, t_max: float) -> float:
+    """Largest value of a schedule on [0, t_max] (sampled), checking it is non-negative."""
+    sample = np.asarray(c(np.linspace(0.0, t_max, 257)), dtype=float)
+    if not np.all(np.isfinite(sample)):
+        raise ValueError(f"{name} must be finite on [0, t_max]")
+    if np.any(sample < 0):
+        raise ValueError(f"{name} must be non-negative, got {sample.min()!r}")
+    return float(sample.max())
+
+
+# ---------------------------------------------------------------------------------------------
+# The ODE
+
+
+def _arc_derivatives(
+    t: np.ndarray, w: np.ndarray, beta: np.ndarray, *, n: float, log_r: float, c1: Schedule, c2: Schedule,
+    decay_w: float, decay_beta: float, offset: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """d(t, w, β)/ds in the arc variable s (dt/ds = 1/(1 + r e^β)), vectorised over initial conditions.
+
+    e^β/(1 + r e^β) = σ(g)/r and 1/(1 + r e^β) = σ(−g) with g = β + ln r, so nothing overflows.
+    ``offset`` = 1 turns the w-drive e^β into e^β − 1 (equalised contexts).
+    """
+    a1, a2 = c1(t), c2(t)
+    slow = expit(-(beta + log_r))
+    fast = expit(beta + log_r) * np.exp(-log_r)
+    dw = a1 / n * (fast - offset * slow) - (a1 * a2 / n + decay_w) * w * slow
+    db = a1 / n * w * fast - decay_beta * beta * slow
+    return slow, dw, db
+
+
+@dataclass(frozen=True)
+class KineticsSolution:
+    """Solution of the (w, β) ODE for a batch of initial conditions.
+
+    ``t_icl[i]``: time at which β_i blew up (reached ``beta_cap``), NaN if not before ``t_max``.
+    ``t``, ``w``, ``beta``: trajectories on the requested time grid, shape (M, len(t));
+    NaN after the blow-up. ``n_steps``: accepted solver steps.
+    """
+
+    w0: np.ndarray
+    beta0: np.ndarray
+    t_icl: np.ndarray
+    t: np.ndarray
+    w: np.ndarray
+    beta: np.ndarray
+    n_steps: int
+
+
+def _context_length(n: object) -> float:
+    """N ≥ 1 (a context length; real values allowed for the continuous scaling checks)."""
+    value = finite_scalar("n", n)
+    if value < 1:
+        raise ValueError(f"n must be at least 1, got {n!r}")
+    return value
+
+
+def _initial(w0: object, beta0: object) -> tuple[np.ndarray, np.ndarray]:
+    w = finite_array("w0", np.atleast_1d(w0), ndim=1)
+    b = finite_array("beta0", np.atleast_1d(beta0), ndim=1)
+    w, b = np.broadcast_arrays(w, b)
+    return w.astype(float), b.astype(float)
+
+
+def _problem(w0, beta0, n, c1, c2, t_max, decay_w, decay_beta, beta_cap, equalised):
+    """Validate the arguments shared by :func:`integrate` and :func:`blowup_times`; build d(t, w, β)/ds."""
+    w_init, b_init = _initial(w0, beta0)
+    n = _context_length(n)
+    t_max = finite_scalar("t_max", t_max, positive=True)
+    decay_w = finite_scalar("decay_w", decay_w, nonnegative=True)
+    decay_beta = finite_scalar("decay_beta", decay_beta, nonnegative=True)
+    beta_cap = finite_scalar("beta_cap", beta_cap)
+    if np.any(b_init >= beta_cap):
+        raise ValueError(f"beta0 must be below beta_cap = {beta_cap}")
+    c1s, c2s = _schedule("c1", c1), _schedule("c2", c2)
+    peak = _peak("c1", c1s, t_max)
+    _peak("c2", c2s, t_max)
+    log_r = float(np.log(max(peak, 1e-300) / n))
+    derivs = functools.partial(
+        _arc_derivatives, n=n, log_r=log_r, c1=c1s, c2=c2s, decay_w=decay_w, decay_beta=decay_beta,
+        offset=float(equalised),
+    )
+    return w_init, b_init, t_max, beta_cap, log_r, derivs
+
+
+def integrate(
+    w0: object,
+    beta0: object,
+    *,
+    n: float,
+    c1: float | Schedule = 0.5,
+    c2: float | Schedule = 0.5,
+    t_max: float,
+    decay_w: float = 0.0,
+    decay_beta: float = 0.0,
+    t_eval: object | None = None,
+    beta_cap: float = BETA_CAP,
+    rtol: float = 1e-10,
+    atol: float = 1e-12,
+    method: str = "DOP853",
+    equalised: bool = False,
+) -> KineticsSolution:
+    """Integrate dw/dt = (c₁/N)(e^β − c₂ w) − λ_w w, dβ/dt = (c₁/N) w e^β − λ_β β (paper eq. 4).
+
+    ``w0``/``beta0`` broadcast to M initial conditions, all solved in one call. ``c1``/``c2`` are
+    constants or schedules (:func:`constant`, :func:`table`). Returns blow-up times and, when
+    ``t_eval`` is given, the trajectories on that grid (from the solver's dense output).
+    ``equalised=True`` uses the equalised-context drive dw/dt = (c₁/N)(e^β − 1) (§3.7; pass c2=0,
+    the equalised loss has no c₂ term at O(1/N)).
+    """
+    w_init, b_init, t_max, beta_cap, log_r, derivs = _problem(
+        w0, beta0, n, c1, c2, t_max, decay_w, decay_beta, beta_cap, equalised
+    )
+    m = w_init.size
+
+    def done(_s: float, y: np.ndarray) -> float:
+        t, _, beta = np.split(y, 3)
+        return float(np.min(np.maximum(beta - beta_cap, t - t_max)))
+
+    done.terminal = True
+    y0 = np.concatenate([np.zeros(m), w_init, b_init])
+    sol = solve_ivp(
+        lambda _s, y: np.concatenate(derivs(*np.split(y, 3))), (0.0, np.inf), y0, method=method,
+        events=done, rtol=rtol, atol=atol, dense_output=t_eval is not None,
+    )
+    if sol.status < 0:
+        raise RuntimeError(f"solve_ivp failed: {sol.message}")
+    t_end, _, b_end = np.split(sol.y[:, -1], 3)
+    reached = (b_end >= beta_cap - 1e-9) & (t_end <= t_max)
+    t_icl = np.where(reached, t_end, np.nan)
+    grid, w_traj, b_traj = _trajectories(sol, t_eval, m, beta_cap, log_r)
+    return KineticsSolution(w_init, b_init, t_icl, grid, w_traj, b_traj, int(sol.t.size - 1))
+
+
+# Dormand–Prince 5(4) coefficients (Dormand & Prince 1980; Hairer, Nørsett & Wanner, Table II.5.2).
+_DP_A = (
+    (),
+    (1 / 5,),
+    (3 / 40, 9 / 40),
+    (44 / 45, -56 / 15, 32 / 9),
+    (19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729),
+    (9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656),
+    (35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84),
+)
+_DP_B = np.array([35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0.0])
+_DP_E = _DP_B - np.array([5179 / 57600, 0.0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
+
+
+def _dp_step(derivs, y: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One Dormand–Prince step of size h (per lane) for y of shape (3, M): (5th-order y_new, error)."""
+    ks: list[np.ndarray] = []
+    for row in _DP_A:
+        stage = y + h * sum((a * k for a, k in zip(row, ks) if a), np.zeros_like(y))
+        ks.append(np.stack(derivs(*stage)))
+    k = np.stack(ks)
+    return y + h * np.tensordot(_DP_B, k, axes=1), h * np.tensordot(_DP_E, k, axes=1)
+
+
+def blowup_times(
+    w0: object,
+    beta0: object,
+    *,
+    n: float,
+    c1: float | Schedule = 0.5,
+    c2: float | Schedule = 0.5,
+    t_max: float,
+    decay_w: float = 0.0,
+    decay_beta: float = 0.0,
+    beta_cap: float = BETA_CAP,
+    rtol: float = 1e-9,
+    atol: float = 1e-12,
+    equalised: bool = False,
+    max_iterations: int = 100_000,
+) -> np.ndarray:
+    """t_ICL for a large batch of initial conditions: the ODE of :func:`integrate`, each IC with its own step.
+
+    :func:`integrate` hands the whole batch to one ``solve_ivp`` call, which shares one step size
+    between all ICs and so must resolve every IC's blow-up in turn; here an explicit Dormand–Prince
+    5(4) pair runs all ICs in lock-step, each with its own adaptive step in the arc variable, and
+    an IC stops once β ≥ ``beta_cap`` (ICL) or t ≥ ``t_max`` (NaN). Agrees with :func:`integrate`
+    to the tolerance (tested); use it for throughput, :func:`integrate` for trajectories.
+    """
+    w_init, b_init, t_max, beta_cap, _, derivs = _problem(
+        w0, beta0, n, c1, c2, t_max, decay_w, decay_beta, beta_cap, equalised
+    )
+    y = np.stack([np.zeros_like(w_init), w_init, b_init])
+    h = np.full(w_init.size, 1e-2)
+    active = np.ones(w_init.size, dtype=bool)
+    for _ in range(max_iterations):
+        if not active.any():
+            break
+        ya, ha = y[:, active], h[active]
+        y_new, err = _dp_step(derivs, ya, ha)
+        scale = atol + rtol * np.maximum(np.abs(ya), np.abs(y_new))
+        norm = np.sqrt(np.mean((err / scale) ** 2, axis=0))
+        ok = norm <= 1
+        ya[:, ok] = y_new[:, ok]
+        y[:, active] = ya
+        h[active] = ha * np.clip(0.9 * np.maximum(norm, 1e-10) ** -0.2, 0.2, 5.0)
+        active[active] = (ya[2] < beta_cap) & (ya[0] < t_max)
+    else:
+        raise RuntimeError(f"blowup_times did not finish within {max_iterations} iterations")
+    return np.where((y[2] >= beta_cap) & (y[0] <= t_max), y[0], np.nan)
+
+
+def _trajectories(sol, t_eval: object | None, m: int, beta_cap: float, log_r: float):
+    """Evaluate the dense output (in s) at the s where each IC's clock t_i(s) hits the grid times.
+
+    s is found by interpolation on the solver's steps, then refined by Newton steps on
+    t_i(s) − t (dt/ds = σ(−β − ln r)); grid times after the IC's blow-up give NaN.
+    """
+    if t_eval is None:
+        empty = np.empty((m, 0))
+        return np.empty(0), empty, empty
+    grid = finite_array("t_eval", t_eval, ndim=1)
+    s_fine = np.unique(np.concatenate([np.linspace(a, b, 9) for a, b in zip(sol.t[:-1], sol.t[1:])] + [sol.t]))
+    t_fine, _, b_fine = np.split(sol.sol(s_fine), 3)
+    w_out, b_out = np.full((m, grid.size), np.nan), np.full((m, grid.size), np.nan)
+    for i in range(m):
+        below = b_fine[i] < beta_cap
+        inside = grid <= t_fine[i, below].max()
+        s_i = np.interp(grid[inside], t_fine[i, below], s_fine[below])
+        for _ in range(3):
+            state = sol.sol(s_i)
+            s_i = s_i - (state[i] - grid[inside]) / expit(-(state[2 * m + i] + log_r))
+        state = sol.sol(s_i)
+        w_out[i, inside], b_out[i, inside] = state[m + i], state[2 * m + i]
+    return grid, w_out, b_out
+
+
+def exact_attention_loss(u: float, w: float, beta: float, n: int) -> float:
+    """Exact mean change of the BCE log(1 + e^{−u−δ}) caused by the attention term, for margin u = ℓφ.
+
+    In the paper's idealisation (D → ∞: x_t·x_j = δ_tj, the query once in its context, §3.4) the
+    attention term is δ = w (e^β + S)/(e^β + N − 1), S = ℓ_t Σ_{j≠t} ℓ_j a sum of N − 1 independent
+    ±1 labels; the mean over S ~ 2·Binomial(N − 1, ½) − (N − 1) is computed exactly, without the
+    Taylor expansion or the 1/N expansion behind the simplified loss.
+    """
+    n = positive_int("n", n)
+    u, w, beta = (finite_scalar(name, v) for name, v in (("u", u), ("w", w), ("beta", beta)))
+    k = np.arange(n)
+    s = 2 * k - (n - 1)
+    delta = w * (np.exp(beta) + s) / (np.exp(beta) + n - 1)
+    return float(np.sum(binom.pmf(k, n - 1, 0.5) * np.logaddexp(0.0, -u - delta)) - np.logaddexp(0.0, -u))
+
+
+# ---------------------------------------------------------------------------------------------
+# Closed forms and the clock
+
+
+def tau_star(w0: object, beta0: object) -> np.ndarray:
+    """Blow-up clock time for c₂ = 0: τ* = e^{−β₀ + w₀²/2} √(π/2) erfc(w₀/√2) (paper §3.5).
+
+    Evaluated as e^{−β₀} √(π/2) erfcx(w₀/√2), which does not overflow for large w₀.
+    """
+    w, b = _initial(w0, beta0)
+    return np.exp(-b) * np.sqrt(np.pi / 2) * erfcx(w / np.sqrt(2))
+
+
+def tau_star_slaved(c2: object, beta0: object) -> np.ndarray:
+    """Blow-up clock time for β₀ ≪ 0 and c₂ > 0: τ* ≈ (c₂/2) e^{−2β₀} (paper §3.5, asymptotic)."""
+    c = finite_array("c2", np.atleast_1d(c2))
+    if np.any(c <= 0):
+        raise ValueError("c2 must be positive")
+    return c / 2 * np.exp(-2 * finite_array("beta0", np.atleast_1d(beta0)))
+
+
+def t_icl_infinite_k(n: object, beta0: object) -> np.ndarray:
+    """K → ∞ law t_ICL ≈ √(2π) N e^{−β₀} (c₁ = ½, w₀ = 0, c₂ w ≪ e^β; paper §3.5)."""
+    nn = finite_array("n", np.atleast_1d(n))
+    if np.any(nn < 1):
+        raise ValueError("n must be at least 1")
+    return np.sqrt(2 * np.pi) * nn * np.exp(-finite_array("beta0", np.atleast_1d(beta0)))
+
+
+def clock(times: object, c1: object, n: float) -> np.ndarray:
+    """τ(t) = ∫₀ᵗ c₁ dt' / N by the trapezoidal rule on the given samples (paper §3.4)."""
+    t = finite_array("times", times, ndim=1)
+    c = finite_array("c1", c1, ndim=1)
+    if np.any(c < 0):
+        raise ValueError("c1 must be non-negative")
+    n = finite_scalar("n", n, positive=True)
+    steps = np.diff(t) * (c[1:] + c[:-1]) / 2
+    return np.concatenate([[0.0], np.cumsum(steps)]) / n

@@ -1,0 +1,304 @@
+"""Meta-training linear self-attention on random linear-regression tasks (von Oswald et al., ICML 2023, §3–4).
+
+Every step draws fresh tasks (``numerics.lsa.regression.sample_tasks``), builds tokens (x_i, y_i) and
+queries (x_q, 0) (``numerics.lsa.layers.make_tokens``), runs K LSA layers (paper eq. 7–8: keys/values
+from the N context tokens only) and reads the prediction out as minus the query's y-part. The
+loss is the paper's ½·MSE (``loss="half_mse"``; ``"mse"`` doubles it). Gradients are derived
+by hand (backpropagation through the layers, written out below) and checked against finite
+differences in the tests; the optimiser is Adam (Kingma & Ba 2015, Algorithm 1) after clipping
+the gradient's global norm (optax-style ``clip_by_global_norm``).
+
+Row convention (DESIGN.md): a layer maps every token row e_t ↦ e_t + M e_t with
+M = Σ_h V_h C K_h, V_h = P_h W_{V,h}, K_h = W_{K,h}ᵀ W_{Q,h}, C = Σ_{i<N} e_i e_iᵀ.
+
+Paper vs code settings are explicit options of :class:`TrainConfig`: the x range (code 0.5,
+text 1.0), the loss scale, the initialisation scale and the learning-rate schedule (the paper
+trains with a constant Adam rate 1e-3; ``schedule="cosine"`` decays it to 0 to remove the
+optimiser's noise floor in short runs).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from icl_verify.numerics.lsa.layers import LSAParams, make_tokens
+from icl_verify.numerics.lsa.regression import CODE_X_RANGE, RegressionTasks, sample_tasks
+from icl_verify.numerics.shared.checks import finite_scalar, positive_int
+
+NAMES = ("P", "W_V", "W_K", "W_Q")
+"""The trained arrays of one layer, each of shape (H, D, D)."""
+
+Layer = dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Settings of one meta-training run (defaults: von Oswald et al.'s d = N = 10, code's x range)."""
+
+    nx: int = 10
+    ny: int = 1
+    n_context: int = 10
+    n_layers: int = 1
+    recurrent: bool = False
+    heads: int = 1
+    batch: int = 2048
+    steps: int = 1000
+    lr: float = 1e-3
+    schedule: Literal["constant", "cosine"] = "constant"
+    clip: float = 10.0
+    init_scale: float = 0.01
+    x_dist: Literal["uniform", "gaussian"] = "uniform"
+    x_range: float = CODE_X_RANGE
+    x_std: float | tuple[float, ...] = 1.0
+    noise_std: float = 0.0
+    loss: Literal["half_mse", "mse"] = "half_mse"
+    dtype: Literal["float32", "float64"] = "float32"
+
+    def __post_init__(self) -> None:
+        for name in ("nx", "ny", "n_context", "n_layers", "heads", "batch", "steps"):
+            positive_int(name, getattr(self, name))
+        for name in ("lr", "clip", "init_scale", "x_range"):
+            finite_scalar(name, getattr(self, name), positive=True)
+        finite_scalar("noise_std", self.noise_std, nonnegative=True)
+        if isinstance(self.x_std, list):
+            object.__setattr__(self, "x_std", tuple(self.x_std))
+        if np.any(np.asarray(self.x_std, dtype=float) <= 0) or np.size(self.x_std) not in (1, self.nx):
+            raise ValueError(f"x_std must be positive, a scalar or one value per input, got {self.x_std!r}")
+        _choice("schedule", self.schedule, ("constant", "cosine"))
+        _choice("x_dist", self.x_dist, ("uniform", "gaussian"))
+        _choice("loss", self.loss, ("half_mse", "mse"))
+        _choice("dtype", self.dtype, ("float32", "float64"))
+
+    @property
+    def width(self) -> int:
+        """Token width D = Nx + Ny."""
+        return self.nx + self.ny
+
+    def sample(
+        self, rng: np.random.Generator, batch: int | None = None, *, n_queries: int = 1, seed: int | None = None
+    ) -> RegressionTasks:
+        """Fresh regression tasks drawn with this run's input distribution (``seed`` is only recorded)."""
+        return sample_tasks(
+            rng,
+            self.batch if batch is None else batch,
+            self.n_context,
+            self.nx,
+            self.ny,
+            x_dist=self.x_dist,
+            x_range=self.x_range,
+            x_std=self.x_std,
+            noise_std=self.noise_std,
+            n_queries=n_queries,
+            seed=seed,
+        )
+
+
+def _choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """Trained layers (as :class:`~numerics.lsa.layers.LSAParams`), the loss per step, the seed and the settings."""
+
+    layers: list[LSAParams]
+    losses: np.ndarray
+    seed: int
+    config: TrainConfig
+    seconds: float = field(default=0.0, compare=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameters
+
+
+def init_layers(config: TrainConfig, rng: np.random.Generator) -> list[Layer]:
+    """Entries ~ N(0, init_scale²); one layer if ``recurrent`` (weight-tied), else ``n_layers``."""
+    D, H = config.width, config.heads
+    count = 1 if config.recurrent else config.n_layers
+    return [
+        {k: (config.init_scale * rng.standard_normal((H, D, D))).astype(config.dtype) for k in NAMES}
+        for _ in range(count)
+    ]
+
+
+def as_params(layers: list[Layer], config: TrainConfig) -> list[LSAParams]:
+    """The layers as applied, in order (the tied layer repeated ``n_layers`` times when recurrent)."""
+    params = [LSAParams(**{k: np.asarray(layer[k], dtype=np.float64) for k in NAMES}) for layer in layers]
+    return params * config.n_layers if config.recurrent else params
+
+
+# ---------------------------------------------------------------------------------------------
+# Forward and backward
+
+
+def _maps(layer: Layer) -> tuple[np.ndarray, np.ndarray]:
+    """V_h = P_h W_{V,h} and K_h = W_{K,h}ᵀ W_{Q,h}, each (H, D, D)."""
+    return layer["P"] @ layer["W_V"], np.swapaxes(layer["W_K"], 1, 2) @ layer["W_Q"]
+
+
+def _layer_forward(E: np.ndarray, layer: Layer, n: int) -> tuple[np.ndarray, dict]:
+    """One layer E ↦ E + E Mᵀ (paper eq. 8 in rows) and the intermediates the backward pass needs."""
+    V, K = _maps(layer)
+    context = E[:, :n]
+    C = np.swapaxes(context, 1, 2) @ context
+    M = sum(V[h] @ C @ K[h] for h in range(V.shape[0]))
+    return E + E @ np.swapaxes(M, 1, 2), {"E": E, "C": C, "M": M, "V": V, "K": K}
+
+
+def _layer_backward(G: np.ndarray, cache: dict, layer: Layer, n: int) -> tuple[np.ndarray, Layer]:
+    """Gradients w.r.t. the layer's input tokens and its four arrays, given G = ∂L/∂(output).
+
+    With S_b = G_bᵀ E_b = ∂L/∂M_b: ∂V_h = Σ_b S_b K_hᵀ C_b, ∂K_h = Σ_b C_b V_hᵀ S_b,
+    ∂C_b = Σ_h V_hᵀ S_b K_hᵀ, and ∂E = G + G M + [i < N] E (∂C + ∂Cᵀ).
+    """
+    E, C, M, V, K = cache["E"], cache["C"], cache["M"], cache["V"], cache["K"]
+    S = np.swapaxes(G, 1, 2) @ E
+    dE = G + G @ M
+    dC = np.zeros_like(C)
+    dV, dK = np.empty_like(V), np.empty_like(K)
+    for h in range(V.shape[0]):
+        dV[h] = np.einsum("bij,bjk->ik", S @ K[h].T, C)
+        dK[h] = np.einsum("bij,bjk->ik", C @ V[h].T, S)
+        dC += V[h].T @ S @ K[h].T
+    dE[:, :n] += E[:, :n] @ (dC + np.swapaxes(dC, 1, 2))
+    grads = {
+        "P": dV @ np.swapaxes(layer["W_V"], 1, 2),
+        "W_V": np.swapaxes(layer["P"], 1, 2) @ dV,
+        "W_K": layer["W_Q"] @ np.swapaxes(dK, 1, 2),
+        "W_Q": layer["W_K"] @ dK,
+    }
+    return dE, grads
+
+
+def _schedule_of(config: TrainConfig) -> list[int]:
+    """Index of the stored layer used at each depth (all 0 when weight-tied)."""
+    return [0] * config.n_layers if config.recurrent else list(range(config.n_layers))
+
+
+def loss_and_grads(
+    layers: list[Layer], tokens: np.ndarray, y_q: np.ndarray, config: TrainConfig
+) -> tuple[float, list[Layer]]:
+    """The training loss on one batch and its exact gradient w.r.t. every stored array.
+
+    ``tokens`` (B, N+Q, D) from :func:`numerics.lsa.layers.make_tokens`, ``y_q`` (B, Q, Ny). Prediction
+    ŷ = −(query's y-part) after all layers (paper §2); loss ½·mean((ŷ − y_q)²), or twice that.
+    """
+    n, nx = config.n_context, config.nx
+    E, caches = tokens, []
+    order = _schedule_of(config)
+    for i in order:
+        E, cache = _layer_forward(E, layers[i], n)
+        caches.append(cache)
+    r = -E[:, n:, nx:] - y_q
+    factor = 0.5 if config.loss == "half_mse" else 1.0
+    loss = factor * float(np.mean(r**2))
+    G = np.zeros_like(E)
+    G[:, n:, nx:] = -2.0 * factor * r / r.size
+    grads = [{k: np.zeros_like(v) for k, v in layer.items()} for layer in layers]
+    for i, cache in zip(reversed(order), reversed(caches)):
+        G, g = _layer_backward(G, cache, layers[i], n)
+        for k in NAMES:
+            grads[i][k] += g[k]
+    return loss, grads
+
+
+# ---------------------------------------------------------------------------------------------
+# Optimiser
+
+
+def clip_by_global_norm(grads: list[Layer], max_norm: float) -> tuple[list[Layer], float]:
+    """Scale all gradients by min(1, max_norm / ‖g‖) with ‖g‖ the norm over every array; returns (g, ‖g‖)."""
+    max_norm = finite_scalar("max_norm", max_norm, positive=True)
+    norm = float(np.sqrt(sum(float(np.sum(np.square(g[k], dtype=np.float64))) for g in grads for k in g)))
+    scale = min(1.0, max_norm / norm) if norm > 0 else 1.0
+    return [{k: v * v.dtype.type(scale) for k, v in g.items()} for g in grads], norm
+
+
+@dataclass
+class Adam:
+    """Adam (Kingma & Ba, ICLR 2015, Algorithm 1) with bias-corrected moments.
+
+    The first step is −lr · g / (|g| + ε) ≈ −lr · sign(g).
+    """
+
+    lr: float = 1e-3
+    beta1: float = 0.9
+    beta2: float = 0.999
+    eps: float = 1e-8
+    t: int = 0
+    m: list[Layer] | None = None
+    v: list[Layer] | None = None
+
+    def __post_init__(self) -> None:
+        finite_scalar("lr", self.lr, positive=True)
+        for name in ("beta1", "beta2"):
+            b = finite_scalar(name, getattr(self, name))
+            if not 0 <= b < 1:
+                raise ValueError(f"{name} must lie in [0, 1), got {b!r}")
+        finite_scalar("eps", self.eps, positive=True)
+
+    def step(self, params: list[Layer], grads: list[Layer], lr: float | None = None) -> list[Layer]:
+        """Return the updated parameters (``lr`` overrides the base rate for schedules)."""
+        if self.m is None or self.v is None:
+            self.m = [{k: np.zeros_like(g[k]) for k in g} for g in grads]
+            self.v = [{k: np.zeros_like(g[k]) for k in g} for g in grads]
+        self.t += 1
+        rate = self.lr if lr is None else lr
+        c1, c2 = 1 - self.beta1**self.t, 1 - self.beta2**self.t
+        out = []
+        for p, g, m, v in zip(params, grads, self.m, self.v):
+            new = {}
+            for k in p:
+                m[k] = self.beta1 * m[k] + (1 - self.beta1) * g[k]
+                v[k] = self.beta2 * v[k] + (1 - self.beta2) * g[k] ** 2
+                step = rate * (m[k] / c1) / (np.sqrt(v[k] / c2) + self.eps)
+                new[k] = (p[k] - step).astype(p[k].dtype)
+            out.append(new)
+        return out
+
+
+def learning_rate(config: TrainConfig, step: int) -> float:
+    """The rate at ``step`` (0-based): constant, or cosine decay lr · ½(1 + cos(π step / steps))."""
+    if config.schedule == "constant":
+        return config.lr
+    return config.lr * 0.5 * (1.0 + np.cos(np.pi * step / config.steps))
+
+
+# ---------------------------------------------------------------------------------------------
+# Training
+
+
+def batch_tokens(config: TrainConfig, rng: np.random.Generator, batch: int | None = None):
+    """Fresh tasks as (tokens, y_q) in the training dtype."""
+    tasks = config.sample(rng, batch)
+    tokens = make_tokens(tasks.X, tasks.Y, tasks.x_q).astype(config.dtype)
+    return tokens, tasks.y_q.astype(config.dtype)
+
+
+def train(config: TrainConfig, seed: int, *, log_every: int = 0) -> TrainResult:
+    """Meta-train LSA from N(0, init_scale²) weights on fresh tasks every step; all randomness from ``seed``.
+
+    ``log_every > 0`` prints the running loss (for the CLI's long runs).
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    rng = np.random.default_rng(seed)
+    layers = init_layers(config, rng)
+    opt = Adam(lr=config.lr)
+    losses = np.empty(config.steps)
+    t0 = time.perf_counter()
+    for step in range(config.steps):
+        tokens, y_q = batch_tokens(config, rng)
+        losses[step], grads = loss_and_grads(layers, tokens, y_q, config)
+        grads, _ = clip_by_global_norm(grads, config.clip)
+        layers = opt.step(layers, grads, learning_rate(config, step))
+        if log_every and (step + 1) % log_every == 0:
+            print(f"step {step + 1:6d}  loss {np.mean(losses[step + 1 - log_every : step + 1]):.5f}", flush=True)
+    return TrainResult(as_params(layers, config), losses, int(seed), config, time.perf_counter() - t0)
+

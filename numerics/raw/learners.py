@@ -1,0 +1,197 @@
+"""Reference learners for in-context linear regression and the SPD / ILWD metrics.
+
+Akyürek et al., ICLR 2023 (REFERENCE.md §4). Examples are rows: ``X`` (n, d), ``y`` (n,),
+queries ``X_query`` (m, d). Every learner has the signature
+``learner(X, y, X_query) -> predictions (m,)`` so any two can be compared by :func:`spd` and
+:func:`ilwd`; linear learners also expose their weight vector.
+
+The GD learners use the loss of Theorem 1, L(w) = Σ_i (wᵀx_i − y_i)² + λ‖w‖², so one step is
+w' = w − 2α(Σ_i (x_i(wᵀx_i) − y_i x_i) + λw).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int
+
+Learner = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+def _data(X: object, y: object) -> tuple[np.ndarray, np.ndarray]:
+    X = finite_array("X", X, ndim=2)
+    y = finite_array("y", y, ndim=1)
+    if X.shape[0] != y.shape[0] or X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"X must be (n, d) with n, d >= 1 and y (n,), got {X.shape} and {y.shape}")
+    return X, y
+
+
+def _w0(w0: object, d: int) -> np.ndarray:
+    if w0 is None:
+        return np.zeros(d)
+    w0 = finite_array("w0", w0, ndim=1)
+    if w0.shape != (d,):
+        raise ValueError(f"w0 must have shape ({d},), got {w0.shape}")
+    return w0
+
+
+def ols_weights(X: object, y: object) -> np.ndarray:
+    """Least squares; the minimum-norm solution X⁺y when n < d (Moore–Penrose pseudo-inverse)."""
+    X, y = _data(X, y)
+    return np.linalg.lstsq(X, y, rcond=None)[0]
+
+
+def ridge_weights(X: object, y: object, lam: float) -> np.ndarray:
+    """(XᵀX + λI)⁻¹ Xᵀ y, λ > 0."""
+    X, y = _data(X, y)
+    lam = finite_scalar("lam", lam, positive=True)
+    return np.linalg.solve(X.T @ X + lam * np.eye(X.shape[1]), X.T @ y)
+
+
+def gd_step_weights(X: object, y: object, alpha: float, lam: float = 0.0, w0: object = None) -> np.ndarray:
+    """One batch GD step on L(w) = Σ_i (wᵀx_i − y_i)² + λ‖w‖² from w0 (default 0)."""
+    X, y = _data(X, y)
+    alpha, lam = finite_scalar("alpha", alpha), finite_scalar("lam", lam)
+    w = _w0(w0, X.shape[1])
+    return w - 2 * alpha * (X.T @ (X @ w - y) + lam * w)
+
+
+def sgd_weights(X: object, y: object, alpha: float, lam: float = 0.0, w0: object = None) -> np.ndarray:
+    """One pass of SGD, one example at a time in order: w ← w − 2α(x(wᵀx) − yx + λw) (Theorem 1 steps)."""
+    X, y = _data(X, y)
+    alpha, lam = finite_scalar("alpha", alpha), finite_scalar("lam", lam)
+    w = _w0(w0, X.shape[1])
+    for x_i, y_i in zip(X, y):
+        w = w - 2 * alpha * (x_i * (w @ x_i) - y_i * x_i + lam * w)
+    return w
+
+
+def bayes_weights(X: object, y: object, sigma2: float, tau2: float) -> np.ndarray:
+    """Posterior mean E[w | X, y] for w ~ N(0, τ²I), y = Xw + N(0, σ²I), by Gaussian conditioning:
+    E[w | y] = Cov(w, y) Cov(y)⁻¹ y = τ² Xᵀ (τ² X Xᵀ + σ² I)⁻¹ y (an n × n solve, not ridge's d × d)."""
+    X, y = _data(X, y)
+    sigma2 = finite_scalar("sigma2", sigma2, positive=True)
+    tau2 = finite_scalar("tau2", tau2, positive=True)
+    return tau2 * X.T @ np.linalg.solve(tau2 * X @ X.T + sigma2 * np.eye(X.shape[0]), y)
+
+
+def _queries(X_query: object, d: int) -> np.ndarray:
+    Q = finite_array("X_query", X_query, ndim=2)
+    if Q.shape[1] != d:
+        raise ValueError(f"X_query must have d = {d} columns, got shape {Q.shape}")
+    return Q
+
+
+def linear(weights: Callable[..., np.ndarray], **kwargs: float) -> Learner:
+    """The learner predicting x_queryᵀ w with w = weights(X, y, **kwargs)."""
+
+    def learner(X: np.ndarray, y: np.ndarray, X_query: np.ndarray) -> np.ndarray:
+        w = weights(X, y, **kwargs)
+        return _queries(X_query, w.shape[0]) @ w
+
+    return learner
+
+
+def knn(X: object, y: object, X_query: object, k: int = 3, weighting: str = "uniform") -> np.ndarray:
+    """k-nearest neighbours (Euclidean): mean of the k nearest labels (``"uniform"``) or weighted
+    by inverse distance (``"distance"``; an exact match returns its label). k is capped at n."""
+    X, y = _data(X, y)
+    Q = _queries(X_query, X.shape[1])
+    k = min(positive_int("k", k), X.shape[0])
+    if weighting not in ("uniform", "distance"):
+        raise ValueError(f"weighting must be 'uniform' or 'distance', got {weighting!r}")
+    dist = np.linalg.norm(Q[:, None, :] - X[None, :, :], axis=-1)
+    idx = np.argsort(dist, axis=1, kind="stable")[:, :k]
+    near, labels = np.take_along_axis(dist, idx, axis=1), y[idx]
+    if weighting == "uniform":
+        return labels.mean(axis=1)
+    exact = near[:, 0] == 0
+    weights = 1.0 / np.where(near == 0, 1.0, near)
+    out = (weights * labels).sum(axis=1) / weights.sum(axis=1)
+    return np.where(exact, labels[:, 0], out)
+
+
+def learners(lam: float = 0.1, alpha: float = 0.01, sigma2: float = 0.25, tau2: float = 1.0, k: int = 3) -> dict[str, Learner]:
+    """The reference learners of Akyürek et al. (REFERENCE.md §4), by name."""
+    return {
+        "ols": linear(ols_weights),
+        "ridge": linear(ridge_weights, lam=lam),
+        "gd": linear(gd_step_weights, alpha=alpha),
+        "sgd": linear(sgd_weights, alpha=alpha),
+        "bayes": linear(bayes_weights, sigma2=sigma2, tau2=tau2),
+        "knn-uniform": partial(knn, k=k, weighting="uniform"),
+        "knn-distance": partial(knn, k=k, weighting="distance"),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Metrics
+
+
+@dataclass(frozen=True)
+class Discrepancy:
+    """A Monte-Carlo mean over tasks with its standard error and the seed it used."""
+
+    value: float
+    stderr: float
+    n_tasks: int
+    seed: int
+
+
+def _sample_task(rng: np.random.Generator, n: int, d: int, noise_std: float) -> tuple[np.ndarray, np.ndarray]:
+    """An isotropic Gaussian task: w ~ N(0, I), x ~ N(0, I), y = wᵀx + N(0, noise_std²)."""
+    w = rng.standard_normal(d)
+    X = rng.standard_normal((n, d))
+    return X, X @ w + noise_std * rng.standard_normal(n)
+
+
+def _mean(values: list[float], seed: int) -> Discrepancy:
+    v = np.asarray(values)
+    return Discrepancy(float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0, len(v), seed)
+
+
+def _check_sizes(n: int, d: int, n_tasks: int, noise_std: float) -> tuple[int, int, int, float]:
+    return (positive_int("n", n), positive_int("d", d), positive_int("n_tasks", n_tasks),
+            finite_scalar("noise_std", noise_std, nonnegative=True))
+
+
+def spd(a1: Learner, a2: Learner, *, n: int, d: int, seed: int, n_tasks: int = 200,
+        n_queries: int = 16, noise_std: float = 0.0) -> Discrepancy:
+    """Squared prediction difference E_{D, x'} (A1(D)(x') − A2(D)(x'))² (Akyürek et al.; REFERENCE.md §4)."""
+    n, d, n_tasks, noise_std = _check_sizes(n, d, n_tasks, noise_std)
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(n_tasks):
+        X, y = _sample_task(rng, n, d, noise_std)
+        Q = rng.standard_normal((positive_int("n_queries", n_queries), d))
+        values.append(float(np.mean((a1(X, y, Q) - a2(X, y, Q)) ** 2)))
+    return _mean(values, seed)
+
+
+def implied_weights(learner: Learner, X: np.ndarray, y: np.ndarray, probes: np.ndarray) -> np.ndarray:
+    """ŵ_A: the least-squares fit of A(D)'s predictions on the probe inputs (Akyürek et al.; REFERENCE.md §4)."""
+    return np.linalg.lstsq(probes, learner(X, y, probes), rcond=None)[0]
+
+
+def ilwd(a1: Learner, a2: Learner, *, n: int, d: int, seed: int, n_tasks: int = 200,
+         n_probes: int | None = None, noise_std: float = 0.0) -> Discrepancy:
+    """Implicit linear weight difference E_D E_{X'} ‖ŵ_A1 − ŵ_A2‖² (Akyürek et al.; REFERENCE.md §4).
+
+    ``n_probes`` fresh inputs X' per task (default 4d, at least d so ŵ is determined).
+    """
+    n, d, n_tasks, noise_std = _check_sizes(n, d, n_tasks, noise_std)
+    m = 4 * d if n_probes is None else positive_int("n_probes", n_probes)
+    if m < d:
+        raise ValueError(f"n_probes must be at least d = {d}, got {m}")
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(n_tasks):
+        X, y = _sample_task(rng, n, d, noise_std)
+        probes = rng.standard_normal((m, d))
+        diff = implied_weights(a1, X, y, probes) - implied_weights(a2, X, y, probes)
+        values.append(float(diff @ diff))
+    return _mean(values, seed)

@@ -1,0 +1,510 @@
+"""Scaling-law fits with honest intervals: power laws y ≈ a·x^ν and the sigmoid behind K*.
+
+Built for Nguyen & Reddy's memorization law I_K(∞) ~ K^ν (ICLR 2025, §3.6; REFERENCE.md §5)
+but generic: ``x`` is any positive control variable, ``y`` a positive measured quantity, one
+value per *run* (a training run with its own seed).
+
+* :func:`loglog_fit` — least squares on log y = log a + ν log x (optionally weighted);
+  :func:`nonlinear_fit` — least squares on y − a·x^ν in linear space (started from the log-log fit).
+* :func:`bootstrap_exponents` — resamples whole runs: within each x value (stratified; the
+  default), or whole groups of runs (``groups``, e.g. one seed's sweep over K). For the
+  stratified bootstrap the resampled log-deviations are rescaled by √(n_s/(n_s − 1)) in a stratum
+  of n_s runs, which makes the bootstrap variance of a stratum mean unbiased (the "rescaled
+  bootstrap"); without it a 95 % percentile interval from 2–4 seeds per K covers far less than
+  95 %. The percentile interval is then widened about the estimate by t_{dof}/z
+  (:func:`small_sample_factor`; dof = runs − distinct x, or groups − 1), the Student correction
+  for a spread estimated from few runs. The stated coverage (≈ the nominal level for log-normal
+  scatter about an exact power law, ≥ 2 runs per x) is checked on synthetic data with a known exponent in
+  ``tests/test_scaling.py``.
+* :func:`residual_diagnostics` — R², rms and max log-residual, per-x mean residuals, and the
+  curvature of log y in log x (a quadratic term with its two-sided p-value): a power law has none.
+* :func:`holdout_error` — fit without the largest x values, predict them, report the log error.
+* :func:`fit_sigmoid` — accuracy vs log₁₀ K, as the authors locate K* (REFERENCE.md §5);
+  :func:`fit_threshold` — K*(N) at several N and the slope of log K* vs log N, bootstrapped;
+  :func:`threshold_job` — one reduced-model run (issue 4's ``numerics.kinetics.models``) for a sweep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+import numpy as np
+from scipy import optimize, stats
+from scipy.special import expit
+
+from icl_verify.numerics.kinetics import models as icl_models
+from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int
+
+Method = Literal["loglog", "nonlinear"]
+
+
+@dataclass(frozen=True)
+class PowerLaw:
+    """y = prefactor · x^exponent."""
+
+    prefactor: float
+    exponent: float
+
+    def __call__(self, x: object) -> np.ndarray:
+        return self.prefactor * np.asarray(x, dtype=np.float64) ** self.exponent
+
+
+def _positive_pairs(x: object, y: object) -> tuple[np.ndarray, np.ndarray]:
+    xa, ya = finite_array("x", x, ndim=1), finite_array("y", y, ndim=1)
+    if xa.shape != ya.shape:
+        raise ValueError(f"x and y must have the same length, got {xa.size} and {ya.size}")
+    if np.any(xa <= 0) or np.any(ya <= 0):
+        raise ValueError("x and y must be positive for a power-law fit")
+    if np.unique(xa).size < 2:
+        raise ValueError("x must take at least 2 distinct values")
+    return xa, ya
+
+
+# ---------------------------------------------------------------------------------------------
+# Point fits
+
+
+def _weighted_ols(u: np.ndarray, v: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Slope and intercept of v on u for each row of weights ``w (R, n)``: vectorised weighted OLS."""
+    sw = w.sum(axis=-1)
+    mu, mv = (w @ u) / sw, (w * v).sum(axis=-1) / sw
+    du = u - mu[..., None]
+    slope = (w * du * (v - mv[..., None])).sum(axis=-1) / (w * du**2).sum(axis=-1)
+    return slope, mv - slope * mu
+
+
+def loglog_fit(x: object, y: object) -> PowerLaw:
+    """Least-squares line through (log x, log y): ν = slope, a = e^intercept.
+
+    >>> round(loglog_fit([1, 2, 4], [3, 6, 12]).exponent, 12)
+    1.0
+    """
+    xa, ya = _positive_pairs(x, y)
+    slope, intercept = _weighted_ols(np.log(xa), np.log(ya), np.ones_like(xa))
+    return PowerLaw(float(np.exp(intercept)), float(slope))
+
+
+def nonlinear_fit(x: object, y: object) -> PowerLaw:
+    """Least squares on the residuals y − a·x^ν in linear space (parameters log a and ν).
+
+    Started from :func:`loglog_fit`; it weights large y more than the log-log fit does, so the
+    two differ when the data are not an exact power law — a diagnostic in itself.
+    """
+    xa, ya = _positive_pairs(x, y)
+    start = loglog_fit(xa, ya)
+    lx, scale = np.log(xa), float(np.max(ya))
+
+    def residuals(p: np.ndarray) -> np.ndarray:
+        return (np.exp(p[0] + p[1] * lx) - ya) / scale
+
+    sol = optimize.least_squares(residuals, [np.log(start.prefactor), start.exponent], method="lm", xtol=1e-12)
+    return PowerLaw(float(np.exp(sol.x[0])), float(sol.x[1]))
+
+
+def fit(x: object, y: object, method: Method = "loglog") -> PowerLaw:
+    """Dispatch to :func:`loglog_fit` or :func:`nonlinear_fit`."""
+    if method == "loglog":
+        return loglog_fit(x, y)
+    if method == "nonlinear":
+        return nonlinear_fit(x, y)
+    raise ValueError(f"method must be 'loglog' or 'nonlinear', got {method!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Bootstrap over runs
+
+
+def _strata(x: np.ndarray) -> list[np.ndarray]:
+    strata = [np.flatnonzero(x == v) for v in np.unique(x)]
+    if min(len(s) for s in strata) < 2:
+        raise ValueError("a stratified bootstrap needs at least 2 runs at every x; pass groups to resample whole groups")
+    return strata
+
+
+def _stratified_resample(
+    x: np.ndarray, ly: np.ndarray, n_boot: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Resampled log y ``(n_boot, n)`` with rescaled deviations, and the matching x (unchanged order)."""
+    out = np.empty((n_boot, ly.size))
+    for idx in _strata(x):
+        n_s = idx.size
+        draw = ly[idx][rng.integers(0, n_s, (n_boot, n_s))]
+        mean = ly[idx].mean()
+        out[:, idx] = mean + np.sqrt(n_s / (n_s - 1)) * (draw - mean)
+    return np.broadcast_to(x, out.shape), out
+
+
+def _group_weights(groups: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """Run weights ``(n_boot, n)``: how often each run's group was drawn when resampling groups."""
+    labels, inverse = np.unique(groups, return_inverse=True)
+    if labels.size < 2:
+        raise ValueError("groups must contain at least 2 distinct groups")
+    counts = rng.multinomial(labels.size, np.full(labels.size, 1.0 / labels.size), size=n_boot)
+    return counts[:, inverse].astype(np.float64)
+
+
+def bootstrap_exponents(
+    x: object,
+    y: object,
+    *,
+    groups: object | None = None,
+    method: Method = "loglog",
+    n_boot: int = 2000,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap replicates of (exponent, prefactor), resampling whole runs.
+
+    ``groups=None``: runs are resampled within each x value (rescaled, see module docstring);
+    otherwise whole groups are resampled (cluster bootstrap). Replicates where resampling left a
+    single distinct x (possible with few groups) are dropped.
+    """
+    xa, ya = _positive_pairs(x, y)
+    n_boot = positive_int("n_boot", n_boot)
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    lx = np.log(xa)
+    if groups is None:
+        _, ly = _stratified_resample(xa, np.log(ya), n_boot, rng)
+        w = np.ones_like(ly)
+    else:
+        g = np.asarray(groups)
+        if g.shape != xa.shape:
+            raise ValueError(f"groups must have one entry per run ({xa.size}), got shape {g.shape}")
+        w = _group_weights(g, n_boot, rng)
+        ly = np.broadcast_to(np.log(ya), w.shape)
+    ok = np.array([np.unique(lx[row > 0]).size >= 2 for row in w])
+    w, ly = w[ok], ly[ok]
+    if method == "loglog":
+        slope, intercept = _weighted_ols(lx, ly, w)
+        return slope, np.exp(intercept)
+    fits = [fit(np.repeat(xa, row.astype(int)), np.repeat(np.exp(v), row.astype(int)), method) for row, v in zip(w, ly)]
+    return np.array([f.exponent for f in fits]), np.array([f.prefactor for f in fits])
+
+
+# ---------------------------------------------------------------------------------------------
+# Diagnostics
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """Residuals of log y about a fitted power law, and a test for curvature in log–log."""
+
+    r2: float
+    rms_log: float
+    max_abs_log: float
+    mean_residual_by_x: dict[float, float]
+    curvature: float
+    curvature_p: float
+
+
+def residual_diagnostics(x: object, y: object, law: PowerLaw) -> Diagnostics:
+    """R², rms/max |log residual|, mean residual per x, and the quadratic coefficient of log y in log x.
+
+    ``curvature`` is γ in log y = c₀ + c₁ u + γ u² (u = log x centred) and ``curvature_p`` its
+    two-sided t-test p-value; a small p flags a bend that a single exponent cannot describe.
+    """
+    xa, ya = _positive_pairs(x, y)
+    lx, ly = np.log(xa), np.log(ya)
+    r = ly - np.log(law(xa))
+    ss_tot = float(np.sum((ly - ly.mean()) ** 2))
+    by_x = {float(v): float(r[xa == v].mean()) for v in np.unique(xa)}
+    gamma, p = _curvature(lx, ly)
+    r2 = 1.0 - float(np.sum(r**2)) / ss_tot if ss_tot > 0 else 1.0
+    return Diagnostics(r2, float(np.sqrt(np.mean(r**2))), float(np.max(np.abs(r))), by_x, gamma, p)
+
+
+def _curvature(lx: np.ndarray, ly: np.ndarray) -> tuple[float, float]:
+    if np.unique(lx).size < 3 or lx.size < 4:
+        return float("nan"), float("nan")
+    u = lx - lx.mean()
+    design = np.column_stack([np.ones_like(u), u, u**2])
+    coef, *_ = np.linalg.lstsq(design, ly, rcond=None)
+    dof = lx.size - 3
+    sigma2 = float(np.sum((ly - design @ coef) ** 2)) / dof
+    se = np.sqrt(sigma2 * np.linalg.inv(design.T @ design)[2, 2])
+    if se == 0:
+        return float(coef[2]), 0.0 if coef[2] != 0 else 1.0
+    return float(coef[2]), float(2 * stats.t.sf(abs(coef[2] / se), dof))
+
+
+@dataclass(frozen=True)
+class Holdout:
+    """Extrapolation to held-out x values from a fit on the others."""
+
+    heldout_x: list[float]
+    predicted: list[float]
+    observed: list[float]
+    log_error: float
+
+
+def holdout_error(x: object, y: object, *, n_holdout: int = 1, method: Method = "loglog") -> Holdout:
+    """Fit on all but the ``n_holdout`` largest distinct x, predict there (geometric mean of the runs).
+
+    ``log_error`` = max |log predicted − mean log observed| over the held-out x.
+    """
+    xa, ya = _positive_pairs(x, y)
+    levels = np.unique(xa)
+    n_holdout = positive_int("n_holdout", n_holdout)
+    if levels.size - n_holdout < 2:
+        raise ValueError(f"n_holdout must leave at least 2 distinct x to fit, got {n_holdout} of {levels.size}")
+    held = levels[-n_holdout:]
+    train = ~np.isin(xa, held)
+    law = fit(xa[train], ya[train], method)
+    observed = np.array([np.exp(np.mean(np.log(ya[xa == v]))) for v in held])
+    predicted = law(held)
+    err = float(np.max(np.abs(np.log(predicted) - np.log(observed))))
+    return Holdout(held.tolist(), predicted.tolist(), observed.tolist(), err)
+
+
+# ---------------------------------------------------------------------------------------------
+# The whole fit
+
+
+def small_sample_factor(level: float, dof: int) -> float:
+    """t_{dof}/z at ``level``: widens a percentile interval whose spread was estimated on ``dof`` degrees of freedom.
+
+    The bootstrap spread estimates the standard error; with few runs that estimate is itself
+    noisy, and (for Gaussian log-residuals) the exact interval uses Student's t, not the normal.
+    """
+    q = (1 + level) / 2
+    return float(stats.t.ppf(q, max(dof, 1)) / stats.norm.ppf(q))
+
+
+def _residual_dof(x: np.ndarray, groups: object | None) -> int:
+    """Degrees of freedom behind the bootstrap spread: runs − distinct x (stratified), groups − 1 (clusters)."""
+    if groups is None:
+        return int(x.size - np.unique(x).size)
+    return int(np.unique(np.asarray(groups)).size - 1)
+
+
+@dataclass(frozen=True)
+class PowerLawFit:
+    """A power-law fit with a bootstrap interval for the exponent and its diagnostics."""
+
+    method: str
+    exponent: float
+    prefactor: float
+    low: float
+    high: float
+    level: float
+    n_boot: int
+    n_runs: int
+    resampling: str
+    diagnostics: Diagnostics
+    holdout: Holdout | None
+    seed: int | None
+
+    @property
+    def law(self) -> PowerLaw:
+        return PowerLaw(self.prefactor, self.exponent)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["diagnostics"]["mean_residual_by_x"] = {str(k): v for k, v in self.diagnostics.mean_residual_by_x.items()}
+        return d
+
+
+def fit_power_law(
+    x: object,
+    y: object,
+    *,
+    groups: object | None = None,
+    method: Method = "loglog",
+    n_boot: int = 2000,
+    level: float = 0.95,
+    rng: np.random.Generator,
+    seed: int | None = None,
+    n_holdout: int = 1,
+) -> PowerLawFit:
+    """Fit y ≈ a·x^ν, with a percentile bootstrap interval (resampling runs) at ``level``.
+
+    ``seed`` is only recorded (the randomness is ``rng``). ``n_holdout=0`` skips the held-out check.
+    """
+    level = finite_scalar("level", level)
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    xa, ya = _positive_pairs(x, y)
+    law = fit(xa, ya, method)
+    nus, _ = bootstrap_exponents(xa, ya, groups=groups, method=method, n_boot=n_boot, rng=rng)
+    q_low, q_high = np.quantile(nus, [(1 - level) / 2, (1 + level) / 2])
+    widen = small_sample_factor(level, _residual_dof(xa, groups))
+    low = min(law.exponent - widen * (law.exponent - float(q_low)), law.exponent)
+    high = max(law.exponent + widen * (float(q_high) - law.exponent), law.exponent)
+    hold = None if n_holdout == 0 else holdout_error(xa, ya, n_holdout=n_holdout, method=method)
+    resampling = "runs within each x (rescaled)" if groups is None else "whole groups of runs"
+    return PowerLawFit(
+        method, law.exponent, law.prefactor, low, high, level, nus.size, xa.size, resampling,
+        residual_diagnostics(xa, ya, law), hold, seed,
+    )  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# Sigmoid (the K* threshold)
+
+
+@dataclass(frozen=True)
+class Sigmoid:
+    """acc(u) = lo + (hi − lo) σ((u − center)/width); ``center_se`` from the fit's covariance."""
+
+    center: float
+    width: float
+    lo: float
+    hi: float
+    center_se: float
+
+    def __call__(self, u: object) -> np.ndarray:
+        u = np.asarray(u, dtype=np.float64)
+        return self.lo + (self.hi - self.lo) * expit((u - self.center) / self.width)
+
+
+def fit_sigmoid(u: object, acc: object, *, lo: float | None = 0.5, hi: float | None = 1.0) -> Sigmoid:
+    """Least-squares sigmoid of accuracy vs u (the authors use u = log₁₀ K; K* = 10^center).
+
+    ``lo``/``hi`` fix the floor (chance, ½) and ceiling; ``None`` fits them too. The centre is
+    searched within one unit of the data's range and the width in [0.005, range], first on a grid
+    (a free floor/ceiling solved linearly at each grid point), then polished by bounded least
+    squares: a transition sharper than the K grid gives a narrow sigmoid between the two points
+    that bracket it, never a failed fit. ``center_se`` is the usual √(σ² (JᵀJ)⁻¹) at the optimum.
+    """
+    ua, aa = finite_array("u", u, ndim=1), finite_array("acc", acc, ndim=1)
+    if ua.shape != aa.shape or np.unique(ua).size < 3:
+        raise ValueError("u and acc must have the same length and u at least 3 distinct values")
+    span = float(np.ptp(ua))
+    bounds = ([float(ua.min()) - 1, np.log(0.005)], [float(ua.max()) + 1, np.log(span)])
+    start = _sigmoid_grid(ua, aa, lo, hi, bounds)
+
+    def residuals(p: np.ndarray) -> np.ndarray:
+        s = expit((ua - p[0]) / np.exp(p[1]))
+        low, high = _floor_ceiling(s[:, None], aa, lo, hi)
+        return low[0] + (high[0] - low[0]) * s - aa
+
+    sol = optimize.least_squares(residuals, start, bounds=bounds, method="trf", max_nfev=100)
+    s = expit((ua - sol.x[0]) / np.exp(sol.x[1]))
+    low, high = _floor_ceiling(s[:, None], aa, lo, hi)
+    dof = ua.size - 2 - (lo is None) - (hi is None)
+    jtj = sol.jac.T @ sol.jac
+    sigma2 = float(np.sum(sol.fun**2)) / max(dof, 1)
+    se = float(np.sqrt(sigma2 * np.linalg.pinv(jtj)[0, 0])) if np.all(np.isfinite(jtj)) else float("inf")
+    return Sigmoid(float(sol.x[0]), float(np.exp(sol.x[1])), float(low[0]), float(high[0]), se)
+
+
+def _floor_ceiling(s: np.ndarray, acc: np.ndarray, lo: float | None, hi: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """Floor and ceiling for sigmoid values ``s (n, G)``: fixed, or least squares (linear in them), per column."""
+    g = s.shape[1]
+    if lo is not None and hi is not None:
+        return np.full(g, lo), np.full(g, hi)
+    if lo is not None:  # acc − lo = (hi − lo) s
+        amp = ((acc[:, None] - lo) * s).sum(0) / np.maximum((s * s).sum(0), 1e-300)
+        return np.full(g, lo), np.clip(lo + amp, 0, 1)
+    if hi is not None:  # acc − hi = (lo − hi)(1 − s)
+        r = 1 - s
+        amp = ((acc[:, None] - hi) * r).sum(0) / np.maximum((r * r).sum(0), 1e-300)
+        return np.clip(hi + amp, 0, 1), np.full(g, hi)
+    a, b = 1 - s, s  # acc = lo·(1 − s) + hi·s: 2×2 normal equations per column
+    aa, ab, bb = (a * a).sum(0), (a * b).sum(0), (b * b).sum(0)
+    ya, yb = (acc[:, None] * a).sum(0), (acc[:, None] * b).sum(0)
+    det = np.where(np.abs(aa * bb - ab**2) > 1e-12, aa * bb - ab**2, np.inf)
+    return np.clip((bb * ya - ab * yb) / det, 0, 1), np.clip((aa * yb - ab * ya) / det, 0, 1)
+
+
+def _sigmoid_grid(u: np.ndarray, acc: np.ndarray, lo: float | None, hi: float | None, bounds: tuple) -> np.ndarray:
+    """The (centre, log width) of least squared error on a 120 × 24 grid inside ``bounds``."""
+    centers = np.linspace(bounds[0][0], bounds[1][0], 120)
+    log_widths = np.linspace(bounds[0][1], bounds[1][1], 24)
+    c, w = (m.ravel() for m in np.meshgrid(centers, log_widths))
+    s = expit((u[:, None] - c[None, :]) / np.exp(w)[None, :])
+    low, high = _floor_ceiling(s, acc, lo, hi)
+    sse = ((low + (high - low) * s - acc[:, None]) ** 2).sum(0)
+    best = int(np.argmin(sse))
+    return np.array([c[best], w[best]])
+
+
+# ---------------------------------------------------------------------------------------------
+# The threshold K*(N) and its slope in log–log
+
+
+def threshold_job(config: Mapping[str, Any]) -> dict[str, Any]:
+    """A sweep job: one reduced-model run (``numerics.kinetics.models``, issue 4) → its final ICL/IWL accuracy.
+
+    ``config = {"reduced": {ReducedConfig fields}, "seed": int}``. Nguyen & Reddy §3.6 locate K*
+    from the final ICL accuracy (novel items, query in context) against log₁₀ K at fixed N.
+    """
+    run = icl_models.train_reduced(icl_models.ReducedConfig(**config["reduced"]), config["seed"])
+    t_icl = run.t_icl()
+    return {
+        "n": run.config.n,
+        "k": run.config.k,
+        "seed": run.seed,
+        "icl_acc": float(run.icl_acc[-1]),
+        "iwl_acc": float(run.iwl_acc[-1]),
+        "c1_final": float(run.c1[-1]),
+        "t_icl": None if np.isnan(t_icl) else t_icl,
+        "t_final": float(run.t[-1]),
+    }
+
+
+@dataclass(frozen=True)
+class ThresholdFit:
+    """K*(N) from a sigmoid per N, and the slope of log K* vs log N, with bootstrap intervals."""
+
+    n: list[int]
+    k_star: list[float]
+    k_star_low: list[float]
+    k_star_high: list[float]
+    width: list[float]
+    slope: float
+    low: float
+    high: float
+    level: float
+    n_boot: int
+    slopes: np.ndarray
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("slopes")
+        return d
+
+
+def _centers(n: np.ndarray, u: np.ndarray, acc: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    return np.array([fit_sigmoid(u[n == v], acc[n == v]).center for v in levels])
+
+
+def fit_threshold(
+    n: object, k: object, acc: object, *, rng: np.random.Generator, n_boot: int = 300, level: float = 0.95
+) -> ThresholdFit:
+    """K*(N) = 10^centre of the sigmoid of accuracy vs log₁₀ K at each N, and d log K*/d log N.
+
+    The interval resamples whole runs (K, accuracy) within each N (pairs bootstrap) and refits
+    every sigmoid; the slope of each replicate is the least-squares slope of ln K* on ln N.
+    """
+    na, ka, aa = (finite_array(name, v, ndim=1) for name, v in (("n", n), ("k", k), ("acc", acc)))
+    if not na.shape == ka.shape == aa.shape:
+        raise ValueError("n, k and acc must have the same length")
+    levels = np.unique(na)
+    if levels.size < 2:
+        raise ValueError("n must take at least 2 distinct values for a slope")
+    u = np.log10(ka)
+    centers = _centers(na, u, aa, levels)
+    reps = []
+    groups = [np.flatnonzero(na == v) for v in levels]
+    for _ in range(positive_int("n_boot", n_boot)):
+        idx = np.concatenate([g[rng.integers(0, g.size, g.size)] for g in groups])
+        if all(np.unique(u[idx][na[idx] == v]).size >= 3 for v in levels):
+            reps.append(_centers(na[idx], u[idx], aa[idx], levels))
+    if not reps:
+        raise ValueError("no bootstrap replicate kept 3 distinct K at every N: use more K values per N")
+    boot = np.array(reps)
+    ln_n, ln_k = np.log(levels), centers * np.log(10)
+    slope = float(np.polyfit(ln_n, ln_k, 1)[0])
+    slopes = np.polyfit(ln_n, (boot * np.log(10)).T, 1)[0]
+    q = [(1 - level) / 2, (1 + level) / 2]
+    k_low, k_high = 10 ** np.quantile(boot, q, axis=0)
+    s_low, s_high = np.quantile(slopes, q)
+    widths = [fit_sigmoid(u[na == v], aa[na == v]).width for v in levels]
+    return ThresholdFit(
+        levels.astype(int).tolist(), (10**centers).tolist(), np.minimum(k_low, 10**centers).tolist(),
+        np.maximum(k_high, 10**centers).tolist(), widths, slope, min(float(s_low), slope), max(float(s_high), slope),
+        level, len(reps), slopes,
+    )  # fmt: skip

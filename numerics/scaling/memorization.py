@@ -1,0 +1,502 @@
+"""The MLP memorization experiment of Nguyen & Reddy (ICLR 2025, arXiv 2412.00104, §3.6).
+
+An MLP φ: R^D → R^H → R^H → R (ReLU) is trained by SGD with the binary cross-entropy on K
+random item–label pairs: items x_k ~ N(0, I_D/D), labels ℓ_k ∈ {±1}, exactly K/2 of each.
+The loss of one pair is softplus(−ℓ φ(x)) = log(1 + e^{−ℓφ(x)}) (BCE on ±1 labels).
+
+While it trains, the constants of the paper's reduced model (§3.4; REFERENCE.md §5) are logged
+on a geometric schedule, from the logits φ₊ on items labelled +1:
+
+    c₁ = ⟨σ(−φ₊)⟩,   c₂ = 1 − ⟨σ(−φ₊)²⟩ / c₁,   c₃ = ⟨e^{−φ₊}⟩,
+
+and the memorization "time" I_K(t) = ∫₀^t c₁ dt′ is integrated from the logged c₁ with SciPy
+(:func:`scipy.integrate.cumulative_trapezoid`). The paper's scaling law is I_K(∞) ~ K^ν, ν ≈ 0.7.
+
+Time unit: t = lr × (SGD steps), the gradient-flow time in which the (w, β) ODE of the paper
+is written (dw/dt = (c₁/N)(e^β − c₂ w)). The paper's epochs (60 000 samples) are
+``steps · batch / 60000``; both are recorded.
+
+Convergence criterion for I_K(∞). With an unregularised BCE the logits keep growing and c₁
+decays like 1/t once every item is memorised (logistic loss on separable data), so ∫₀^∞ c₁ dt
+grows logarithmically without bound and "∞" must be a stated cut-off. In practice the tail is
+small: at K = 128, H = 128, lr 0.1, c₁ ∝ t^−1.3 from 10 to 70 t_IWL and I_K grows by 3 % between
+2 t_IWL and 50 t_IWL. Here I_K(∞) := I_K(T) at the first logged time T with
+
+    c₁(T) ≤ ``c1_tol``   and   I_K(T) − I_K(T/2) ≤ ``rtol`` · I_K(T),
+
+i.e. the MLP has memorised (residual error ≤ c1_tol) and the last doubling of time added at
+most a fraction rtol. A run that reaches ``max_steps`` first is reported ``converged=False``;
+one whose logits overflow (rate too large) is stopped and reported ``diverged=True``.
+The second definition of memorization time, t_IWL, is the first time the in-weights accuracy
+(sign φ(x_k) = ℓ_k over the evaluation items) reaches ``iwl_threshold``, interpolated linearly
+between logged times.
+
+Speed: float32, preallocated buffers, and M networks (different K and/or seeds) trained as one
+stacked computation — every layer is one batched ``matmul`` over the stack. A network that has
+converged is dropped from the stack. Each network draws its items, initial weights and SGD
+batches from its own ``numpy.random.default_rng(seed)``, so its run does not depend on which
+other networks share the stack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.integrate import cumulative_trapezoid, trapezoid
+from scipy.special import expit
+
+from icl_verify.numerics.shared.checks import finite_scalar, positive_int
+from icl_verify.numerics.shared.threads import blas_threads
+
+PAPER_EPOCH = 60_000
+"""Samples per epoch in the authors' code (REFERENCE.md §5)."""
+
+_INDEX_BLOCK = 64
+"""SGD steps whose batch indices are drawn at once (per network)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Data and parameters
+
+
+def even_k(name: str, value: object) -> int:
+    """K for a balanced ±1 task: an even integer ≥ 2 (K/2 items of each label)."""
+    k = positive_int(name, value)
+    if k < 2 or k % 2:
+        raise ValueError(f"{name} must be an even integer >= 2 for balanced labels, got {value!r}")
+    return k
+
+
+def sample_items(rng: np.random.Generator, k: int, d: int, dtype: type = np.float32) -> tuple[np.ndarray, np.ndarray]:
+    """K items x_k ~ N(0, I_D/D) as rows ``(K, D)`` and balanced labels ±1 ``(K,)`` in random order.
+
+    Nguyen & Reddy §2 (REFERENCE.md §5): K/2 items labelled +1 and K/2 labelled −1.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    k, d = even_k("k", k), positive_int("d", d)
+    x = rng.standard_normal((k, d)) / np.sqrt(d)
+    labels = np.repeat(np.array([1.0, -1.0]), k // 2)
+    return x.astype(dtype), rng.permutation(labels).astype(dtype)
+
+
+def seed_value(name: str, value: object) -> int:
+    """A seed: a non-negative integer."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name} must be non-negative integers, got {value!r}")
+    return int(value)
+
+
+@dataclass
+class Params:
+    """Weights of M stacked MLPs D → H → H → 1: ``W1 (M,H,D)``, ``W2 (M,H,H)``, ``w3 (M,H)``, biases."""
+
+    W1: np.ndarray
+    b1: np.ndarray
+    W2: np.ndarray
+    b2: np.ndarray
+    w3: np.ndarray
+    b3: np.ndarray
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return (self.W1, self.b1, self.W2, self.b2, self.w3, self.b3)
+
+    def take(self, keep: np.ndarray) -> Params:
+        """The networks selected by ``keep`` (boolean or index array), as contiguous copies."""
+        return Params(*(np.ascontiguousarray(a[keep]) for a in self.arrays()))
+
+
+def init_params(rngs: Sequence[np.random.Generator], d: int, hidden: int, dtype: type = np.float32) -> Params:
+    """One MLP per generator, PyTorch's default ``nn.Linear`` init: weights and biases ~ U(±1/√fan_in).
+
+    The authors' code builds the MLP from ``nn.Linear`` layers (REFERENCE.md §5), hence this init.
+    """
+    d, hidden = positive_int("d", d), positive_int("hidden", hidden)
+
+    def layer(rng: np.random.Generator, fan_out: int, fan_in: int) -> tuple[np.ndarray, np.ndarray]:
+        bound = 1.0 / np.sqrt(fan_in)
+        return rng.uniform(-bound, bound, (fan_out, fan_in)), rng.uniform(-bound, bound, fan_out)
+
+    nets = [layer(r, hidden, d) + layer(r, hidden, hidden) + layer(r, 1, hidden) for r in rngs]
+    W1, b1, W2, b2, w3, b3 = (np.stack([n[i] for n in nets]).astype(dtype) for i in range(6))
+    return Params(W1, b1, W2, b2, w3[:, 0, :], b3[:, 0])
+
+
+def forward(params: Params, x: np.ndarray) -> np.ndarray:
+    """Logits φ(x) of every stacked network: ``x (M, n, D)`` → ``(M, n)``."""
+    a1 = np.maximum(np.matmul(x, params.W1.transpose(0, 2, 1)) + params.b1[:, None, :], 0)
+    a2 = np.maximum(np.matmul(a1, params.W2.transpose(0, 2, 1)) + params.b2[:, None, :], 0)
+    return np.matmul(a2, params.w3[:, :, None])[..., 0] + params.b3[:, None]
+
+
+def bce(logits: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Mean BCE on ±1 labels, softplus(−ℓ φ), over the last axis."""
+    return np.mean(np.logaddexp(0.0, -labels * logits), axis=-1)
+
+
+# ---------------------------------------------------------------------------------------------
+# The stacked SGD trainer (the hot loop)
+
+
+class StackedSGD:
+    """Plain SGD on M stacked MLPs with the mean BCE over a batch, all buffers preallocated.
+
+    :meth:`gradients` fills :attr:`grads` (same layout as :class:`Params`) for a batch
+    ``x (M, B, D)``, ``y (M, B)``; :meth:`step` applies θ ← θ − lr ∇θ L in place.
+    """
+
+    def __init__(self, params: Params, batch: int, lr: float) -> None:
+        self.params = params
+        self.lr = finite_scalar("lr", lr, positive=True)
+        self._allocate(positive_int("batch", batch))
+
+    def _allocate(self, batch: int) -> None:
+        m, h, d = self.params.W1.shape
+        dt = self.params.W1.dtype
+        self.x = np.empty((m, batch, d), dt)
+        self.y = np.empty((m, batch), dt)
+        self.a1, self.a2 = np.empty((m, batch, h), dt), np.empty((m, batch, h), dt)
+        self.g1, self.g2 = np.empty((m, batch, h), dt), np.empty((m, batch, h), dt)
+        self.mask = np.empty((m, batch, h), bool)
+        self.z, self.gz = np.empty((m, batch, 1), dt), np.empty((m, batch, 1), dt)
+        self.grads = Params(*(np.empty_like(a) for a in self.params.arrays()))
+
+    def _forward(self) -> None:
+        p = self.params
+        np.matmul(self.x, p.W1.transpose(0, 2, 1), out=self.a1)
+        self.a1 += p.b1[:, None, :]
+        np.maximum(self.a1, 0, out=self.a1)
+        np.matmul(self.a1, p.W2.transpose(0, 2, 1), out=self.a2)
+        self.a2 += p.b2[:, None, :]
+        np.maximum(self.a2, 0, out=self.a2)
+        np.matmul(self.a2, p.w3[:, :, None], out=self.z)
+        self.z += p.b3[:, None, None]
+
+    def _backward(self, scale: float) -> None:
+        """Fill :attr:`grads` with ``scale`` × ∇θ of the mean BCE (backprop through the ReLUs)."""
+        p, g = self.params, self.grads
+        y = self.y[:, :, None]
+        # ∂/∂φ softplus(−ℓφ) = −ℓ σ(−ℓφ)
+        np.multiply(self.z, y, out=self.gz)
+        np.negative(self.gz, out=self.gz)
+        expit(self.gz, out=self.gz)
+        self.gz *= y
+        self.gz *= -scale / self.y.shape[1]
+        np.matmul(self.a2.transpose(0, 2, 1), self.gz, out=g.w3[:, :, None])
+        np.sum(self.gz[:, :, 0], axis=1, out=g.b3)
+        np.multiply(self.gz, p.w3[:, None, :], out=self.g2)
+        np.greater(self.a2, 0, out=self.mask)
+        self.g2 *= self.mask
+        np.matmul(self.g2.transpose(0, 2, 1), self.a1, out=g.W2)
+        np.sum(self.g2, axis=1, out=g.b2)
+        np.matmul(self.g2, p.W2, out=self.g1)
+        np.greater(self.a1, 0, out=self.mask)
+        self.g1 *= self.mask
+        np.matmul(self.g1.transpose(0, 2, 1), self.x, out=g.W1)
+        np.sum(self.g1, axis=1, out=g.b1)
+
+    def gradients(self, x: np.ndarray, y: np.ndarray) -> Params:
+        """∇θ of the mean BCE of every network on its batch (``x (M,B,D)``, ``y (M,B)``)."""
+        self.x[...] = x
+        self.y[...] = y
+        self._forward()
+        self._backward(1.0)
+        return self.grads
+
+    def step_loaded(self) -> None:
+        """One SGD step on the batch already in :attr:`x`, :attr:`y` (the learning rate folded into the backward pass)."""
+        self._forward()
+        self._backward(self.lr)
+        for w, gw in zip(self.params.arrays(), self.grads.arrays()):
+            w -= gw
+
+    def step(self, x: np.ndarray, y: np.ndarray) -> None:
+        """One SGD step θ ← θ − lr ∇θ L on every network."""
+        self.x[...] = x
+        self.y[...] = y
+        self.step_loaded()
+
+
+# ---------------------------------------------------------------------------------------------
+# Logged constants and the memorization integral
+
+
+def constants(logits: np.ndarray, labels: np.ndarray) -> dict[str, float]:
+    """c₁, c₂, c₃ from the logits on items labelled +1 and the IWL accuracy over all items.
+
+    Nguyen & Reddy §3.4 (REFERENCE.md §5): c₁ = ⟨σ(−φ₊)⟩, c₂ = 1 − ⟨σ(−φ₊)²⟩/c₁, c₃ = ⟨e^{−φ₊}⟩.
+    """
+    phi = np.asarray(logits, dtype=np.float64)
+    plus = phi[labels > 0]
+    s = expit(-plus)
+    c1 = float(np.mean(s))
+    return {
+        "c1": c1,
+        "c2": float(1.0 - np.mean(s**2) / c1) if c1 > 0 else 1.0,
+        "c3": float(np.mean(np.exp(np.minimum(-plus, 700.0)))),
+        "iwl_acc": float(np.mean(np.sign(phi) == labels)),
+        "loss": float(np.mean(np.logaddexp(0.0, -labels * phi))),
+    }
+
+
+def memorization_integral(times: np.ndarray, c1: np.ndarray) -> np.ndarray:
+    """I_K(t_j) = ∫₀^{t_j} c₁ dt at every logged time (trapezoid rule on the logged grid)."""
+    return cumulative_trapezoid(c1, times, initial=0.0)
+
+
+def first_crossing(times: np.ndarray, values: np.ndarray, threshold: float) -> float | None:
+    """First time ``values`` reaches ``threshold``, linearly interpolated between logged times; None if never."""
+    hit = np.flatnonzero(np.asarray(values) >= threshold)
+    if hit.size == 0:
+        return None
+    j = int(hit[0])
+    if j == 0:
+        return float(times[0])
+    v0, v1, t0, t1 = values[j - 1], values[j], times[j - 1], times[j]
+    return float(t0 + (threshold - v0) / (v1 - v0) * (t1 - t0))
+
+
+def converged(times: np.ndarray, c1: np.ndarray, c1_tol: float, rtol: float) -> bool:
+    """The stated criterion for I_K(∞): c₁(T) ≤ c1_tol and I(T) − I(T/2) ≤ rtol · I(T)."""
+    if len(times) < 3 or c1[-1] > c1_tol:
+        return False
+    integral = memorization_integral(times, c1)
+    half = np.interp(times[-1] / 2, times, integral)
+    return bool(integral[-1] - half <= rtol * integral[-1])
+
+
+# ---------------------------------------------------------------------------------------------
+# Runs
+
+
+@dataclass(frozen=True)
+class MemorizationSettings:
+    """Everything that defines a memorization run except K and the seed.
+
+    Defaults are the paper's (REFERENCE.md §5): D = 63, H = 512, SGD lr 0.01, batch 128.
+    ``log_ratio``/``min_log_gap``: c's are logged at steps s_{j+1} = max(s_j + min_log_gap, ⌈log_ratio · s_j⌉).
+    ``n_eval``: at most this many training items (a fixed random subset) give the logged c's.
+    """
+
+    d: int = 63
+    hidden: int = 512
+    lr: float = 0.01
+    batch: int = 128
+    max_steps: int = 10_000_000
+    c1_tol: float = 0.02
+    rtol: float = 0.05
+    iwl_threshold: float = 0.95
+    log_ratio: float = 1.05
+    min_log_gap: int = 20
+    n_eval: int = 2048
+    dtype: str = "float32"
+
+    def __post_init__(self) -> None:
+        for name in ("d", "hidden", "batch", "max_steps", "min_log_gap", "n_eval"):
+            positive_int(name, getattr(self, name))
+        finite_scalar("lr", self.lr, positive=True)
+        finite_scalar("c1_tol", self.c1_tol, positive=True)
+        finite_scalar("rtol", self.rtol, positive=True)
+        if not 0 < finite_scalar("iwl_threshold", self.iwl_threshold) <= 1:
+            raise ValueError(f"iwl_threshold must lie in (0, 1], got {self.iwl_threshold!r}")
+        if finite_scalar("log_ratio", self.log_ratio) <= 1:
+            raise ValueError(f"log_ratio must be > 1, got {self.log_ratio!r}")
+        if self.dtype not in ("float32", "float64"):
+            raise ValueError(f"dtype must be 'float32' or 'float64', got {self.dtype!r}")
+
+
+@dataclass
+class MemorizationRun:
+    """One network's logged run: c's, accuracy and I_K on the logged times, with the two memorization times."""
+
+    k: int
+    seed: int
+    settings: MemorizationSettings
+    steps: list[int] = field(default_factory=list)
+    c1: list[float] = field(default_factory=list)
+    c2: list[float] = field(default_factory=list)
+    c3: list[float] = field(default_factory=list)
+    iwl_acc: list[float] = field(default_factory=list)
+    loss: list[float] = field(default_factory=list)
+    converged: bool = False
+    diverged: bool = False
+
+    @property
+    def times(self) -> np.ndarray:
+        """Gradient-flow time t = lr × steps."""
+        return self.settings.lr * np.asarray(self.steps, dtype=np.float64)
+
+    @property
+    def integral(self) -> np.ndarray:
+        """I_K(t) = ∫₀^t c₁ dt′ at the logged times."""
+        return memorization_integral(self.times, np.asarray(self.c1))
+
+    @property
+    def i_inf(self) -> float:
+        """I_K(∞) by the stated criterion (meaningful when :attr:`converged`)."""
+        return float(self.integral[-1])
+
+    @property
+    def quadrature_error(self) -> float:
+        """Integration-error estimate for I_K(T): |I_h − I_2h| / 3 (trapezoid on every logged time vs every other one)."""
+        coarse = np.r_[np.arange(0, len(self.steps), 2), len(self.steps) - 1] if len(self.steps) % 2 == 0 else None
+        idx = np.arange(0, len(self.steps), 2) if coarse is None else np.unique(coarse)
+        return float(abs(self.i_inf - trapezoid(np.asarray(self.c1)[idx], self.times[idx])) / 3)
+
+    @property
+    def t_iwl(self) -> float | None:
+        """First time the IWL accuracy reaches the threshold (None if it never did)."""
+        return first_crossing(self.times, np.asarray(self.iwl_acc), self.settings.iwl_threshold)
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready record: settings, K, seed, I_K(∞), t_IWL, convergence and the logged curves."""
+        return {
+            "k": self.k,
+            "seed": self.seed,
+            "settings": asdict(self.settings),
+            "i_inf": _finite_or_none(self.i_inf),
+            "t_iwl": self.t_iwl,
+            "converged": self.converged,
+            "diverged": self.diverged,
+            "quadrature_error": _finite_or_none(self.quadrature_error),
+            "final_step": self.steps[-1],
+            "epochs": self.steps[-1] * self.settings.batch / PAPER_EPOCH,
+            "curves": {
+                "t": self.times.tolist(),
+                **{key: [_finite_or_none(v) for v in getattr(self, key)] for key in ("c1", "c2", "c3", "iwl_acc")},
+            },
+        }
+
+
+def _finite_or_none(value: float) -> float | None:
+    """JSON has no NaN: a non-finite value (a diverged run) is recorded as null."""
+    return float(value) if np.isfinite(value) else None
+
+
+def _next_log(step: int, s: MemorizationSettings) -> int:
+    return max(step + s.min_log_gap, int(np.ceil(s.log_ratio * step)))
+
+
+class _Stack:
+    """The data of the networks still training: padded items, batch-index streams, eval subsets."""
+
+    def __init__(self, ks: Sequence[int], seeds: Sequence[int], s: MemorizationSettings) -> None:
+        dtype = np.dtype(s.dtype)
+        self.rngs = [np.random.default_rng(seed) for seed in seeds]
+        data = [sample_items(r, k, s.d, dtype) for r, k in zip(self.rngs, ks)]
+        self.params = init_params(self.rngs, s.d, s.hidden, dtype)
+        self.ks = np.asarray(ks)
+        kmax = int(self.ks.max())
+        self.items = np.zeros((len(ks), kmax, s.d), dtype)
+        self.labels = np.zeros((len(ks), kmax), dtype)
+        for m, (x, y) in enumerate(data):
+            self.items[m, : len(y)], self.labels[m, : len(y)] = x, y
+        n_eval = [min(k, s.n_eval) for k in ks]
+        self.eval_idx = [np.sort(r.permutation(k)[:n]) for r, k, n in zip(self.rngs, ks, n_eval)]
+        self.batch = s.batch
+        self.ids = np.arange(len(ks))
+        self.offsets = self.ids[:, None] * kmax
+        self.block: np.ndarray = np.empty((len(ks), 0, s.batch), np.int64)
+
+    def batch_indices(self, j: int) -> np.ndarray:
+        """Flat row indices into ``items.reshape(-1, D)`` for step j of the current index block."""
+        if j == 0:
+            block = [r.integers(0, k, (_INDEX_BLOCK, self.batch)) for r, k in zip(self.rngs, self.ks)]
+            self.block = np.stack(block)
+        return self.block[:, j] + self.offsets
+
+    def logits_on_eval(self) -> list[np.ndarray]:
+        """φ on each network's evaluation items (float64)."""
+        out = []
+        for m in range(len(self.ks)):
+            p = self.params.take(np.array([m]))
+            out.append(forward(p, self.items[m : m + 1, self.eval_idx[m]])[0].astype(np.float64))
+        return out
+
+    def eval_labels(self, m: int) -> np.ndarray:
+        return self.labels[m, self.eval_idx[m]].astype(np.float64)
+
+    def keep(self, mask: np.ndarray) -> None:
+        """Drop the networks where ``mask`` is False."""
+        idx = np.flatnonzero(mask)
+        self.params = self.params.take(idx)
+        self.items, self.labels = self.items[idx], self.labels[idx]
+        self.ks, self.ids = self.ks[idx], self.ids[idx]
+        self.rngs = [self.rngs[i] for i in idx]
+        self.eval_idx = [self.eval_idx[i] for i in idx]
+        self.block = self.block[idx]
+        self.offsets = np.arange(len(idx))[:, None] * self.items.shape[1]
+
+
+def _log(stack: _Stack, runs: list[MemorizationRun], step: int) -> None:
+    for m, phi in enumerate(stack.logits_on_eval()):
+        run = runs[stack.ids[m]]
+        c = constants(phi, stack.eval_labels(m))
+        run.steps.append(step)
+        for key in ("c1", "c2", "c3", "iwl_acc", "loss"):
+            getattr(run, key).append(c[key])
+
+
+def memorize(
+    ks: Sequence[int], seeds: Sequence[int], settings: MemorizationSettings | None = None
+) -> list[MemorizationRun]:
+    """Train one MLP per (K, seed) pair, all stacked, until each meets the I_K(∞) criterion.
+
+    Returns one :class:`MemorizationRun` per pair, in the order given. Nguyen & Reddy §3.6.
+    """
+    s = MemorizationSettings() if settings is None else settings
+    ks = [even_k("ks", k) for k in ks]
+    seeds = [seed_value("seeds", sd) for sd in seeds]
+    if len(ks) != len(seeds) or not ks:
+        raise ValueError(f"ks and seeds must be non-empty and of equal length, got {len(ks)} and {len(seeds)}")
+    runs = [MemorizationRun(k, seed, s) for k, seed in zip(ks, seeds)]
+    stack = _Stack(ks, seeds, s)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is detected at the next log and reported
+        return _train(stack, runs, s)
+
+
+def _train(stack: _Stack, runs: list[MemorizationRun], s: MemorizationSettings) -> list[MemorizationRun]:
+    """The training loop of :func:`memorize`: log on the schedule, drop finished networks, step."""
+    trainer = StackedSGD(stack.params, s.batch, s.lr)
+    flat_items, flat_labels = stack.items.reshape(-1, s.d), stack.labels.reshape(-1)
+    step, next_log = 0, 0
+    while True:
+        if step == next_log:
+            _log(stack, runs, step)
+            done = np.array([converged(runs[i].times, np.asarray(runs[i].c1), s.c1_tol, s.rtol) for i in stack.ids])
+            for i in stack.ids[done]:
+                runs[i].converged = True
+            for i in stack.ids:  # overflow (lr too large): stop that network and say so
+                runs[i].diverged = not np.isfinite(runs[i].c1[-1])
+            done |= np.array([runs[i].diverged for i in stack.ids])
+            if done.all() or step >= s.max_steps:
+                return runs
+            if done.any():
+                stack.keep(~done)
+                trainer = StackedSGD(stack.params, s.batch, s.lr)
+                flat_items, flat_labels = stack.items.reshape(-1, s.d), stack.labels.reshape(-1)
+            next_log = min(_next_log(step, s), s.max_steps)
+        idx = stack.batch_indices(step % _INDEX_BLOCK)
+        np.take(flat_items, idx, axis=0, out=trainer.x)
+        np.take(flat_labels, idx, out=trainer.y)
+        trainer.step_loaded()
+        step += 1
+
+
+def sweep_job(config: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A sweep job (``numerics.shared.sweep``): ``{"ks": [...], "seeds": [...], "settings": {...}}`` → run summaries.
+
+    The networks of one job are trained as one stack; ``settings`` are :class:`MemorizationSettings` fields.
+    The job runs with one OpenBLAS thread wherever it runs (a local process, a Dask worker thread), so
+    identical configs give bitwise-identical results on every executor, and small products avoid
+    OpenBLAS's threaded path, which is many times slower on a shared machine (docs/performance.md).
+    """
+    unknown = set(config) - {"ks", "seeds", "settings"}
+    if unknown:
+        raise ValueError(f"config has unknown keys {sorted(unknown)}")
+    with blas_threads(1):
+        runs = memorize(config["ks"], config["seeds"], MemorizationSettings(**config.get("settings", {})))
+    return [r.summary() for r in runs]

@@ -1,0 +1,1 @@
+"""Shared by every numeric group: input validation, statistics, BLAS threads, resumable sweeps."""

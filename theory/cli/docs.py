@@ -1,0 +1,34 @@
+"""``icl-verify docs``: generate the derivation documents, or report which are stale."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from tqdm import tqdm
+
+from icl_verify.output import docs
+
+
+@click.command("docs")
+@click.option("--out", type=click.Path(file_okay=False), default=str(docs.DEFAULT_OUT), show_default=True)
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if the documents are stale.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
+@click.option("--max-examples", default=100, show_default=True, type=click.IntRange(min=1))
+def command(out: str, check_only: bool, seed: int, max_examples: int) -> None:
+    """Generate the derivation documents (one per result family, an index, figures)."""
+
+    def progress(items):
+        return tqdm(list(items), desc="checking", unit="claim", file=sys.stderr, disable=not sys.stderr.isatty())
+
+    files = docs.build(seed=seed, max_examples=max_examples, progress=progress)
+    out_dir = Path(out)
+    if check_only:
+        stale = docs.stale_files(files, out_dir)
+        for rel in stale:
+            click.echo(f"stale: {out_dir / rel}")
+        click.echo(f"{len(stale)} stale of {len(files)} files" if stale else f"up to date ({len(files)} files)")
+        sys.exit(1 if stale else 0)
+    docs.write(files, out_dir)
+    click.echo(f"wrote {len(files)} files to {out_dir}")

@@ -1,0 +1,24 @@
+"""``icl-verify list``: the built-in claims with their family and source."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from icl_verify.engine import registry
+
+
+@click.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
+def command(as_json: bool) -> None:
+    """List the built-in claims with their family and source."""
+    claims = registry.builtin_claims()
+    if as_json:
+        rows = [{"name": c.name, "family": c.family, "source": c.source, "holds": c.holds} for c in claims]
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    width = max(len(c.name) for c in claims)
+    for c in claims:
+        flag = "" if c.holds else "  [expected false]"
+        click.echo(f"{c.name:<{width}}  {c.family:<12}  {c.source}{flag}")

@@ -1,0 +1,154 @@
+"""``icl-verify scaling``: run the memorization sweep of a preset, fit ν, predict K* (Nguyen & Reddy §3.6).
+
+The sweep resumes from its results file (``--out``, default ``scaling-<preset>.jsonl``): rerunning
+after an interruption skips the finished jobs. ``--executor dask --scheduler ADDR`` runs the jobs on
+a Dask cluster (optional extra). Exit status 0 on success, 2 for bad options.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Executor
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+
+from icl_verify.engine.claims import check
+from icl_verify.families.scaling import PRESETS, report_claims, scaling_report, usable
+from icl_verify.numerics.scaling import fits as scaling
+from icl_verify.numerics.shared import sweep
+
+
+@contextlib.contextmanager
+def _executor(kind: str, scheduler: str | None, workers: int | None) -> Iterator[Executor]:
+    if kind == "dask":
+        if not scheduler:
+            raise click.UsageError("--executor dask needs --scheduler ADDRESS")
+        try:
+            with sweep.dask_executor(scheduler) as ex:
+                yield ex
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+        return
+    if scheduler:
+        raise click.UsageError("--scheduler is only used with --executor dask")
+    with sweep.local_executor(workers) as ex:
+        yield ex
+
+
+def _interval(d: dict[str, Any], key: str = "exponent") -> str:
+    return f"{d[key]:.3f} [{d['low']:.3f}, {d['high']:.3f}]"
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The report as readable lines: ν with its interval, diagnostics, the other fits, K*."""
+    nu, s = report["nu"], report["settings"]
+    diag, hold = nu["diagnostics"], nu["holdout"]
+    diff = report["t_iwl_minus_i_inf"]
+    lines = [
+        f"preset {report['preset']}: MLP {s['d']}→{s['hidden']}→{s['hidden']}→1, SGD lr {s['lr']}, batch {s['batch']}, "
+        f"K = {report['ks']}, {report['runs_per_k']} runs/K, seed {report['seed']}",
+        f"ν (I_K(∞) ~ K^ν, log-log)    = {_interval(nu)}  (95 % bootstrap over {nu['n_runs']} runs; "
+        f"paper ≈ {report['paper_nu']})",
+        f"ν (nonlinear fit)             = {_interval(report['nu_nonlinear'])}",
+        f"ν' (t_IWL ~ K^ν')             = {_interval(report['nu_t_iwl'])};  ν' − ν = "
+        f"{diff['difference']:.3f} [{diff['low']:.3f}, {diff['high']:.3f}]",
+        f"diagnostics: R² = {diag['r2']:.4f}, rms log-residual = {diag['rms_log']:.3f}, "
+        f"curvature = {diag['curvature']:.3g} (p = {diag['curvature_p']:.2g}), "
+        f"held-out K = {hold['heldout_x']} log-error = {hold['log_error']:.3f}",
+        f"unconverged runs dropped: {report['unconverged']}",
+    ]
+    kp = report["k_star_prediction"]
+    lines.append(
+        f"K* prediction (τ* = {kp['tau_star']:.4g} at w₀ = {kp['w0']}, β₀ = {kp['beta0']}): slope of log K* vs log N "
+        f"= 1/ν = {kp['slope']:.3f} [{kp['slope_low']:.3f}, {kp['slope_high']:.3f}]"
+    )
+    for n, k, lo, hi in zip(kp["n"], kp["k_star"], kp["k_star_low"], kp["k_star_high"]):
+        lines.append(f"  N = {n:>4}: K* ≈ {k:,.0f} [{lo:,.0f}, {hi:,.0f}]")
+    lines.append(f"  ({kp['caveat']})")
+    m, diff = report["k_star_measurement"], report["k_star_slope_minus_inverse_nu"]
+    lines.append(
+        f"K* measurement ({m['runs']} reduced-model runs, sigmoid of final ICL accuracy vs log₁₀ K per N): "
+        f"slope = {m['slope']:.3f} [{m['low']:.3f}, {m['high']:.3f}];  slope − 1/ν = "
+        f"{diff['difference']:.3f} [{diff['low']:.3f}, {diff['high']:.3f}]"
+    )
+    for n, k, lo, hi in zip(m["n"], m["k_star"], m["k_star_low"], m["k_star_high"]):
+        lines.append(f"  N = {n:>4}: K* = {k:,.0f} [{lo:,.0f}, {hi:,.0f}]")
+    for c in report.get("claims", []):
+        lines.append(f"claim {c['name']}: {c['verdict']} — {c['evidence'][0]['detail']}")
+    lines.append(f"time: {report['seconds']} s")
+    return "\n".join(lines)
+
+
+def write_figures(report: dict[str, Any], runs: Sequence[dict[str, Any]], outdir: Path) -> list[Path]:
+    """Log-log I_K(∞) vs K with the fit and its bootstrap band, and the c₁(t) curves (matplotlib, Agg)."""
+    import matplotlib
+    import matplotlib.ticker
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    outdir.mkdir(parents=True, exist_ok=True)
+    k, y, _ = usable(runs, "i_inf")
+    nu = report["nu"]
+    nus, prefactors = scaling.bootstrap_exponents(k, y, n_boot=nu["n_boot"], rng=np.random.default_rng(report["seed"]))
+    grid = np.geomspace(k.min(), k.max(), 100)
+    band = np.quantile(prefactors[:, None] * grid[None, :] ** nus[:, None], [0.025, 0.975], axis=0)
+    fig, ax = plt.subplots(figsize=(5, 4))
+    ax.fill_between(grid, band[0], band[1], alpha=0.3, label="95 % bootstrap band")
+    ax.plot(grid, nu["prefactor"] * grid ** nu["exponent"], label=f"fit ν = {nu['exponent']:.3f}")
+    ax.scatter(k, y, s=12, color="k", label="runs")
+    ax.set(xscale="log", yscale="log", xlabel="K (items)", ylabel=r"$I_K(\infty)=\int c_1\,dt$")
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_title(f"memorization scaling, preset {report['preset']}")
+    ax.legend()
+    paths = [outdir / f"scaling-{report['preset']}-ik.png"]
+    fig.savefig(paths[0], dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(5, 4))
+    colors = plt.cm.viridis(np.linspace(0, 1, len(set(k))))
+    for color, kk in zip(colors, sorted(set(k))):
+        for i, run in enumerate(r for r in runs if r["k"] == kk):
+            ax.plot(run["curves"]["t"], run["curves"]["c1"], color=color, lw=0.8, label=f"K = {int(kk)}" if i == 0 else None)
+    ax.set(xscale="log", xlabel="t = lr × steps", ylabel=r"$c_1(t)$", title="c₁(t) while memorising")
+    ax.legend(fontsize=7)
+    paths.append(outdir / f"scaling-{report['preset']}-c1.png")
+    fig.savefig(paths[1], dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return paths
+
+
+@click.command("scaling")
+@click.option("--preset", type=click.Choice(sorted(PRESETS)), default="quick", show_default=True)
+@click.option("--executor", "kind", type=click.Choice(["local", "dask"]), default="local", show_default=True)
+@click.option("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786 (with --executor dask).")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: CPU count).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Sweep and bootstrap seed.")
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Results file [scaling-<preset>.jsonl].")
+@click.option("--figures", type=click.Path(file_okay=False), default=None, help="Write figures to this directory.")
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON report (quiet: no progress bar).")
+def command(
+    preset: str, kind: str, scheduler: str | None, workers: int | None, seed: int, out: str | None,
+    figures: str | None, as_json: bool,
+) -> None:  # fmt: skip
+    """Measure the memorization exponent ν (I_K(∞) ~ K^ν) with its 95 % interval; predict and measure K*(N).
+
+    The report ends with the verdicts of the claims ν = 0.7 ± 0.1 and d log K*/d log N = 1/ν ± 0.2
+    at this preset.
+    """
+    chosen = PRESETS[preset]
+    results = Path(out) if out else Path(f"scaling-{preset}.jsonl")
+    progress = not as_json and sys.stderr.isatty()
+    with _executor(kind, scheduler, workers) as ex:
+        report, runs = scaling_report(chosen, seed=seed, results=results, executor=ex, progress=progress)
+    report["results_file"] = str(results)
+    report["claims"] = [check(c, seed=seed).to_dict() for c in report_claims(report)]
+    if figures:
+        report["figures"] = [str(p) for p in write_figures(report, runs, Path(figures))]
+    click.echo(json.dumps(report, indent=2, ensure_ascii=False) if as_json else format_report(report))

@@ -1,0 +1,881 @@
+"""The optimal single-layer LSA, derived from input moments and checked by Monte Carlo and training.
+
+Results (REFERENCE.md §1–2):
+
+* von Oswald et al. (ICML 2023): a meta-trained LSA layer is one GD step with the best rate.
+  For iid input coordinates (variance s², kurtosis κ), w ~ N(0, I), ŷ = (η/N) Σ_i y_i x_iᵀ x_q:
+  η* = N / (s² (N + d + κ − 2)) and ½·MSE* = ½ s² d (d + κ − 2) / (N + d + κ − 2).
+* Ahn, Cheng, Daneshmand, Sra (NeurIPS 2023): Gaussian inputs (κ = 3) give rate N/(N + d + 1).
+* Mahankali, Hashimoto, Ma (ICLR 2024): with label noise σ², c* = n / (n + d + 1 + σ²).
+* Zhang, Frei, Bartlett (JMLR 2024, Thm. 4.1): for x ~ N(0, Λ) the optimum is ŷ = x_qᵀ Γ⁻¹ (1/N) Σ y_i x_i
+  with Γ = (1 + 1/N) Λ + (tr Λ / N) I.
+
+Nothing here is typed in: the expected loss is expanded symbolically from the moments of the input
+density (:func:`density_moment` integrates it), summed over examples and coordinates of symbolic
+count by set partitions (:func:`index_sum`), and minimised with SymPy; the claims compare the
+derived optimum with the papers' formulas, then with Monte Carlo and with trained LSA.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
+
+import numpy as np
+import sympy as sp
+from scipy import stats
+
+from icl_verify.engine.caches import cached
+from icl_verify.engine.claims import Claim, Estimate, Explicit, Measured
+from icl_verify.engine.derivation import Derivation, Step
+from icl_verify.engine.figure import Figure
+from icl_verify.numerics.lsa.alignment import (
+    Model,
+    effective_preconditioner,
+    fit_preconditioner,
+    gd_model,
+    gd_reference,
+    gdpp_model,
+    interpolate,
+    line_search_rate,
+    lsa_model,
+    mean_interval,
+    model_cos,
+    model_diff,
+    one_step_rate,
+    preconditioner_moments,
+    preds_diff,
+    product_alignment,
+    task_losses,
+    tune_gdpp,
+)
+from icl_verify.numerics.lsa.regression import CODE_X_RANGE, PAPER_X_RANGE, RegressionTasks
+from icl_verify.numerics.lsa.training import TrainConfig, TrainResult, train
+
+Moment = Callable[[int], sp.Expr]
+
+
+@cached()
+def density_moment(kind: str, k: int, scale: sp.Expr) -> sp.Expr:
+    """E x^k by integrating the density: ``"uniform"`` on (−scale, scale), ``"gaussian"`` N(0, scale²)."""
+    x = sp.Symbol("x", real=True)
+    if kind == "uniform":
+        return sp.simplify(sp.integrate(x**k / (2 * scale), (x, -scale, scale)))
+    if kind == "gaussian":
+        density = sp.exp(-(x**2) / (2 * scale**2)) / sp.sqrt(2 * sp.pi * scale**2)
+        return sp.simplify(sp.integrate(x**k * density, (x, -sp.oo, sp.oo)))
+    raise ValueError(f"kind must be 'uniform' or 'gaussian', got {kind!r}")
+
+
+def kurtosis(kind: str, scale: sp.Expr = sp.S.One) -> sp.Expr:
+    """κ = E x⁴ / (E x²)² of a density (:func:`density_moment`)."""
+    return sp.simplify(density_moment(kind, 4, scale) / density_moment(kind, 2, scale) ** 2)
+
+
+def symmetric_moments(s2: sp.Expr, kappa: sp.Expr) -> Moment:
+    """Moments of a symmetric variable with variance s2 and kurtosis κ: m₂ = s², m₄ = κ s⁴, odd ones 0."""
+
+    def moment(k: int) -> sp.Expr:
+        if k % 2:
+            return sp.Integer(0)
+        if k == 2:
+            return s2
+        if k == 4:
+            return kappa * s2**2
+        raise ValueError(f"moment of order {k} is not determined by variance and kurtosis")
+
+    return moment
+
+
+def gaussian_moments(variance: sp.Expr) -> Moment:
+    """Moments of N(0, variance), from the density."""
+    return lambda k: density_moment("gaussian", k, sp.sqrt(variance))
+
+
+class Variables:
+    """Independent random scalars x[i, k], w[k], ε[i] with given moments.
+
+    ``x_moments`` may depend on the coordinate k (anisotropic inputs): pass a callable
+    ``k -> Moment`` as ``x_moments_by_coordinate``.
+    """
+
+    def __init__(
+        self,
+        x_moments: Moment | None = None,
+        w_moments: Moment | None = None,
+        noise_moments: Moment | None = None,
+        x_moments_by_coordinate: Callable[[object], Moment] | None = None,
+    ) -> None:
+        self._x = x_moments
+        self._x_by = x_moments_by_coordinate
+        self._w = w_moments or gaussian_moments(sp.Integer(1))
+        self._noise = noise_moments or (lambda k: sp.Integer(0) if k else sp.Integer(1))
+        self._kind: dict[sp.Symbol, Moment] = {}
+
+    def _symbol(self, name: str, moment: Moment) -> sp.Symbol:
+        sym = sp.Symbol(name, real=True)
+        self._kind[sym] = moment
+        return sym
+
+    def x(self, i: object, k: object) -> sp.Symbol:
+        """Input coordinate k of example i (``i = "q"`` for the query)."""
+        moment = self._x_by(k) if self._x_by is not None else self._x
+        if moment is None:
+            raise ValueError("no moments given for the inputs x")
+        return self._symbol(f"x_{i}_{k}", moment)
+
+    def w(self, k: object) -> sp.Symbol:
+        """Task weight k (default N(0, 1))."""
+        return self._symbol(f"w_{k}", self._w)
+
+    def eps(self, i: object) -> sp.Symbol:
+        """Label noise of example i (default 0)."""
+        return self._symbol(f"eps_{i}", self._noise)
+
+    def expect(self, expr: sp.Expr) -> sp.Expr:
+        """E[expr] for a polynomial in the variables (other symbols are constants)."""
+        expr = sp.expand(expr)
+        syms = sorted((s for s in expr.free_symbols if s in self._kind), key=str)
+        if not syms:
+            return expr
+        total = sp.Integer(0)
+        for monomial, coeff in sp.Poly(expr, *syms).terms():
+            term = coeff
+            for sym, power in zip(syms, monomial):
+                if power:
+                    term *= self._kind[sym](power)
+            total += term
+        return sp.expand(total)
+
+
+def set_partitions(n: int) -> Iterator[list[int]]:
+    """Every set partition of {0..n−1} as block labels in order of first appearance (restricted growth strings).
+
+    >>> sorted(set_partitions(3))
+    [[0, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 1], [0, 1, 2]]
+    """
+    if n == 0:
+        yield []
+        return
+    for labels in itertools.product(range(n), repeat=n):
+        if labels[0] == 0 and all(labels[j] <= max(labels[:j]) + 1 for j in range(1, n)):
+            yield list(labels)
+
+
+def index_sum(
+    variables: Variables,
+    summand: Callable[..., sp.Expr],
+    families: Sequence[tuple[int, sp.Expr]],
+) -> sp.Expr:
+    """E Σ f over index families, family j having r_j indices ranging over a symbolic size n_j.
+
+    ``families`` lists (r_j, n_j); ``summand(*labels)`` receives one list of representative
+    labels per family (equal labels = equal indices) and returns a polynomial. Exact for every
+    n_j, because the variables are exchangeable across distinct index values.
+    """
+    total = sp.Integer(0)
+    for patterns in itertools.product(*(list(set_partitions(r)) for r, _ in families)):
+        count = sp.Integer(1)
+        for labels, (_, n) in zip(patterns, families):
+            count *= sp.ff(n, len(set(labels)))
+        total += count * variables.expect(summand(*patterns))
+    return sp.expand(total)
+
+
+# ---------------------------------------------------------------------------------------------
+# Derivations
+
+FAMILY = "optimal-lsa"
+N, D = sp.symbols("N d", positive=True, integer=True)
+S2, KAPPA, SIGMA2, ETA = sp.symbols("s^2 kappa sigma^2 eta", positive=True)
+
+
+def one_step_loss(x_moments: Moment, noise_variance: sp.Expr = sp.S.Zero, *, per_example: bool = True) -> sp.Expr:
+    """E ½(ŷ − y_q)² for ŷ = c Σ_i y_i x_iᵀ x_q, y = wᵀx + ε, w ~ N(0, I_d), as a polynomial in η.
+
+    ``per_example`` (the paper's θ_GD, P = η/N) uses c = η/N; otherwise c = η (the P = ηI reading).
+    Sums run over N context examples and d coordinates, both symbolic. The query label is noiseless
+    (noise on y_q only adds σ²/2).
+    """
+    V = Variables(x_moments=x_moments, noise_moments=gaussian_moments(noise_variance) if noise_variance != 0 else None)
+    c = ETA / N if per_example else ETA
+
+    def term(i: object, k: object, m: object) -> sp.Expr:  # y_i x_im x_qm with y_i = Σ_k (w_k x_ik + ε_i / d)
+        return (V.w(k) * V.x(i, k) + V.eps(i) / D) * V.x(i, m) * V.x("q", m)
+
+    e_yy = index_sum(V, lambda ex, co: term(ex[0], co[0], co[1]) * term(ex[1], co[2], co[3]), [(2, N), (4, D)])
+    e_yq = index_sum(V, lambda ex, co: term(ex[0], co[0], co[1]) * V.w(co[2]) * V.x("q", co[2]), [(1, N), (3, D)])
+    e_qq = index_sum(V, lambda co: V.w(co[0]) * V.x("q", co[0]) * V.w(co[1]) * V.x("q", co[1]), [(2, D)])
+    return sp.expand((c**2 * e_yy - 2 * c * e_yq + e_qq) / 2)
+
+
+def minimise(loss: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """(η*, loss(η*)) of a loss quadratic in η."""
+    (eta_star,) = sp.solve(sp.diff(loss, ETA), ETA)
+    return sp.simplify(eta_star), sp.simplify(loss.subs(ETA, eta_star))
+
+
+@cached()
+def iid_optimum(per_example: bool = True) -> tuple[sp.Expr, sp.Expr]:
+    """Derived (η*, ½·MSE*) for noiseless iid symmetric inputs of variance s² and kurtosis κ."""
+    return minimise(one_step_loss(symmetric_moments(S2, KAPPA), per_example=per_example))
+
+
+def stated_eta(n=N, d=D, s2=S2, kappa=KAPPA) -> sp.Expr:
+    """η* = N / (s² (N + d + κ − 2)) as stated in REFERENCE.md §1."""
+    return n / (s2 * (n + d + kappa - 2))
+
+
+GAUSSIAN_STATED = N / (S2 * (N + D + 1))
+"""Ahn et al. (2023): the isotropic Gaussian rate n/(n + d + 1), here with input variance s²."""
+MAHANKALI_STATED = N / (N + D + 1 + SIGMA2)
+"""Mahankali et al. (2024): c* = n/(n + d + 1 + σ²) for x, w ~ N(0, I) and label noise σ²."""
+
+
+def stated_loss(n=N, d=D, s2=S2, kappa=KAPPA) -> sp.Expr:
+    """½·MSE* = ½ s² d (d + κ − 2) / (N + d + κ − 2) (REFERENCE.md §1)."""
+    return s2 * d * (d + kappa - 2) / (2 * (n + d + kappa - 2))
+
+
+def paper_values(half_width: sp.Expr, n: int = 10, d: int = 10) -> tuple[sp.Expr, sp.Expr]:
+    """Exact (η*, ½·MSE*) from the derived optimum for x ~ U(−a, a)^d (s², κ from the density), N examples."""
+    eta, loss = iid_optimum()
+    values = {N: n, D: d, S2: density_moment("uniform", 2, half_width), KAPPA: kurtosis("uniform")}
+    return sp.nsimplify(eta.subs(values)), sp.nsimplify(loss.subs(values))
+
+
+def preconditioner_optimum(d: int) -> sp.Matrix:
+    """The A minimising E ½(x_qᵀ A (1/N) Σ y_i x_i − y_q)² for x ~ N(0, diag(λ₁..λ_d)), N symbolic."""
+    lam = sp.symbols(f"lambda_1:{d + 1}", positive=True)
+    A = sp.Matrix(d, d, lambda a, b: sp.Symbol(f"a_{a}{b}"))
+    V = Variables(x_moments_by_coordinate=lambda k: gaussian_moments(lam[k]))
+
+    def term(i: object) -> sp.Expr:
+        y = sum(V.w(k) * V.x(i, k) for k in range(d))
+        return y * sum(V.x("q", a) * A[a, b] * V.x(i, b) for a in range(d) for b in range(d))
+
+    y_q = sum(V.w(k) * V.x("q", k) for k in range(d))
+    e_yy = index_sum(V, lambda ex: term(ex[0]) * term(ex[1]), [(2, N)]) / N**2
+    e_yq = index_sum(V, lambda ex: term(ex[0]) * y_q, [(1, N)]) / N
+    loss = (e_yy - 2 * e_yq + V.expect(y_q**2)) / 2
+    (solution,) = sp.solve([sp.diff(loss, a) for a in A], list(A), dict=True)
+    return A.subs(solution)
+
+
+def stated_gamma(lam: Sequence[sp.Expr], n: sp.Expr = N) -> sp.Matrix:
+    """Γ = (1 + 1/N) Λ + (tr Λ / N) I (Zhang–Frei–Bartlett 2024, Thm. 4.1)."""
+    Lam = sp.diag(*lam)
+    return (1 + 1 / n) * Lam + (sum(lam) / n) * sp.eye(len(lam))
+
+
+def _lambdas(d: int) -> list[sp.Symbol]:
+    return list(sp.symbols(f"lambda_1:{d + 1}", positive=True))
+
+
+def _one_step_derivation() -> Derivation:
+    """The expected one-step loss from the index-sum expansion to its completed square."""
+    K = N + D + KAPPA - 2
+    return Derivation(
+        name="optimal-one-step-rate",
+        title="The optimal one-step rate and loss for iid inputs",
+        source="von Oswald et al. 2023 (tuned GD baseline); REFERENCE.md §1 [derived]",
+        start=one_step_loss(symmetric_moments(S2, KAPPA)),
+        steps=[
+            Step(
+                S2 / 2 * (ETA**2 * S2**2 * D * K / N - 2 * ETA * S2 * D + D),
+                "E over x_q gives s²‖ηg − w‖², g = (1/N)Σ y_i x_i; E gᵀw = s²d; E‖g‖² = s⁴d(N − 1)/N"
+                " (pairs i ≠ j) + s⁴d(d + κ − 1)/N (i = j, E‖x‖⁴ = s⁴ d(d + κ − 1))",
+                "",
+            ),
+            Step(
+                S2 * D / 2 * (S2**2 * K / N * (ETA - N / (S2 * K)) ** 2 + (D + KAPPA - 2) / K),
+                "complete the square: minimum at η* = N/(s²(N + d + κ − 2)), value ½ s² d (d + κ − 2)/(N + d + κ − 2)",
+                "",
+            ),
+        ],
+        intro="Inputs have iid symmetric coordinates with variance s² and kurtosis κ, w ~ N(0, I_d), no label "
+        "noise, and ŷ = (η/N) Σ_i y_i x_iᵀ x_q. The first line is the expectation expanded by index sums over "
+        "symbolic N and d (set partitions with falling-factorial counts), computed by `one_step_loss`.",
+    )
+
+
+ONE_STEP_DERIVATION = _one_step_derivation()
+
+
+# ---------------------------------------------------------------------------------------------
+# Monte Carlo estimates (numerics only; the closed forms enter as predictions)
+
+MC_GROUPS, MC_TASKS, MC_QUERIES = 20, 4096, 8
+"""Monte Carlo design: 20 independent groups of 4096 tasks × 8 queries; 99 % Student-t interval over groups."""
+
+CODE = TrainConfig(x_range=CODE_X_RANGE)
+"""von Oswald et al.'s setting as their code draws it: d = N = 10, x ~ U(−0.5, 0.5)^d, w ~ N(0, I)."""
+TEXT = TrainConfig(x_range=PAPER_X_RANGE)
+"""The same setting as the paper's text states it: x ~ U(−1, 1)^d."""
+GAUSS = TrainConfig(x_dist="gaussian", nx=5, n_context=8)
+"""Ahn et al.'s isotropic Gaussian case: x ~ N(0, I_5), N = 8."""
+NOISY = TrainConfig(x_dist="gaussian", nx=5, n_context=8, noise_std=0.75)
+"""Mahankali et al.'s setting with label noise σ = 0.75 (σ² = 9/16)."""
+ANISO_LAMBDA = (0.25, 1.0, 4.0)
+ANISO = TrainConfig(x_dist="gaussian", nx=3, n_context=5, x_std=tuple(float(np.sqrt(v)) for v in ANISO_LAMBDA))
+"""Zhang–Frei–Bartlett's anisotropic case: x ~ N(0, diag(0.25, 1, 4)), N = 5 (Γ far from Λ)."""
+
+
+def _t_interval(values: Sequence[float], level: float = 0.99) -> tuple[float, float, float]:
+    """(mean, low, high): Student-t interval over independent group estimates."""
+    x = np.asarray(values, dtype=float)
+    half = float(stats.t.ppf(0.5 + level / 2, x.size - 1) * np.std(x, ddof=1) / np.sqrt(x.size))
+    return float(np.mean(x)), float(np.mean(x)) - half, float(np.mean(x)) + half
+
+
+def _groups(config: TrainConfig, seed: int, salt: int, tasks: int = MC_TASKS) -> Iterator[RegressionTasks]:
+    """MC_GROUPS independent batches of test tasks from a generator seeded with (seed, salt)."""
+    rng = np.random.default_rng([seed, salt])
+    return (config.sample(rng, tasks, n_queries=MC_QUERIES, seed=seed) for _ in range(MC_GROUPS))
+
+
+def _value(expr: sp.Expr, config: TrainConfig) -> float:
+    """A closed form evaluated at a setting: N, d, σ², and s², κ of its input density."""
+    kind = "uniform" if config.x_dist == "uniform" else "gaussian"
+    scale = sp.nsimplify(config.x_range if kind == "uniform" else config.x_std)
+    values = {N: config.n_context, D: config.nx, S2: density_moment(kind, 2, scale), KAPPA: kurtosis(kind)}
+    return float(expr.subs({**values, SIGMA2: sp.nsimplify(config.noise_std) ** 2}))
+
+
+def mc_rate(config: TrainConfig, seed: int, *, per_example: bool = True) -> tuple[float, float, float]:
+    """Monte Carlo optimal coefficient of the one-step readout: η̂ for (η/N) Σ y_i x_iᵀ x_q, or η̂/N for η Σ …."""
+    rates = [one_step_rate(t) / (1 if per_example else config.n_context) for t in _groups(config, seed, 1)]
+    return _t_interval(rates)
+
+
+def mc_loss(config: TrainConfig, eta: float, seed: int) -> tuple[float, float, float]:
+    """Monte Carlo ½·MSE of one GD step with rate η (``numerics.lsa.alignment.gd_model``)."""
+    return _t_interval([float(np.mean(task_losses(gd_model(eta), t))) for t in _groups(config, seed, 2)])
+
+
+def mc_preconditioner_distance(config: TrainConfig, target: np.ndarray, seed: int) -> tuple[float, float, float]:
+    """‖Â − target‖_F / ‖target‖_F for the least-squares preconditioner Â pooled over all groups.
+
+    Uses 4 × MC_TASKS tasks per group (the fit has d² coefficients with heavy-tailed features).
+    Interval: delete-one-group jackknife standard error × Student-t quantile (99 %), floored at 0.
+    """
+    stats_ = [preconditioner_moments(t) for t in _groups(config, seed, 3, 4 * MC_TASKS)]
+    total = tuple(sum(s[j] for s in stats_) for j in range(2))
+
+    def distance(moments: tuple[np.ndarray, np.ndarray]) -> float:
+        return float(np.linalg.norm(fit_preconditioner(moments) - target) / np.linalg.norm(target))
+
+    full = distance(total)
+    loo = np.array([distance((total[0] - s[0], total[1] - s[1])) for s in stats_])
+    g = len(stats_)
+    half = float(stats.t.ppf(0.995, g - 1) * np.sqrt((g - 1) / g * np.sum((loo - loo.mean()) ** 2)))
+    return full, max(0.0, full - half), full + half
+
+
+def gamma_inverse(lam: Sequence[float], n: int) -> np.ndarray:
+    """Γ⁻¹ evaluated numerically from the stated form (:func:`stated_gamma`)."""
+    return np.array(stated_gamma([sp.nsimplify(v) for v in lam], n).inv(), dtype=float)
+
+
+def _estimate(interval: tuple[float, float, float], predicted: float, rel_tol: float, detail: str) -> Estimate:
+    m, lo, hi = interval
+    return Estimate(m, lo, hi, predicted, rel_tol * abs(predicted), detail)
+
+
+# ---------------------------------------------------------------------------------------------
+# Claims: closed forms, derived and checked by Monte Carlo
+
+ETA_STAR = Claim(
+    name="optimal-rate-iid-inputs",
+    source="von Oswald et al. 2023 (tuned GD baseline); REFERENCE.md §1 [derived]",
+    statement=r"\eta^* = \arg\min_\eta \tfrac12 E(\tfrac{\eta}{N}\textstyle\sum_i y_i x_i^\top x_q - y_q)^2 = \frac{N}{s^2(N+d+\kappa-2)}",
+    symbolic=lambda: [iid_optimum()[0] - stated_eta()],
+    measured=Measured(
+        lambda seed: _estimate(
+            mc_rate(CODE, seed), _value(stated_eta(), CODE), 0.02, "MC line-search optimum, d = N = 10, x ~ U(−½, ½)"
+        )
+    ),
+    note="Derived from E x² = s², E x⁴ = κ s⁴ with index sums over symbolic N, d; MC tolerance 2 %.",
+)
+
+LOSS_STAR = Claim(
+    name="optimal-one-step-loss-iid-inputs",
+    source="von Oswald et al. 2023 (one-step GD loss); REFERENCE.md §1 [derived]",
+    statement=r"\tfrac12\,\mathrm{MSE}(\eta^*) = \frac{s^2 d (d+\kappa-2)}{2(N+d+\kappa-2)}",
+    symbolic=lambda: [iid_optimum()[1] - stated_loss()],
+    measured=Measured(
+        lambda seed: _estimate(
+            mc_loss(CODE, _value(stated_eta(), CODE), seed),
+            _value(stated_loss(), CODE),
+            0.02,
+            "MC ½·MSE of one GD step at η*, d = N = 10, x ~ U(−½, ½)",
+        )
+    ),
+    note="Paper setting (code's range): η* = 200/33, ½·MSE* = 245/1188 ≈ 0.2062; MC tolerance 2 %.",
+)
+
+GAUSSIAN_RATE = Claim(
+    name="kurtosis-uniform-gaussian-rate",
+    source="Ahn et al. 2023 (isotropic rate n/(n+d+1)); REFERENCE.md §1",
+    statement=(
+        r"\kappa_{U(-a,a)} = \tfrac95,\ \kappa_{\mathcal N} = 3;\ x \sim \mathcal N(0, s^2 I):\ "
+        r"\eta^* = \frac{N}{s^2 (N + d + 1)}"
+    ),
+    symbolic=lambda: [
+        kurtosis("uniform", sp.Symbol("a", positive=True)) - sp.Rational(9, 5),
+        kurtosis("gaussian", sp.sqrt(S2)) - 3,
+        minimise(one_step_loss(gaussian_moments(S2)))[0] - GAUSSIAN_STATED,
+    ],
+    measured=Measured(
+        lambda seed: _estimate(
+            mc_rate(GAUSS, seed), _value(GAUSSIAN_STATED, GAUSS), 0.02, "MC optimum, x ~ N(0, I_5), N = 8"
+        )
+    ),
+    note="κ and the Gaussian moments are integrated from the densities; the rate is re-derived, not substituted.",
+)
+
+MAHANKALI = Claim(
+    name="mahankali-noisy-rate",
+    source="Mahankali, Hashimoto, Ma 2024 (optimal one-layer LSA = one GD step); REFERENCE.md §2",
+    statement=r"x, w \sim \mathcal N(0, I),\ \varepsilon \sim \mathcal N(0, \sigma^2):\ c^* = \frac{n}{n + d + 1 + \sigma^2}",
+    symbolic=lambda: [
+        minimise(one_step_loss(gaussian_moments(sp.Integer(1)), SIGMA2))[0] - MAHANKALI_STATED,
+    ],
+    measured=Measured(
+        lambda seed: _estimate(
+            mc_rate(NOISY, seed), _value(MAHANKALI_STATED, NOISY), 0.02, "MC optimum, x ~ N(0, I_5), N = 8, σ = 0.75"
+        )
+    ),
+)
+
+RATE_WITHOUT_1_OVER_N = Claim(
+    name="optimal-rate-without-1-over-n",
+    source="REFERENCE.md §1 trap (P = ηI instead of ηI/N)",
+    statement=r"\arg\min_c \tfrac12 E(c \textstyle\sum_i y_i x_i^\top x_q - y_q)^2 = \eta^* = \frac{N}{s^2(N+d+\kappa-2)}",
+    explicit=Explicit(
+        lambda n, d: [iid_optimum(per_example=False)[0].subs({N: n, D: d}) - stated_eta(n, d)], [{"n": 10, "d": 10}]
+    ),
+    measured=Measured(
+        lambda seed: _estimate(
+            mc_rate(CODE, seed, per_example=False), _value(stated_eta(), CODE), 0.02, "MC optimum of c (no 1/N)"
+        )
+    ),
+    holds=False,
+    correction="optimal-rate-iid-inputs",
+    note="Without the 1/N the optimal coefficient is η*/N: the paper's P = (η/N) I matters.",
+)
+
+X_RANGE_TEXT = Claim(
+    name="one-step-loss-paper-text-range",
+    source="von Oswald et al. 2023, text (x ~ U(−1, 1)) vs reported loss ≈ 0.2; REFERENCE.md §1 trap",
+    statement=r"x \sim U(-1, 1)^{10},\ N = 10:\ \tfrac12\,\mathrm{MSE}(\text{tuned one-step GD}) \approx 0.2",
+    measured=Measured(
+        lambda seed: _estimate(
+            mc_loss(TEXT, _value(stated_eta(), TEXT), seed), 0.2, 0.1, "MC at the paper text's range; ≈ read as ±10 %"
+        )
+    ),
+    holds=False,
+    correction="one-step-loss-code-range",
+    note="The derived loss at U(−1, 1) is 245/297 ≈ 0.825: four times the code's; only U(−½, ½) gives ≈ 0.2.",
+)
+
+X_RANGE_CODE = Claim(
+    name="one-step-loss-code-range",
+    source="von Oswald et al. 2023, code (x ~ U(−0.5, 0.5)) vs reported loss ≈ 0.2; REFERENCE.md §1",
+    statement=r"x \sim U(-\tfrac12, \tfrac12)^{10},\ N = 10:\ \tfrac12\,\mathrm{MSE}(\text{tuned one-step GD}) \approx 0.2",
+    measured=Measured(
+        lambda seed: _estimate(
+            mc_loss(CODE, _value(stated_eta(), CODE), seed), 0.2, 0.1, "MC at the code's range; ≈ read as ±10 %"
+        )
+    ),
+)
+
+
+@cached()
+def _gamma_residual(d: int, inverse_covariance: bool = False) -> sp.Matrix:
+    lam = _lambdas(d)
+    target = sp.diag(*[1 / v for v in lam]) if inverse_covariance else stated_gamma(lam).inv()
+    return preconditioner_optimum(d) - target
+
+
+GAMMA = Claim(
+    name="zfb-preconditioner-gamma",
+    source="Zhang, Frei, Bartlett 2024, Thm. 4.1; Ahn et al. 2023 (one-layer global optimum)",
+    statement=(
+        r"x \sim \mathcal N(0, \Lambda):\ \arg\min_A \tfrac12 E(x_q^\top A \tfrac1N \textstyle\sum_i y_i x_i - y_q)^2"
+        r" = \Gamma^{-1},\ \Gamma = (1 + \tfrac1N)\Lambda + \tfrac{\operatorname{tr}\Lambda}{N} I"
+    ),
+    explicit=Explicit(lambda d: [_gamma_residual(d)], [{"d": 1}, {"d": 2}, {"d": 3}]),
+    measured=Measured(
+        lambda seed: Estimate(
+            *mc_preconditioner_distance(ANISO, gamma_inverse(ANISO_LAMBDA, ANISO.n_context), seed),
+            predicted=0.0,
+            tolerance=0.05,
+            detail="‖Â − Γ⁻¹‖/‖Γ⁻¹‖, Â least squares pooled over groups (jackknife interval); Λ = diag(0.25, 1, 4), N = 5",
+        )
+    ),
+    note="Derived for diagonal Λ = diag(λ₁..λ_d) with symbolic λ and N at d ≤ 3 (rotation invariance covers any Λ).",
+)
+
+GAMMA_AS_INVERSE_COVARIANCE = Claim(
+    name="preconditioner-is-inverse-covariance",
+    source="Tempting reading of Zhang–Frei–Bartlett 2024 (N → ∞ limit)",
+    statement=r"\arg\min_A \tfrac12 E(x_q^\top A \tfrac1N \textstyle\sum_i y_i x_i - y_q)^2 = \Lambda^{-1}",
+    explicit=Explicit(lambda d: [_gamma_residual(d, inverse_covariance=True)], [{"d": 1}, {"d": 2}]),
+    measured=Measured(
+        lambda seed: Estimate(
+            *mc_preconditioner_distance(ANISO, np.diag(1 / np.array(ANISO_LAMBDA)), seed),
+            predicted=0.0,
+            tolerance=0.05,
+            detail="‖Â − Λ⁻¹‖/‖Λ⁻¹‖, Λ = diag(0.25, 1, 4), N = 5",
+        )
+    ),
+    holds=False,
+    correction="zfb-preconditioner-gamma",
+    note="Γ → Λ only as N → ∞; at finite N the tr Λ / N term and the 1/N correction remain.",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Claims checked by meta-training (small default budgets; `icl-verify train` runs the long ones)
+
+SINGLE = replace(CODE, steps=600, batch=512, lr=3e-3, schedule="cosine")
+"""Default-check training budget: 600 Adam steps, batch 512, lr 3e-3 cosine-decayed, init N(0, 0.01²)."""
+SINGLE_ANISO = replace(ANISO, steps=1500, batch=1024, lr=1e-2, schedule="cosine")
+"""Anisotropic training budget: 1500 steps, batch 1024, lr 1e-2 cosine (the λ = 0.25 direction learns slowest)."""
+SINGLE_NOISY = replace(NOISY, steps=600, batch=512, lr=3e-3, schedule="cosine")
+TEST_TASKS = 1 << 15
+TRAIN_SEEDS = 3
+
+
+@cached(maxsize=8)
+def trained(config: TrainConfig, seed: int) -> TrainResult:
+    """A meta-trained LSA (cached: several claims read the same run)."""
+    return train(config, seed)
+
+
+def _test_tasks(config: TrainConfig, seed: int) -> RegressionTasks:
+    return config.sample(np.random.default_rng([seed, 10]), TEST_TASKS, n_queries=MC_QUERIES, seed=seed)
+
+
+def _settings(config: TrainConfig, seed: int) -> str:
+    return (
+        f"trained seed {seed}: {config.steps} Adam steps, batch {config.batch}, lr {config.lr:g} {config.schedule},"
+        f" {TEST_TASKS} test tasks × {MC_QUERIES} queries"
+    )
+
+
+def paired_loss(model: Model, reference: Model, tasks: RegressionTasks, reference_loss: float) -> tuple[float, float, float]:
+    """Loss of ``model`` as reference_loss + mean(ℓ_model − ℓ_reference) on shared tasks (control variate), 99 % CI."""
+    diff = task_losses(model, tasks) - task_losses(reference, tasks)
+    m, lo, hi = mean_interval(diff)
+    return reference_loss + m, reference_loss + lo, reference_loss + hi
+
+
+def measure_trained_loss(seed: int) -> Estimate:
+    """Trained 1-layer LSA's ½·MSE vs the closed form ½·MSE*; GD(η*) with known mean ½·MSE* is the control variate."""
+    eta, loss = (_value(e, CODE) for e in (stated_eta(), stated_loss()))
+    tasks = _test_tasks(SINGLE, seed)
+    est = paired_loss(lsa_model(trained(SINGLE, seed).layers), gd_model(eta), tasks, loss)
+    return _estimate(est, loss, 0.01, _settings(SINGLE, seed))
+
+
+def measure_vs_tuned_gd(seed: int) -> Estimate:
+    """Trained loss / loss of GD with η line-searched on 10⁴ tasks (the paper's baseline), paired."""
+    eta = line_search_rate(SINGLE.sample(np.random.default_rng([seed, 11]), 10_000))
+    tasks = _test_tasks(SINGLE, seed)
+    ref = task_losses(gd_model(eta), tasks)
+    m, lo, hi = mean_interval(task_losses(lsa_model(trained(SINGLE, seed).layers), tasks) - ref)
+    base = float(np.mean(ref))
+    return Estimate(1 + m / base, 1 + lo / base, 1 + hi / base, 1.0, 0.01, f"line-searched η = {eta:.4f}; " + _settings(SINGLE, seed))
+
+
+def measure_model_cos(seed: int) -> Estimate:
+    """Mean cos(∂ŷ_θ/∂x_q, ∂ŷ_GD/∂x_q) over test tasks (von Oswald et al. Fig. 2)."""
+    tasks = _test_tasks(SINGLE, seed)
+    model, gd = lsa_model(trained(SINGLE, seed).layers), gd_model(_value(stated_eta(), CODE))
+    m, lo, hi = mean_interval(model_cos(model, gd, tasks))
+    extra = f"preds diff {np.mean(preds_diff(model, gd, tasks)):.4f}, model diff {np.mean(model_diff(model, gd, tasks)):.4f}; "
+    return Estimate(m, lo, min(hi, 1.0), 1.0, 0.01, extra + _settings(SINGLE, seed))
+
+
+def measure_products(seed: int) -> Estimate:
+    """Largest relative error of the readout blocks of P W_V and W_Kᵀ W_Q vs θ_GD(η*) after the best rescaling.
+
+    One training run: the interval is degenerate (no sampling error; run-to-run spread is not covered).
+    """
+    ref = gd_reference(SINGLE.nx, SINGLE.ny, _value(stated_eta(), CODE), SINGLE.n_context)
+    s, err_v, err_k = product_alignment(trained(SINGLE, seed).layers[0], ref, nx=SINGLE.nx)
+    worst = max(err_v, err_k)
+    detail = f"scale s = {s:.4g}, err(P W_V) = {err_v:.4f}, err(W_Kᵀ W_Q) = {err_k:.4f}; " + _settings(SINGLE, seed)
+    return Estimate(worst, worst, worst, 0.0, 0.1, detail)
+
+
+def measure_interpolation(seed: int) -> Estimate:
+    """Loss of the rescaled average of trained and θ_GD(η*) weights vs ½·MSE* (von Oswald et al. Fig. 2, 'interpolated')."""
+    eta, loss = (_value(e, CODE) for e in (stated_eta(), stated_loss()))
+    ref = gd_reference(SINGLE.nx, SINGLE.ny, eta, SINGLE.n_context)
+    mixed = interpolate(trained(SINGLE, seed).layers[0], ref)
+    est = paired_loss(lsa_model([mixed]), gd_model(eta), _test_tasks(SINGLE, seed), loss)
+    return _estimate(est, loss, 0.01, _settings(SINGLE, seed))
+
+
+def measure_raw_scale(seed: int) -> Estimate:
+    """The trained layer's raw rate −(P W_V)_yy (W_Kᵀ W_Q)_xx, read as a multiple of I: mean, min, max of its diagonal."""
+    A = effective_preconditioner(trained(SINGLE, seed).layers[0], SINGLE.nx, SINGLE.n_context) / SINGLE.n_context
+    diag = np.diag(A)
+    detail = "interval = range of the diagonal; " + _settings(SINGLE, seed)
+    return _estimate((float(diag.mean()), float(diag.min()), float(diag.max())), _value(stated_eta(), CODE), 0.05, detail)
+
+
+@cached(maxsize=8)
+def best_run(config: TrainConfig, seed: int) -> tuple[int, list[int], list[float], list[np.ndarray]]:
+    """TRAIN_SEEDS restarts; (index of the lowest validation loss, seeds, validation losses, preconditioners A).
+
+    Restarts are needed: from a random full-matrix init some runs settle near a rank-one saddle that
+    routes the label through the keys ((P W_V)_{y,x} and (W_Kᵀ W_Q)_{y,x}) and fits one input
+    direction only (anisotropic setting: validation ½·MSE ≈ 1.25 vs ≈ 1.01). The lowest validation
+    loss picks a run that reached the global minimum; validation tasks are fresh and independent of
+    the target the claim compares with.
+    """
+    seeds = [seed * TRAIN_SEEDS + j for j in range(TRAIN_SEEDS)]
+    val = config.sample(np.random.default_rng([seed, 12]), TEST_TASKS // 4, n_queries=MC_QUERIES)
+    runs = [trained(config, s).layers for s in seeds]
+    losses = [float(np.mean(task_losses(lsa_model(layers), val))) for layers in runs]
+    precond = [effective_preconditioner(layers[0], config.nx, config.n_context) for layers in runs]
+    return int(np.argmin(losses)), seeds, losses, precond
+
+
+CONVERGED_REL = 0.01
+"""A restart counts as converged when its validation loss is within 1 % of the best one's (the
+rank-one saddle of :func:`best_run` sits about 25 % higher)."""
+
+
+def measure_trained_preconditioner(config: TrainConfig, seed: int, target: np.ndarray, setting: str) -> Estimate:
+    """‖A_θ − target‖/‖target‖ of the lowest-validation-loss restart, with the range over the
+    converged restarts as its interval (training-to-training spread; degenerate if only one converged)."""
+    best, seeds, losses, precond = best_run(config, seed)
+    dist = [float(np.linalg.norm(A - target) / np.linalg.norm(target)) for A in precond]
+    converged = [d for d, loss in zip(dist, losses) if loss <= losses[best] * (1 + CONVERGED_REL)]
+    detail = (
+        f"best of runs {seeds} by validation ½·MSE {np.round(losses, 4).tolist()}; distances"
+        f" {np.round(dist, 4).tolist()}; interval: range over the {len(converged)} restart(s) within"
+        f" {CONVERGED_REL:.0%} of the best loss; {setting}; {config.steps} Adam steps, batch {config.batch},"
+        f" lr {config.lr:g} {config.schedule}"
+    )
+    return Estimate(dist[best], min(converged), max(converged), predicted=0.0, tolerance=0.05, detail=detail)
+
+
+def _aniso_precond(seed: int, target: np.ndarray) -> Estimate:
+    return measure_trained_preconditioner(SINGLE_ANISO, seed, target, "Λ = diag(0.25, 1, 4), N = 5")
+
+
+def _noisy_precond(seed: int) -> Estimate:
+    target = _value(MAHANKALI_STATED, NOISY) * np.eye(NOISY.nx)
+    return measure_trained_preconditioner(SINGLE_NOISY, seed, target, "x, w ~ N(0, I_5), N = 8, σ = 0.75")
+
+
+TRAINED_LOSS = Claim(
+    name="trained-lsa-loss-closed-form",
+    source="von Oswald et al. 2023, §3 and Fig. 2 (trained LSA = GD with the best rate)",
+    statement=r"\tfrac12\,\mathrm{MSE}(\text{meta-trained 1-layer LSA}) = \tfrac12\,\mathrm{MSE}^* = \tfrac{245}{1188}\ (\pm 1\,\%)",
+    measured=Measured(measure_trained_loss),
+    note="d = N = 10, x ~ U(−½, ½); 600 Adam steps (batch 512, lr 3e-3 cosine). Interval: test sampling only.",
+)
+
+TRAINED_VS_TUNED_GD = Claim(
+    name="trained-lsa-vs-tuned-gd",
+    source="von Oswald et al. 2023, Fig. 2 (GD baseline line-searched over 10⁴ tasks)",
+    statement=r"\mathrm{loss}(\text{trained LSA}) / \mathrm{loss}(\text{GD}, \hat\eta_{\text{line search}}) = 1 \pm 0.01",
+    measured=Measured(measure_vs_tuned_gd),
+)
+
+TRAINED_MODEL_COS = Claim(
+    name="trained-lsa-model-cos",
+    source="von Oswald et al. 2023, Fig. 2 (model cos ≈ 1)",
+    statement=r"E\,\cos(\partial_{x_q}\hat y_\theta, \partial_{x_q}\hat y_{GD}) \ge 0.99",
+    measured=Measured(measure_model_cos),
+)
+
+TRAINED_PRODUCTS = Claim(
+    name="trained-lsa-products-theta-gd",
+    source="von Oswald et al. 2023, §3 (trained P W_V, W_Kᵀ W_Q ∝ θ_GD's)",
+    statement=(
+        r"\min_s \max\big(\tfrac{\|s\,P W_V - (P W_V)_{GD}\|}{\|(P W_V)_{GD}\|},"
+        r" \tfrac{\|W_K^\top W_Q / s - (W_K^\top W_Q)_{GD}\|}{\|(W_K^\top W_Q)_{GD}\|}\big) \le 0.1"
+    ),
+    measured=Measured(measure_products),
+    note="Readout blocks only (y-row of P W_V, x-columns of W_Kᵀ W_Q): a 1-layer readout sees nothing else.",
+)
+
+TRAINED_INTERPOLATION = Claim(
+    name="trained-lsa-interpolation",
+    source="von Oswald et al. 2023, Fig. 2 ('interpolated' model)",
+    statement=r"\tfrac12\,\mathrm{MSE}\big(\tfrac12(\text{rescaled } \theta) + \tfrac12\theta_{GD}(\eta^*)\big) = \tfrac12\,\mathrm{MSE}^* \ (\pm 1\,\%)",
+    measured=Measured(measure_interpolation),
+)
+
+TRAINED_RAW_RATE = Claim(
+    name="trained-lsa-rate-without-1-over-n",
+    source="REFERENCE.md §1 trap (P = ηI read as the rate)",
+    statement=r"-(P W_V)_{yy} (W_K^\top W_Q)_{xx} \text{ of the trained layer} = \eta^* I",
+    measured=Measured(measure_raw_scale),
+    holds=False,
+    note="The trained raw product is η*/N · I: the 1/N of θ_GD's P = (η/N) I is learned too.",
+)
+
+TRAINED_GAMMA = Claim(
+    name="trained-lsa-preconditioner-gamma",
+    source="Zhang, Frei, Bartlett 2024, Thm. 4.1 (trained LSA converges to Γ⁻¹-preconditioned GD)",
+    statement=r"\|A_\theta - \Gamma^{-1}\|_F / \|\Gamma^{-1}\|_F \le 0.05,\ \hat y = x_q^\top A_\theta \tfrac1N \textstyle\sum_i y_i x_i",
+    measured=Measured(lambda seed: _aniso_precond(seed, gamma_inverse(ANISO_LAMBDA, ANISO.n_context))),
+    note="Best of 3 restarts by validation loss, 1500 Adam steps each (batch 1024, lr 1e-2 cosine).",
+)
+
+TRAINED_NOISY_RATE = Claim(
+    name="trained-lsa-noisy-rate",
+    source="Mahankali, Hashimoto, Ma 2024 (trained one-layer LSA = one GD step with c*)",
+    statement=r"\|A_\theta - c^* I\|_F / \|c^* I\|_F \le 0.05,\ c^* = \frac{n}{n + d + 1 + \sigma^2}",
+    measured=Measured(_noisy_precond),
+    note="x, w ~ N(0, I_5), N = 8, σ = 0.75; best of 3 restarts by validation loss, 600 Adam steps each.",
+)
+
+TRAINED_INVERSE_COVARIANCE = Claim(
+    name="trained-lsa-preconditioner-inverse-covariance",
+    source="Tempting reading of Zhang–Frei–Bartlett 2024 (N → ∞ limit)",
+    statement=r"\|A_\theta - \Lambda^{-1}\|_F / \|\Lambda^{-1}\|_F \le 0.05",
+    measured=Measured(lambda seed: _aniso_precond(seed, np.diag(1 / np.array(ANISO_LAMBDA)))),
+    holds=False,
+    correction="trained-lsa-preconditioner-gamma",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Two weight-tied layers vs two GD steps and GD++ (von Oswald et al. §4, Fig. 3), small default run
+
+DEEP = TrainConfig(nx=5, n_context=10, n_layers=2, recurrent=True, steps=1500, batch=512, lr=5e-3, schedule="cosine")
+"""d = 5, N = 10, x ~ U(−½, ½); 2 weight-tied layers; 1500 Adam steps, batch 512, lr 5e-3 cosine
+(lr 1e-2 for 800 steps is unstable: 4 of 6 seeds ended 4–960 % above GD++).
+The paper-size run (d = 10, 3 layers) is ``icl-verify train deep``."""
+
+
+@cached(maxsize=4)
+def deep_comparison(seed: int) -> dict[str, np.ndarray]:
+    """Per-task losses and preds diffs of the trained 2-layer LSA, 2-step GD (η line-searched) and tuned 2-layer GD++."""
+    model = lsa_model(trained(DEEP, seed).layers)
+    tune = DEEP.sample(np.random.default_rng([seed, 11]), 10_000)
+    eta = line_search_rate(tune, DEEP.n_layers)
+    gdpp = gdpp_model(*tune_gdpp(tune, DEEP.n_layers, eta), DEEP.n_layers)
+    gd = gd_model(eta, DEEP.n_layers)
+    tasks = DEEP.sample(np.random.default_rng([seed, 10]), TEST_TASKS // 2, n_queries=MC_QUERIES, seed=seed)
+    return {
+        "trained": task_losses(model, tasks),
+        "gd": task_losses(gd, tasks),
+        "gdpp": task_losses(gdpp, tasks),
+        "to_gd": preds_diff(model, gd, tasks),
+        "to_gdpp": preds_diff(model, gdpp, tasks),
+        "cos_gd": model_cos(model, gd, tasks),
+    }
+
+
+def _grouped_ratio(num: np.ndarray, den: np.ndarray) -> tuple[float, float, float]:
+    """mean(num)/mean(den) with a 99 % t interval over MC_GROUPS contiguous groups of tasks."""
+    groups = np.array_split(np.arange(num.size), MC_GROUPS)
+    return _t_interval([float(np.mean(num[g]) / np.mean(den[g])) for g in groups])
+
+
+def _deep_detail(seed: int) -> str:
+    r = deep_comparison(seed)
+    return (
+        f"½·MSE trained {np.mean(r['trained']):.5f}, 2-step GD {np.mean(r['gd']):.5f}, GD++ {np.mean(r['gdpp']):.5f};"
+        f" {DEEP.steps} Adam steps, batch {DEEP.batch}, lr {DEEP.lr:g} {DEEP.schedule}, seed {seed}"
+    )
+
+
+def _deep_ratio(num: str, den: str, *, predicted: float, tolerance: float) -> Measured:
+    """A measured claim on mean(num)/mean(den) of :func:`deep_comparison` (99 % t interval over groups)."""
+
+    def measure(seed: int) -> Estimate:
+        r = deep_comparison(seed)
+        value, low, high = _grouped_ratio(r[num], r[den])
+        return Estimate(value, low, high, predicted=predicted, tolerance=tolerance, detail=_deep_detail(seed))
+
+    return Measured(measure)
+
+
+DEEP_BEATS_GD = Claim(
+    name="trained-2-layer-beats-2-step-gd",
+    source="von Oswald et al. 2023, §4 and Fig. 3 (trained deeper LSA outperforms plain GD)",
+    statement=r"\mathrm{loss}(\text{trained 2-layer tied LSA}) / \mathrm{loss}(\text{2 GD steps}, \hat\eta) \le 0.9",
+    measured=_deep_ratio("trained", "gd", predicted=0.45, tolerance=0.45),
+    note="d = 5, N = 10, x ~ U(−½, ½); the band [0, 0.9] encodes 'at least 10 % better than tuned 2-step GD'.",
+)
+
+DEEP_MATCHES_GDPP = Claim(
+    name="trained-2-layer-matches-gdpp",
+    source="von Oswald et al. 2023, §4 and Fig. 3 (trained recurrent LSA ≈ GD++)",
+    statement=r"\mathrm{loss}(\text{trained 2-layer tied LSA}) / \mathrm{loss}(\text{2-layer GD++}, \hat\eta, \hat\gamma) = 1 \pm 0.05",
+    measured=_deep_ratio("trained", "gdpp", predicted=1.0, tolerance=0.05),
+)
+
+DEEP_CLOSER_TO_GDPP = Claim(
+    name="trained-2-layer-closer-to-gdpp",
+    source="von Oswald et al. 2023, Fig. 3 (preds diff to GD++ ≪ to GD)",
+    statement=r"E\|\hat y_\theta - \hat y_{GD{+}{+}}\| / E\|\hat y_\theta - \hat y_{GD}\| \le 0.5",
+    measured=_deep_ratio("to_gdpp", "to_gd", predicted=0.25, tolerance=0.25),
+)
+
+DEEP_IS_PLAIN_GD = Claim(
+    name="trained-2-layer-is-plain-gd",
+    source="Tempting extrapolation of the 1-layer result to depth",
+    statement=r"E\cos(\partial_{x_q}\hat y_\theta, \partial_{x_q}\hat y_{\text{2 GD steps}}) \ge 0.99",
+    measured=Measured(
+        lambda seed: Estimate(
+            *mean_interval(deep_comparison(seed)["cos_gd"]), predicted=1.0, tolerance=0.01, detail=_deep_detail(seed)
+        )
+    ),
+    holds=False,
+    note="Two trained layers also transform the inputs (GD++'s x ← (I − γXXᵀ)x): not two plain GD steps.",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Figure: the derived one-step loss against Monte Carlo, in the authors' code setting
+
+
+def _loss_curve_data(seed: int = 0) -> dict:
+    """Closed-form ½·MSE(η) of one GD step (x ~ U(−0.5, 0.5), d = N = 10) and Monte Carlo estimates."""
+    loss = one_step_loss(symmetric_moments(S2, KAPPA))
+    curve_eta = np.linspace(0.5, 12.0, 47)
+    points = np.array([2.0, 4.0, _value(iid_optimum()[0], CODE), 8.0, 10.0])
+    mc = np.array([mc_loss(CODE, float(eta), seed) for eta in points])
+    return {
+        "eta": curve_eta,
+        "closed": np.array([_value(loss.subs(ETA, sp.nsimplify(e)), CODE) for e in curve_eta]),
+        "mc_eta": points,
+        "mc_mean": mc[:, 0],
+        "mc_low": mc[:, 1],
+        "mc_high": mc[:, 2],
+    }
+
+
+def _draw_loss_curve(ax, data) -> None:
+    ax.plot(data["eta"], data["closed"], "-", color="0.3", label="derived ½·MSE(η)")
+    err = np.vstack([data["mc_mean"] - data["mc_low"], data["mc_high"] - data["mc_mean"]])
+    ax.errorbar(data["mc_eta"], data["mc_mean"], yerr=err, fmt="o", color="tab:blue", label="Monte Carlo (99 % CI)")
+    ax.axvline(data["mc_eta"][2], color="tab:red", ls=":", label="η* = N / (s²(N + d + κ − 2))")
+    ax.set_xlabel("rate η of the one-step readout (η/N) Σ y_i x_iᵀ x_q")
+    ax.set_ylabel("½·MSE on the query")
+    ax.legend()
+
+
+FIGURES = (
+    Figure(
+        name="one-step-loss",
+        caption="One GD step from W = 0 in the authors' code setting (d = N = 10, x ~ U(−0.5, 0.5), "
+        "w ~ N(0, I)): the loss derived from the input moments against Monte Carlo, minimised at η* = 200/33.",
+        data=_loss_curve_data,
+        draw=_draw_loss_curve,
+    ),
+)

@@ -1,0 +1,57 @@
+"""Figures for the derivation documents: data from the numerics, drawn deterministically.
+
+A :class:`Figure` separates the data (NumPy arrays from a seeded simulation) from the drawing,
+so a document can record a digest of the data — a stale figure is then caught by comparing
+Markdown alone — and the SVG is byte-identical on regeneration (fixed font rendered as paths,
+fixed hash salt, no date or creator metadata). matplotlib is imported only when drawing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections.abc import Mapping
+
+import numpy as np
+
+from icl_verify.engine.figure import Figure
+
+
+def digest(data: Mapping[str, np.ndarray]) -> str:
+    """sha256 of the data quantised, per array, to a power of ten 10⁻⁶ below its largest entry
+    (and never below 1e-12).
+
+    Quantising makes the digest insensitive to last-bit rounding (which differs between BLAS
+    builds), while a real change of the data — including a uniform rescaling — changes it.
+    """
+    h = hashlib.sha256()
+    for key in sorted(data):
+        values = np.asarray(data[key], dtype=np.float64).ravel()
+        largest = float(np.max(np.abs(values), initial=0.0))
+        quantum = max(1e-12, 10.0 ** (np.floor(np.log10(largest)) - 6) if largest > 0 else 0.0)
+        steps = np.round(values / quantum).astype(np.int64)
+        h.update(f"{key}:{quantum:.3e}:".encode() + steps.tobytes() + b";")
+    return h.hexdigest()
+
+
+def render_svg(figure: Figure, data: Mapping[str, np.ndarray]) -> bytes:
+    """Draw ``figure`` and return the SVG bytes, identical for identical data."""
+    import matplotlib
+    from matplotlib.figure import Figure as MplFigure
+
+    style = {
+        "svg.hashsalt": "icl-verify",
+        "svg.fonttype": "path",
+        "font.family": "DejaVu Sans",
+        "font.size": 9,
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+    }
+    with matplotlib.rc_context(style):
+        fig = MplFigure(figsize=(6.0, 3.4))
+        ax = fig.add_subplot()
+        figure.draw(ax, data)
+        fig.tight_layout()
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    return buffer.getvalue()

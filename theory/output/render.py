@@ -1,0 +1,134 @@
+"""Markdown (with LaTeX math) for claims, results and derivations — for docs and Jupyter.
+
+Math is written as ``$$ … $$`` display blocks and ``$…$`` inline, which GitHub and MkDocs
+(pymdownx.arithmatex) both render. Numbers are printed to 4 significant digits and timings are
+never printed, so a rendered document depends only on the mathematics and the seeds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import sympy as sp
+
+from icl_verify.engine import display
+from icl_verify.engine.claims import Claim, Result
+from icl_verify.engine.derivation import Derivation, DerivationResult
+
+MARKS = {
+    "proved": "✅ proved",
+    "verified": "✔️ verified",
+    "refuted": "❌ refuted",
+    "undecided": "❔ undecided",
+    "unproven": "❔ unproven",
+    "error": "💥 error",
+}
+
+
+def math_block(latex: str) -> str:
+    return f"$$\n{latex.strip()}\n$$"
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_fmt(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_fmt(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def claim_markdown(claim: Claim, level: int = 3) -> str:
+    """The claim as stated: name, source, statement — without running any check."""
+    kind = "expected to be **false**" if not claim.holds else "expected to hold"
+    lines = [
+        f"{'#' * level} `{claim.name}`",
+        "",
+        f"*{claim.source}* — {kind}.",
+        "",
+        math_block(claim.statement),
+    ]
+    if claim.note:
+        lines += ["", claim.note]
+    return "\n".join(lines)
+
+
+def counterexample_markdown(cex: dict[str, Any] | None) -> str:
+    if cex is None:
+        return ""
+    if cex["kind"] == "numeric":
+        values = {k: v for k, v in cex["case"].items() if k not in cex["dims"]}
+        rows = [f"| `{k}` | `{json.dumps(v)}` |" for k, v in values.items()]
+        return "\n".join(
+            [
+                f"**Counterexample** (shrunk by Hypothesis, seed {cex['seed']}) at dimensions "
+                f"{', '.join(f'${k} = {v}$' for k, v in cex['dims'].items())}:",
+                "",
+                "| value | |",
+                "|---|---|",
+                *rows,
+                "",
+                f"$|\\mathrm{{lhs}} - \\mathrm{{rhs}}| = {_fmt(cex['max_abs_residual'])}$ "
+                f"> tolerance ${_fmt(cex['tolerance'])}$.",
+            ]
+        )
+    if cex["kind"] == "explicit":
+        values = ", ".join(f"${sp.latex(sp.Symbol(k))} = {v}$" for k, v in cex["values"].items())
+        return (
+            f"**Counterexample** (exact) at sizes {_fmt(cex['sizes'])} with {values}: residual "
+            f"`{cex['residual']}`."
+        )
+    return (
+        f"**Counterexample** (measured, seed {cex['seed']}): estimate {_fmt(cex['estimate'])} with interval "
+        f"{_fmt(cex['interval'])} excludes {_fmt(cex['predicted'])} ± {_fmt(cex['tolerance'])}."
+    )
+
+
+def result_markdown(result: Result, level: int = 3, corrected: Claim | None = None) -> str:
+    """A checked claim: statement, verdict, evidence table, counterexample and correction."""
+    lines = [claim_markdown(result.claim, level), ""]
+    outcome = result.summary
+    flag = "" if result.as_expected else " — **not as expected**"
+    lines += [f"**Verdict: {result.verdict.value}** ({outcome}){flag}.", ""]
+    lines += ["| check | outcome | what was covered |", "|---|---|---|"]
+    for e in result.evidence:
+        detail = e.detail.replace("|", r"\|")
+        lines.append(f"| {e.kind} | {MARKS.get(e.status, e.status)} | {detail} |")
+    cex = counterexample_markdown(result.counterexample)
+    if cex:
+        lines += ["", cex]
+    if corrected is not None:
+        lines += ["", f"**Corrected form** (`{corrected.name}`):", "", math_block(corrected.statement)]
+    return "\n".join(lines)
+
+
+def derivation_markdown(result: DerivationResult, level: int = 3) -> str:
+    """A derivation: the start, then each step with its justification, label and SymPy mark."""
+    d = result.derivation
+    lines = [f"{'#' * level} {d.title}", "", f"*{d.source}* — **{result.verdict.value}** step by step.", ""]
+    if d.intro:
+        lines += [d.intro, ""]
+    lines += [math_block(sp.latex(d.start)), ""]
+    for i, (step, mark) in enumerate(zip(d.steps, result.marks), start=1):
+        label = f" ({step.label})" if step.label else ""
+        lines += [f"{i}. {MARKS[mark.status]} — {step.why}{label}", "", math_block("= " + sp.latex(step.expr)), ""]
+        if mark.witness:
+            lines += [f"   Witness: `{json.dumps(mark.witness)}`", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def results_markdown(results: Sequence[Result]) -> str:
+    """A compact table of verdicts, for notebooks and the index."""
+    lines = ["| claim | verdict | outcome | source |", "|---|---|---|---|"]
+    for r in results:
+        lines.append(f"| `{r.claim.name}` | {r.verdict.value} | {r.summary} | {r.claim.source} |")
+    return "\n".join(lines)
+
+
+display.register(Claim, claim_markdown)
+display.register(Result, result_markdown)
+display.register(DerivationResult, derivation_markdown)
+display.register(Derivation, lambda derivation: derivation_markdown(derivation.check()))

@@ -1,0 +1,113 @@
+"""Rendering results: the readable table and the JSON report (schema: docs/json-report.md)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from icl_verify.engine import registry
+from icl_verify.engine.claims import Claim, Result, check
+from icl_verify.output import render
+
+SCHEMA_VERSION = 1
+
+
+def _counterexample_lines(result: Result) -> list[str]:
+    cex = result.counterexample
+    if cex is None:
+        return []
+    if cex["kind"] == "numeric":
+        values = {k: v for k, v in cex["case"].items() if k not in cex["dims"]}
+        return [
+            f"    counterexample (shrunk, seed {cex['seed']}): dims {cex['dims']}",
+            f"      values {json.dumps(values)}",
+            f"      |lhs − rhs| = {cex['max_abs_residual']:.6g} > tolerance {cex['tolerance']:.3g}",
+        ]
+    if cex["kind"] == "measured":
+        return [
+            f"    counterexample (measured, seed {cex['seed']}): estimate {cex['estimate']:.6g}"
+            f" in [{cex['interval'][0]:.6g}, {cex['interval'][1]:.6g}]",
+            f"      excludes {cex['predicted']:.6g} ± {cex['tolerance']:.3g}",
+        ]
+    return [
+        f"    counterexample (exact): sizes {cex['sizes']}",
+        f"      values {json.dumps(cex['values'])}",
+        f"      residual {cex['residual']}",
+    ]
+
+
+def table(results: Sequence[Result]) -> str:
+    """A plain-text report: one row per claim, evidence beneath, counterexamples for refutations."""
+    width = max([len(r.claim.name) for r in results] + [5])
+    lines = [f"{'claim':<{width}}  {'verdict':<9}  {'outcome':<28}  source", "-" * (width + 60)]
+    for r in results:
+        mark = " " if r.as_expected else "!"
+        lines.append(f"{r.claim.name:<{width}}  {r.verdict.value:<9}  {mark}{r.summary:<27}  {r.claim.source}")
+        for e in r.evidence:
+            lines.append(f"    {e.kind:<9} {e.status:<10} {e.detail}")
+        lines.extend(_counterexample_lines(r))
+    lines.append("-" * (width + 60))
+    lines.append(summary_line(results))
+    return "\n".join(lines)
+
+
+def summary_line(results: Sequence[Result]) -> str:
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
+    unexpected = sum(not r.as_expected for r in results)
+    parts = ", ".join(f"{n} {v.lower()}" for v, n in sorted(counts.items()))
+    status = "all as expected" if unexpected == 0 else f"{unexpected} NOT as expected"
+    return f"{len(results)} claims: {parts} — {status}"
+
+
+def to_json(results: Sequence[Result], *, seed: int, max_examples: int) -> dict[str, Any]:
+    """The JSON report as a dict (``json.dumps`` it to print)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        pkg_version = version("icl-verify")
+    except PackageNotFoundError:
+        pkg_version = "unknown"
+    return {
+        "schema": SCHEMA_VERSION,
+        "icl_verify_version": pkg_version,
+        "seed": seed,
+        "max_examples": max_examples,
+        "ok": all(r.as_expected for r in results),
+        "summary": summary_line(results),
+        "claims": [r.to_dict() for r in results],
+    }
+
+
+@dataclass(frozen=True)
+class Report:
+    """The results of checking several claims — prints as a table, renders in Jupyter."""
+
+    results: tuple[Result, ...]
+    seed: int = 0
+    max_examples: int = 100
+
+    @property
+    def ok(self) -> bool:
+        return all(r.as_expected for r in self.results)
+
+    def table(self) -> str:
+        return table(self.results)
+
+    def to_json(self) -> dict[str, Any]:
+        return to_json(self.results, seed=self.seed, max_examples=self.max_examples)
+
+    def __str__(self) -> str:
+        return self.table()
+
+    def _repr_markdown_(self) -> str:
+        return render.results_markdown(self.results) + "\n\n" + summary_line(self.results)
+
+
+def check_all(claims: Iterable[Claim] | None = None, *, seed: int = 0, max_examples: int = 100) -> Report:
+    """Check ``claims`` (default: every built-in claim) and return a :class:`Report`."""
+    chosen = registry.builtin_claims() if claims is None else list(claims)
+    return Report(tuple(check(c, seed=seed, max_examples=max_examples) for c in chosen), seed, max_examples)
