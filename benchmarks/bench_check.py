@@ -1,4 +1,4 @@
-"""Time `icl-verify check` on the foundation claims (issue 2) and the explicit-check fast path.
+"""Time `icl-verify check` on the foundation claims (von Oswald et al. and Dai et al.) and the explicit-check fast path.
 
 Run: ``python benchmarks/bench_check.py``. Prints, in one process:
 1. wall time per claim and in total for the von Oswald and Dai families, against the 30 s target;

@@ -1,4 +1,4 @@
-"""Learning kinetics (issue 4): ODE batch throughput and training speed at the paper's sizes.
+"""Learning kinetics (Nguyen & Reddy 2025): ODE batch throughput and training speed at the paper's sizes.
 
 Run: ``python benchmarks/bench_kinetics.py``. Prints, in one process:
 1. ODE throughput in initial conditions per second for M random (w₀, β₀): ``blowup_times`` (one

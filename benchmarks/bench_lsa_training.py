@@ -8,7 +8,7 @@ loss curves drift apart (float32 round-off only). PyTorch is optional: without i
     python benchmarks/bench_lsa_training.py            # default cases
     python benchmarks/bench_lsa_training.py --steps 300 --threads 2
 
-Not a timed test: results go to docs/performance.md ("Trained LSA (issue 6)").
+Not a timed test: results go to docs/performance.md ("Trained LSA").
 """
 
 from __future__ import annotations

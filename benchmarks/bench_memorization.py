@@ -1,4 +1,4 @@
-"""Throughput of the memorization trainer (issue 5) against PyTorch on the CPU and the matmul peak.
+"""Throughput of the memorization trainer (Nguyen & Reddy 2025) against PyTorch on the CPU and the matmul peak.
 
 Run: ``python benchmarks/bench_memorization.py [--steps 300] [--hidden 512]``. Prints, in one process,
 for 1 BLAS thread and for all cores (NumPy's OpenBLAS via ``numerics.shared.threads.blas_threads``,

@@ -1,8 +1,8 @@
-"""Benchmark the RAW compiler (issue 3): compile and forward time of the n-example ridge chain,
+"""Benchmark the RAW compiler (Akyürek et al. 2023): compile and forward time of the n-example ridge chain,
 and the compiled programs' error against the construction scale N.
 
 Run: ``python benchmarks/bench_raw.py`` (full grid, ~1 min) or ``--quick``. Prints Markdown tables;
-the figures are recorded in docs/performance.md ("RAW compiler (issue 3)"). Seeded: ``--seed``.
+the figures are recorded in docs/performance.md ("RAW compiler"). Seeded: ``--seed``.
 """
 
 from __future__ import annotations

@@ -202,7 +202,7 @@ def test_k_star_prediction_solves_i_k_equals_n_tau_star():
     runs = fake_runs(0.7)
     fit, _ = theory_scaling.fit_exponent(runs)
     pred = theory_scaling.predict_k_star(fit, runs, replace(TINY, beta0=1.0))
-    tau = np.sqrt(np.pi / 2) * np.exp(-1.0)  # τ* at w₀ = 0 (REFERENCE.md §5)
+    tau = np.sqrt(np.pi / 2) * np.exp(-1.0)  # τ* at w₀ = 0 (Nguyen & Reddy 2025, §3.4)
     assert pred["tau_star"] == pytest.approx(tau)
     expected = (np.array(TINY.ns) * tau / 3.0) ** (1 / 0.7)
     np.testing.assert_allclose(pred["k_star"], expected, rtol=1e-9)

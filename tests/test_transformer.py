@@ -1,4 +1,4 @@
-"""Tests for numerics.raw.transformer: the Akyürek et al. layer (REFERENCE.md §4)."""
+"""Tests for numerics.raw.transformer: the Akyürek et al. layer (ICLR 2023, §2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The item–label in-context task of Nguyen & Reddy (ICLR 2025, arXiv 2412.00104, §2; REFERENCE.md §5).
+"""The item–label in-context task of Nguyen & Reddy (ICLR 2025, arXiv 2412.00104, §2; conventions in docs/reference.md).
 
 K item–label pairs x_k ~ N(0, I_D/D), ℓ_k ∈ {±1} with exactly K/2 of each label. A training
 sequence holds N context pairs drawn uniformly (with replacement) from the K pairs and a query
@@ -15,7 +15,7 @@ Evaluation sets, as the paper measures them:
 Equalised contexts (§3.7; the code's ``is_equalize_classes``): exactly N/2 context pairs of each
 label (N even), the query a copy of one of them.
 
-Arrays are batch first, tokens as rows (DESIGN.md); float32.
+Arrays are batch first, tokens as rows; float32.
 """
 
 from __future__ import annotations

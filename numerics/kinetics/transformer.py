@@ -10,7 +10,7 @@ paper's 65 → 512 → 512 → 1. BCE on ±1 labels.
 Weight decay λ applies to the attention path only — the LayerNorm affine and W_Q, W_K, W_V — as the
 code's optimiser groups do (the MLP group gets 1e-10, i.e. none). SGD; t = lr × steps.
 Forward and backward passes are hand-written and tested against finite differences.
-Tokens are rows, batch first (DESIGN.md); float32 in training.
+Tokens are rows, batch first; float32 in training.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ One LSA layer (paper eq. 7–8, softmax removed, no 1/N inside the attention) up
 
 where the keys/values are the N context tokens only (the paper's construction) or, with
 ``include_query=True``, all tokens. Tokens are rows of a ``(B, T, Nx+Ny)`` array
-(DESIGN.md); the paper writes them as columns, so the matrices below act on a token ``e``
+; the paper writes them as columns, so the matrices below act on a token ``e``
 as ``M @ e`` and on a row batch as ``E @ M.T``.
 
 Context token j is (x_j, y_j); the query token is (x_q, −W0 x_q) and the prediction is read

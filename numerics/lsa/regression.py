@@ -1,6 +1,6 @@
 """Linear-regression tasks and gradient descent on them (von Oswald et al., ICML 2023, §2).
 
-Conventions (DESIGN.md): batch first, examples as rows. A batch of tasks holds
+Conventions: batch first, examples as rows. A batch of tasks holds
 ``X`` of shape ``(B, N, Nx)``, ``Y`` of shape ``(B, N, Ny)`` and weights ``W`` of shape
 ``(B, Ny, Nx)`` with ``y = W x`` (+ noise). The paper writes examples as columns.
 

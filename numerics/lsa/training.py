@@ -8,7 +8,7 @@ by hand (backpropagation through the layers, written out below) and checked agai
 differences in the tests; the optimiser is Adam (Kingma & Ba 2015, Algorithm 1) after clipping
 the gradient's global norm (optax-style ``clip_by_global_norm``).
 
-Row convention (DESIGN.md): a layer maps every token row e_t ↦ e_t + M e_t with
+Row convention: a layer maps every token row e_t ↦ e_t + M e_t with
 M = Σ_h V_h C K_h, V_h = P_h W_{V,h}, K_h = W_{K,h}ᵀ W_{Q,h}, C = Σ_{i<N} e_i e_iᵀ.
 
 Paper vs code settings are explicit options of :class:`TrainConfig`: the x range (code 0.5,

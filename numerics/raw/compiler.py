@@ -8,7 +8,7 @@ Hidden state of the compiled transformer (rows = timesteps, see ``numerics.raw.p
 position 0 is a prepended **sink** (all data zero), position t + 1 holds the program's timestep t.
 Units, in order: the program's D data units, a pool of temporary units, a one-hot positional
 code over the T + 1 positions, two anchors (+N_a, −N_a) and a **balance** unit equal to minus the
-sum of all other units, so every timestep has mean 0 (REFERENCE.md §4: z = [x, N, −N, −Σx]).
+sum of all other units, so every timestep has mean 0 (Akyürek et al. 2023, appendix: z = [x, N, −N, −Σx]).
 Every layer keeps the balance exact by giving W^F and W_2 a row of minus their column sums.
 
 Mechanisms (scales in :class:`Scales`):
@@ -39,7 +39,7 @@ SQRT_PI_2 = float(np.sqrt(np.pi / 2))
 
 @dataclass(frozen=True)
 class Scales:
-    """The construction's large constants (REFERENCE.md §4; the paper leaves them unquantified).
+    """The construction's large constants (Akyürek et al. 2023, appendix; the paper leaves them unquantified).
 
     ``attention`` β (inverse temperature), ``gelu`` M (input 1/M, output M²), ``anchor`` N_a
     (LayerNorm bypass), ``divide`` N_d (division via LayerNorm). The defaults sit where the

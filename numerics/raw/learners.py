@@ -1,6 +1,6 @@
 """Reference learners for in-context linear regression and the SPD / ILWD metrics.
 
-Akyürek et al., ICLR 2023 (REFERENCE.md §4). Examples are rows: ``X`` (n, d), ``y`` (n,),
+Akyürek et al., ICLR 2023 (§4; docs/reference.md). Examples are rows: ``X`` (n, d), ``y`` (n,),
 queries ``X_query`` (m, d). Every learner has the signature
 ``learner(X, y, X_query) -> predictions (m,)`` so any two can be compared by :func:`spd` and
 :func:`ilwd`; linear learners also expose their weight vector.
@@ -116,7 +116,7 @@ def knn(X: object, y: object, X_query: object, k: int = 3, weighting: str = "uni
 
 
 def learners(lam: float = 0.1, alpha: float = 0.01, sigma2: float = 0.25, tau2: float = 1.0, k: int = 3) -> dict[str, Learner]:
-    """The reference learners of Akyürek et al. (REFERENCE.md §4), by name."""
+    """The reference learners of Akyürek et al. (2023, §4), by name."""
     return {
         "ols": linear(ols_weights),
         "ridge": linear(ridge_weights, lam=lam),
@@ -161,7 +161,7 @@ def _check_sizes(n: int, d: int, n_tasks: int, noise_std: float) -> tuple[int, i
 
 def spd(a1: Learner, a2: Learner, *, n: int, d: int, seed: int, n_tasks: int = 200,
         n_queries: int = 16, noise_std: float = 0.0) -> Discrepancy:
-    """Squared prediction difference E_{D, x'} (A1(D)(x') − A2(D)(x'))² (Akyürek et al.; REFERENCE.md §4)."""
+    """Squared prediction difference E_{D, x'} (A1(D)(x') − A2(D)(x'))² (Akyürek et al. 2023, §4)."""
     n, d, n_tasks, noise_std = _check_sizes(n, d, n_tasks, noise_std)
     rng = np.random.default_rng(seed)
     values = []
@@ -173,13 +173,13 @@ def spd(a1: Learner, a2: Learner, *, n: int, d: int, seed: int, n_tasks: int = 2
 
 
 def implied_weights(learner: Learner, X: np.ndarray, y: np.ndarray, probes: np.ndarray) -> np.ndarray:
-    """ŵ_A: the least-squares fit of A(D)'s predictions on the probe inputs (Akyürek et al.; REFERENCE.md §4)."""
+    """ŵ_A: the least-squares fit of A(D)'s predictions on the probe inputs (Akyürek et al. 2023, §4)."""
     return np.linalg.lstsq(probes, learner(X, y, probes), rcond=None)[0]
 
 
 def ilwd(a1: Learner, a2: Learner, *, n: int, d: int, seed: int, n_tasks: int = 200,
          n_probes: int | None = None, noise_std: float = 0.0) -> Discrepancy:
-    """Implicit linear weight difference E_D E_{X'} ‖ŵ_A1 − ŵ_A2‖² (Akyürek et al.; REFERENCE.md §4).
+    """Implicit linear weight difference E_D E_{X'} ‖ŵ_A1 − ŵ_A2‖² (Akyürek et al. 2023, §4).
 
     ``n_probes`` fresh inputs X' per task (default 4d, at least d so ŵ is determined).
     """

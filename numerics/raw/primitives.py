@@ -1,7 +1,7 @@
 """The RAW (read–arithmetic–write) operator and the primitives mov, mul, div, aff, dot.
 
 Akyürek et al., "What learning algorithm is in-context learning?", ICLR 2023, §3 and
-appendix (definition of RAW, eq. 26–27; the primitives). REFERENCE.md §4.
+appendix (definition of RAW, eq. 26–27; the primitives).
 
 Orientation. The paper's hidden state H has one **column per timestep** and one row per hidden
 unit. Here ``H`` has shape ``(T, D)``: **row t is timestep t**, column u is hidden unit u — the
@@ -15,7 +15,7 @@ RAW(⊛, s, r, w, W_o, W_a, W, K) with ⊛ ∈ {+, ⊙} (eq. 26–27):
 with K(i) ⊆ {j ≤ i} (reads of the current step are needed by aff/dot, so j ≤ i — the paper's
 text says j < i; see ``mask``). Two conventions the paper leaves open are fixed here:
   * K(i) = ∅ leaves timestep i unchanged (no write), so mov touches only its target timestep;
-  * an optional bias b (added after W_o) expresses aff's constant term (REFERENCE.md §4).
+  * an optional bias b (added after W_o) expresses aff's constant term.
 
 All functions accept float arrays (validated: finite, right shapes) and, for exact evaluation by
 ``theory/``, NumPy ``object`` arrays (e.g. of SymPy symbols; numerics never imports SymPy).
@@ -244,7 +244,7 @@ class Mov:
     """mov(H; s, t, i:j → i':j'): copy timestep ``src`` units ``rows_from`` into timestep ``dst`` units ``rows_to``.
 
     Argument order is (source, target) as in the paper's definition (the appendix's programs
-    write (target, source) — REFERENCE.md §4 trap). Needs ``dst >= src``.
+    write (target, source) — a trap listed in docs/reference.md). Needs ``dst >= src``.
     """
 
     src: int

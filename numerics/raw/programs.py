@@ -1,13 +1,13 @@
 """RAW programs for Akyürek et al.'s Theorems 1 and 2 and their n-example chains (ICLR 2023, §3, Appendix A).
 
-Timesteps follow the paper's encoding (REFERENCE.md §4): x̃_k = [0, x_k] at timestep 2k,
+Timesteps follow the paper's encoding (Akyürek et al. 2023, Appendix A): x̃_k = [0, x_k] at timestep 2k,
 ỹ_k = [y_k, 0] at timestep 2k + 1 (k = 0..n−1), the query x̃ at timestep 2n. Unit 0 holds y,
 units 1..d hold x, scratch units follow (declared in each program's ``layout``). Rows = timesteps
 (see ``numerics.raw.primitives``).
 
 Each builder returns ``(program, readout)``: ``readout`` names the layout block and timestep
 holding the prediction. The λ term of Theorem 1 is an explicit option because the paper states
-it three ways (REFERENCE.md §4 trap): ``"formula"`` (+λw, the theorem and the gradient of
+it three ways (a trap listed in docs/reference.md): ``"formula"`` (+λw, the theorem and the gradient of
 (wᵀx − y)² + λ‖w‖²), ``"op-list"`` (−λw, Appendix A's operation list) and ``"walkthrough"``
 (−2λw, the appendix's prose).
 """

@@ -1,4 +1,4 @@
-"""The transformer layer of Akyürek et al. (ICLR 2023; REFERENCE.md §4), in NumPy.
+"""The transformer layer of Akyürek et al. (ICLR 2023, §2), in NumPy.
 
 One layer maps a hidden-state sequence h to
 
@@ -10,7 +10,7 @@ one timestep) and no 1/√d inside the softmax, exactly as printed.
 
 Orientation: the paper writes one **column** per timestep; here a hidden state is an array of
 shape ``(T, D)`` — one **row** per timestep, D hidden units — optionally with leading batch axes
-``(..., T, D)`` (DESIGN.md: tokens as rows). Weight matrices keep the paper's shapes and act on
+``(..., T, D)`` (tokens as rows). Weight matrices keep the paper's shapes and act on
 a timestep's vector as ``M @ h_t``, i.e. on the whole array as ``h @ M.T``.
 """
 
@@ -69,7 +69,7 @@ class Head:
 
 @dataclass(frozen=True)
 class Layer:
-    """Weights of one layer (Akyürek et al.; REFERENCE.md §4): heads, W^F (D × Σv), W_1 (U × D), W_2 (D × U)."""
+    """Weights of one layer (Akyürek et al. 2023, §2): heads, W^F (D × Σv), W_1 (U × D), W_2 (D × U)."""
 
     heads: tuple[Head, ...]
     W_F: np.ndarray
@@ -134,7 +134,7 @@ def attention(h: object, layer: Layer) -> np.ndarray:
 
 
 def layer_forward(h: object, layer: Layer, *, eps: float = 0.0) -> np.ndarray:
-    """h' = W_2 GeLU(W_1 λ(a + h)) + a + h (Akyürek et al.; REFERENCE.md §4)."""
+    """h' = W_2 GeLU(W_1 λ(a + h)) + a + h (Akyürek et al. 2023, §2)."""
     h = _hidden(h, layer.width)
     eps = finite_scalar("eps", eps, nonnegative=True)
     z = h + attention(h, layer)

@@ -1,6 +1,6 @@
 """Scaling-law fits with honest intervals: power laws y ≈ a·x^ν and the sigmoid behind K*.
 
-Built for Nguyen & Reddy's memorization law I_K(∞) ~ K^ν (ICLR 2025, §3.6; REFERENCE.md §5)
+Built for Nguyen & Reddy's memorization law I_K(∞) ~ K^ν (ICLR 2025, §3.6)
 but generic: ``x`` is any positive control variable, ``y`` a positive measured quantity, one
 value per *run* (a training run with its own seed).
 
@@ -19,9 +19,9 @@ value per *run* (a training run with its own seed).
 * :func:`residual_diagnostics` — R², rms and max log-residual, per-x mean residuals, and the
   curvature of log y in log x (a quadratic term with its two-sided p-value): a power law has none.
 * :func:`holdout_error` — fit without the largest x values, predict them, report the log error.
-* :func:`fit_sigmoid` — accuracy vs log₁₀ K, as the authors locate K* (REFERENCE.md §5);
+* :func:`fit_sigmoid` — accuracy vs log₁₀ K, as the authors locate K*;
   :func:`fit_threshold` — K*(N) at several N and the slope of log K* vs log N, bootstrapped;
-  :func:`threshold_job` — one reduced-model run (issue 4's ``numerics.kinetics.models``) for a sweep.
+  :func:`threshold_job` — one reduced-model run (``numerics.kinetics.models``) for a sweep.
 """
 
 from __future__ import annotations
@@ -426,7 +426,7 @@ def _sigmoid_grid(u: np.ndarray, acc: np.ndarray, lo: float | None, hi: float | 
 
 
 def threshold_job(config: Mapping[str, Any]) -> dict[str, Any]:
-    """A sweep job: one reduced-model run (``numerics.kinetics.models``, issue 4) → its final ICL/IWL accuracy.
+    """A sweep job: one reduced-model run (``numerics.kinetics.models``) → its final ICL/IWL accuracy.
 
     ``config = {"reduced": {ReducedConfig fields}, "seed": int}``. Nguyen & Reddy §3.6 locate K*
     from the final ICL accuracy (novel items, query in context) against log₁₀ K at fixed N.

@@ -4,7 +4,7 @@ An MLP φ: R^D → R^H → R^H → R (ReLU) is trained by SGD with the binary cr
 random item–label pairs: items x_k ~ N(0, I_D/D), labels ℓ_k ∈ {±1}, exactly K/2 of each.
 The loss of one pair is softplus(−ℓ φ(x)) = log(1 + e^{−ℓφ(x)}) (BCE on ±1 labels).
 
-While it trains, the constants of the paper's reduced model (§3.4; REFERENCE.md §5) are logged
+While it trains, the constants of the paper's reduced model (§3.4) are logged
 on a geometric schedule, from the logits φ₊ on items labelled +1:
 
     c₁ = ⟨σ(−φ₊)⟩,   c₂ = 1 − ⟨σ(−φ₊)²⟩ / c₁,   c₃ = ⟨e^{−φ₊}⟩,
@@ -52,7 +52,7 @@ from icl_verify.numerics.shared.checks import finite_scalar, positive_int
 from icl_verify.numerics.shared.threads import blas_threads
 
 PAPER_EPOCH = 60_000
-"""Samples per epoch in the authors' code (REFERENCE.md §5)."""
+"""Samples per epoch in the authors' code (docs/reference.md)."""
 
 _INDEX_BLOCK = 64
 """SGD steps whose batch indices are drawn at once (per network)."""
@@ -73,7 +73,7 @@ def even_k(name: str, value: object) -> int:
 def sample_items(rng: np.random.Generator, k: int, d: int, dtype: type = np.float32) -> tuple[np.ndarray, np.ndarray]:
     """K items x_k ~ N(0, I_D/D) as rows ``(K, D)`` and balanced labels ±1 ``(K,)`` in random order.
 
-    Nguyen & Reddy §2 (REFERENCE.md §5): K/2 items labelled +1 and K/2 labelled −1.
+    Nguyen & Reddy 2025, §2: K/2 items labelled +1 and K/2 labelled −1.
     """
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
@@ -112,7 +112,7 @@ class Params:
 def init_params(rngs: Sequence[np.random.Generator], d: int, hidden: int, dtype: type = np.float32) -> Params:
     """One MLP per generator, PyTorch's default ``nn.Linear`` init: weights and biases ~ U(±1/√fan_in).
 
-    The authors' code builds the MLP from ``nn.Linear`` layers (REFERENCE.md §5), hence this init.
+    The authors' code builds the MLP from ``nn.Linear`` layers, hence this init.
     """
     d, hidden = positive_int("d", d), positive_int("hidden", hidden)
 
@@ -227,7 +227,7 @@ class StackedSGD:
 def constants(logits: np.ndarray, labels: np.ndarray) -> dict[str, float]:
     """c₁, c₂, c₃ from the logits on items labelled +1 and the IWL accuracy over all items.
 
-    Nguyen & Reddy §3.4 (REFERENCE.md §5): c₁ = ⟨σ(−φ₊)⟩, c₂ = 1 − ⟨σ(−φ₊)²⟩/c₁, c₃ = ⟨e^{−φ₊}⟩.
+    Nguyen & Reddy 2025, §3.4: c₁ = ⟨σ(−φ₊)⟩, c₂ = 1 − ⟨σ(−φ₊)²⟩/c₁, c₃ = ⟨e^{−φ₊}⟩.
     """
     phi = np.asarray(logits, dtype=np.float64)
     plus = phi[labels > 0]
@@ -276,7 +276,7 @@ def converged(times: np.ndarray, c1: np.ndarray, c1_tol: float, rtol: float) -> 
 class MemorizationSettings:
     """Everything that defines a memorization run except K and the seed.
 
-    Defaults are the paper's (REFERENCE.md §5): D = 63, H = 512, SGD lr 0.01, batch 128.
+    Defaults are the paper's (§3.6): D = 63, H = 512, SGD lr 0.01, batch 128.
     ``log_ratio``/``min_log_gap``: c's are logged at steps s_{j+1} = max(s_j + min_log_gap, ⌈log_ratio · s_j⌉).
     ``n_eval``: at most this many training items (a fixed random subset) give the logged c's.
     """

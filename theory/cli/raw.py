@@ -1,5 +1,5 @@
 """``icl-verify raw``: compile one of Akyürek et al.'s RAW programs into transformer weights, run it
-on a seeded random task and compare it with the closed form (ICLR 2023, Theorems 1–2; issue 3)."""
+on a seeded random task and compare it with the closed form (ICLR 2023, Theorems 1–2)."""
 
 from __future__ import annotations
 

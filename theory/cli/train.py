@@ -1,4 +1,4 @@
-"""``icl-verify train``: reproduce von Oswald et al.'s trained-LSA results (issue 6).
+"""``icl-verify train``: reproduce von Oswald et al.'s trained-LSA results (ICML 2023, §3–4).
 
 * ``icl-verify train single`` — meta-train one LSA layer on the paper's setting (d = N = 10,
   x ~ U(−½, ½) as in the authors' code) and compare it with GD at the derived optimal rate

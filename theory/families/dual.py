@@ -218,7 +218,7 @@ def _softmax_mixture(case: dict) -> tuple:
 
 SOFTMAX_MIXTURE = Claim(
     name="dai-softmax-convex-mixture",
-    source=f"{PAPER}, §3.2 with softmax kept (REFERENCE.md §3)",
+    source=f"{PAPER}, §3.2 with softmax kept",
     statement=(
         r"\mathrm{Attn}_{ICL}(q) = (1 - \lambda(q))\,\mathrm{Attn}_{ZSL}(q) + \lambda(q)\,\mathrm{Attn}_{demo}(q),"
         r"\quad \lambda(q) = \textstyle\sum_{i \in demo} \mathrm{softmax}_i"

@@ -10,7 +10,7 @@ The measured claims at the end train the reduced model (``numerics.kinetics.mode
 with the ODE driven by the c₁(t), c₂(t) measured in the same run: trajectories, t_ICL ∝ N, the
 β₀-dependence, transience under attention-only weight decay, and equalised contexts.
 
-Regimes (REFERENCE.md §5): D → ∞ so x_t·x_j → δ_tj; the query occurs once in its context;
+Regimes (Nguyen & Reddy 2025, §3): D → ∞ so x_t·x_j → δ_tj; the query occurs once in its context;
 |w| ≪ √N (second order in the attention term); e^β ≪ N (leading order in 1/N).
 The clock is τ = ∫ c₁ dt / N and κ = c₂ e^{−β₀} separates the two regimes of τ*:
 κ ≪ 1 gives τ* = √(π/2) e^{−β₀} (w₀ = 0), κ ≫ 1 gives τ* ≈ (c₂/2) e^{−2β₀}.
@@ -493,7 +493,7 @@ K_STAR = Claim(
     source=f"{PAPER}, §3.6",
     statement=r"I_K(\infty) \sim K^\nu = N\tau^* \Rightarrow K^* \sim N^{1/\nu} e^{-\beta_0/\nu}\quad(\kappa \ll 1,\ w_0 = 0)",
     symbolic=k_star_residuals,
-    note="With ν ≈ 0.7 the slope of log K* vs log N is 1/ν ≈ 1.43 (the memorisation law itself is issue 5).",
+    note="With ν ≈ 0.7 the slope of log K* vs log N is 1/ν ≈ 1.43 (the memorisation law itself is the scaling family).",
 )
 
 

@@ -135,7 +135,7 @@ PROP1 = Claim(
 
 PROP1_QUERY_IN_KEYS = Claim(
     name="prop1-query-in-keys-w0-nonzero",
-    source=f"{PAPER}, Proposition 1; REFERENCE.md §1 trap",
+    source=f"{PAPER}, Proposition 1 (query in the keys and values, W0 ≠ 0)",
     statement=r"\text{Proposition 1 with the query } (x_q, -W_0 x_q) \text{ also among the keys/values, } W_0 \neq 0",
     explicit=_explicit(prop1_residuals, include_query=True),
     numeric=Numeric(regression_cases(), lambda c: _one_gd_step(c, include_query=True)),
@@ -151,7 +151,7 @@ def _query_in_keys_w0_zero(nx: Any = NX, ny: Any = NY, n: Any = N) -> list:
 
 PROP1_QUERY_IN_KEYS_W0_ZERO = Claim(
     name="prop1-query-in-keys-w0-zero",
-    source=f"{PAPER}, Proposition 1; REFERENCE.md §1",
+    source=f"{PAPER}, Proposition 1 (query in the keys and values, W0 = 0)",
     statement=r"W_0 = 0,\ y_q = 0:\ \text{including the query in the keys/values changes nothing}",
     symbolic=_query_in_keys_w0_zero,
     explicit=_explicit(_query_in_keys_w0_zero),

@@ -1,6 +1,6 @@
 """The optimal single-layer LSA, derived from input moments and checked by Monte Carlo and training.
 
-Results (REFERENCE.md §1–2):
+Results (docs/reference.md, von Oswald et al. 2023 and the optimal-LSA results):
 
 * von Oswald et al. (ICML 2023): a meta-trained LSA layer is one GD step with the best rate.
   For iid input coordinates (variance s², kurtosis κ), w ~ N(0, I), ŷ = (η/N) Σ_i y_i x_iᵀ x_q:
@@ -223,7 +223,7 @@ def iid_optimum(per_example: bool = True) -> tuple[sp.Expr, sp.Expr]:
 
 
 def stated_eta(n=N, d=D, s2=S2, kappa=KAPPA) -> sp.Expr:
-    """η* = N / (s² (N + d + κ − 2)) as stated in REFERENCE.md §1."""
+    """η* = N / (s² (N + d + κ − 2)) for iid inputs of kurtosis κ (derived here)."""
     return n / (s2 * (n + d + kappa - 2))
 
 
@@ -234,7 +234,7 @@ MAHANKALI_STATED = N / (N + D + 1 + SIGMA2)
 
 
 def stated_loss(n=N, d=D, s2=S2, kappa=KAPPA) -> sp.Expr:
-    """½·MSE* = ½ s² d (d + κ − 2) / (N + d + κ − 2) (REFERENCE.md §1)."""
+    """½·MSE* = ½ s² d (d + κ − 2) / (N + d + κ − 2) (derived here)."""
     return s2 * d * (d + kappa - 2) / (2 * (n + d + kappa - 2))
 
 
@@ -279,7 +279,7 @@ def _one_step_derivation() -> Derivation:
     return Derivation(
         name="optimal-one-step-rate",
         title="The optimal one-step rate and loss for iid inputs",
-        source="von Oswald et al. 2023 (tuned GD baseline); REFERENCE.md §1 [derived]",
+        source="von Oswald et al. 2023 (tuned GD baseline) [derived]",
         start=one_step_loss(symmetric_moments(S2, KAPPA)),
         steps=[
             Step(
@@ -388,7 +388,7 @@ def _estimate(interval: tuple[float, float, float], predicted: float, rel_tol: f
 
 ETA_STAR = Claim(
     name="optimal-rate-iid-inputs",
-    source="von Oswald et al. 2023 (tuned GD baseline); REFERENCE.md §1 [derived]",
+    source="von Oswald et al. 2023 (tuned GD baseline) [derived]",
     statement=r"\eta^* = \arg\min_\eta \tfrac12 E(\tfrac{\eta}{N}\textstyle\sum_i y_i x_i^\top x_q - y_q)^2 = \frac{N}{s^2(N+d+\kappa-2)}",
     symbolic=lambda: [iid_optimum()[0] - stated_eta()],
     measured=Measured(
@@ -401,7 +401,7 @@ ETA_STAR = Claim(
 
 LOSS_STAR = Claim(
     name="optimal-one-step-loss-iid-inputs",
-    source="von Oswald et al. 2023 (one-step GD loss); REFERENCE.md §1 [derived]",
+    source="von Oswald et al. 2023 (one-step GD loss) [derived]",
     statement=r"\tfrac12\,\mathrm{MSE}(\eta^*) = \frac{s^2 d (d+\kappa-2)}{2(N+d+\kappa-2)}",
     symbolic=lambda: [iid_optimum()[1] - stated_loss()],
     measured=Measured(
@@ -417,7 +417,7 @@ LOSS_STAR = Claim(
 
 GAUSSIAN_RATE = Claim(
     name="kurtosis-uniform-gaussian-rate",
-    source="Ahn et al. 2023 (isotropic rate n/(n+d+1)); REFERENCE.md §1",
+    source="Ahn et al. 2023 (isotropic rate n/(n+d+1))",
     statement=(
         r"\kappa_{U(-a,a)} = \tfrac95,\ \kappa_{\mathcal N} = 3;\ x \sim \mathcal N(0, s^2 I):\ "
         r"\eta^* = \frac{N}{s^2 (N + d + 1)}"
@@ -437,7 +437,7 @@ GAUSSIAN_RATE = Claim(
 
 MAHANKALI = Claim(
     name="mahankali-noisy-rate",
-    source="Mahankali, Hashimoto, Ma 2024 (optimal one-layer LSA = one GD step); REFERENCE.md §2",
+    source="Mahankali, Hashimoto, Ma 2024 (optimal one-layer LSA = one GD step)",
     statement=r"x, w \sim \mathcal N(0, I),\ \varepsilon \sim \mathcal N(0, \sigma^2):\ c^* = \frac{n}{n + d + 1 + \sigma^2}",
     symbolic=lambda: [
         minimise(one_step_loss(gaussian_moments(sp.Integer(1)), SIGMA2))[0] - MAHANKALI_STATED,
@@ -451,7 +451,7 @@ MAHANKALI = Claim(
 
 RATE_WITHOUT_1_OVER_N = Claim(
     name="optimal-rate-without-1-over-n",
-    source="REFERENCE.md §1 trap (P = ηI instead of ηI/N)",
+    source="von Oswald et al. 2023, Proposition 1 with P = ηI instead of ηI/N",
     statement=r"\arg\min_c \tfrac12 E(c \textstyle\sum_i y_i x_i^\top x_q - y_q)^2 = \eta^* = \frac{N}{s^2(N+d+\kappa-2)}",
     explicit=Explicit(
         lambda n, d: [iid_optimum(per_example=False)[0].subs({N: n, D: d}) - stated_eta(n, d)], [{"n": 10, "d": 10}]
@@ -468,7 +468,7 @@ RATE_WITHOUT_1_OVER_N = Claim(
 
 X_RANGE_TEXT = Claim(
     name="one-step-loss-paper-text-range",
-    source="von Oswald et al. 2023, text (x ~ U(−1, 1)) vs reported loss ≈ 0.2; REFERENCE.md §1 trap",
+    source="von Oswald et al. 2023, text (x ~ U(−1, 1)) vs reported loss ≈ 0.2",
     statement=r"x \sim U(-1, 1)^{10},\ N = 10:\ \tfrac12\,\mathrm{MSE}(\text{tuned one-step GD}) \approx 0.2",
     measured=Measured(
         lambda seed: _estimate(
@@ -482,7 +482,7 @@ X_RANGE_TEXT = Claim(
 
 X_RANGE_CODE = Claim(
     name="one-step-loss-code-range",
-    source="von Oswald et al. 2023, code (x ~ U(−0.5, 0.5)) vs reported loss ≈ 0.2; REFERENCE.md §1",
+    source="von Oswald et al. 2023, code (x ~ U(−0.5, 0.5)) vs reported loss ≈ 0.2",
     statement=r"x \sim U(-\tfrac12, \tfrac12)^{10},\ N = 10:\ \tfrac12\,\mathrm{MSE}(\text{tuned one-step GD}) \approx 0.2",
     measured=Measured(
         lambda seed: _estimate(
@@ -718,7 +718,7 @@ TRAINED_INTERPOLATION = Claim(
 
 TRAINED_RAW_RATE = Claim(
     name="trained-lsa-rate-without-1-over-n",
-    source="REFERENCE.md §1 trap (P = ηI read as the rate)",
+    source="von Oswald et al. 2023, Proposition 1 with P = ηI read as the rate",
     statement=r"-(P W_V)_{yy} (W_K^\top W_Q)_{xx} \text{ of the trained layer} = \eta^* I",
     measured=Measured(measure_raw_scale),
     holds=False,

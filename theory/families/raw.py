@@ -1,7 +1,7 @@
 """Claims: the RAW operator, its primitives, the GeLU/LayerNorm lemmas and the RAW compiler.
 
 Akyürek et al., "What learning algorithm is in-context learning?", ICLR 2023, appendix
-(REFERENCE.md §4). Numerics: ``numerics.raw.primitives`` (semantics, rows = timesteps),
+(conventions in docs/reference.md). Numerics: ``numerics.raw.primitives`` (semantics, rows = timesteps),
 ``numerics.raw.compiler`` (weights), ``numerics.raw.transformer`` (the layer).
 
 Exact checks run the *numeric* primitive and RAW implementations on NumPy ``object`` arrays of
@@ -197,7 +197,7 @@ DOT_MUL_ARE_RAW = Claim(
 
 STRICT_MASK_AFF = Claim(
     name="raw-strict-mask-aff",
-    source=f"{PAPER}, appendix (RAW with K(i) ⊆ {{j < i}} as printed); REFERENCE.md §4 trap",
+    source=f"{PAPER}, appendix (RAW with K(i) ⊆ {{j < i}} as printed)",
     statement=r"\text{With reads restricted to } j < i,\ \mathrm{aff} = \mathrm{RAW}(+, K(t) = \{t\}, \dots)",
     explicit=Explicit(strict_aff_residuals, grid(T=range(1, 3), D=range(1, 3))),
     numeric=Numeric(aff_cases(), lambda c: _aff_pair(c, mask="strict"), rtol=1e-15, atol=1e-12),
@@ -220,7 +220,7 @@ def _mov_as_printed(case: dict) -> tuple:
 
 MOV_ORDER = Claim(
     name="mov-argument-order-as-printed",
-    source=f"{PAPER}, Appendix A programs (mov written as (target, source)); REFERENCE.md §4 trap",
+    source=f"{PAPER}, Appendix A programs (mov written as (target, source))",
     statement=r"\mathrm{mov}(H; t, s, \dots) \text{ (appendix order) read by the definition} = \mathrm{mov}(H; s, t, \dots)",
     numeric=Numeric(mov_cases(), _mov_as_printed, rtol=0, atol=0),
     holds=False,
@@ -347,7 +347,7 @@ def ln_cases(draw) -> dict:
 
 LN_BYPASS = Claim(
     name="layernorm-bypass-limit",
-    source=f"{PAPER}, appendix (LayerNorm bypass); REFERENCE.md §4 [derived form]",
+    source=f"{PAPER}, appendix (LayerNorm bypass) [derived form]",
     statement=(
         r"z = [x, N, -N, -\textstyle\sum x]:\ N\sqrt{2/L}\,\lambda(z) = z\,(1 + S/(2N^2))^{-1/2} \to z,"
         r"\ S = \|x\|^2 + (\textstyle\sum x)^2"
@@ -373,7 +373,7 @@ def layernorm_division_residuals(k: int | None = None) -> list:
 
 LN_DIVISION = Claim(
     name="layernorm-division-limit",
-    source=f"{PAPER}, appendix (division via LayerNorm); REFERENCE.md §4 [derived form]",
+    source=f"{PAPER}, appendix (division via LayerNorm) [derived form]",
     statement=r"z = [y, Nc, -Nc, -\textstyle\sum y]:\ \lim_{N\to\infty} N\sqrt{2/L}\,\lambda(z)_y = y/|c|",
     symbolic=lambda: layernorm_division_residuals(),
     explicit=Explicit(lambda k: layernorm_division_residuals(k), [{"k": 1}]),
@@ -497,7 +497,7 @@ def _linear_rate(case: dict) -> tuple:
 
 MUL_RATE_LINEAR = Claim(
     name="compiled-mul-error-rate-1-over-n",
-    source="REFERENCE.md §4 ('scale inputs by 1/N and the output by N² ⇒ error O(1/N)') read as the rate",
+    source=f"{PAPER}, appendix (GeLU multiplication: inputs scaled by 1/N, output by N²) read as an O(1/N) error",
     statement=r"\|\text{compiled } \odot\text{-layer} - \mathrm{RAW}\|_\infty \propto N^{-1}\ (\text{log–log slope } -1 \pm 0.2)",
     numeric=Numeric(rate_states(), _linear_rate, rtol=0, atol=0.2),
     holds=False,
@@ -555,7 +555,7 @@ def _signed_division(case: dict) -> tuple:
 
 DIV_SIGNED = Claim(
     name="div-by-signed-denominator",
-    source=f"{PAPER}, appendix (division via LayerNorm) read as h[rows] / h[i'] (REFERENCE.md §4)",
+    source=f"{PAPER}, appendix (division via LayerNorm) read as h[rows] / h[i']",
     statement=r"\text{the compiled div layer outputs } y / c \text{ (signed denominator)}",
     numeric=Numeric(div_states(), _signed_division, rtol=1e-8, atol=1e-10),
     holds=False,

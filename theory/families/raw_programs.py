@@ -1,5 +1,5 @@
 """Claims: Akyürek et al.'s Theorems 1 and 2 and the n-example chains, as RAW programs and as
-compiled transformers (ICLR 2023, §3, Appendix A; REFERENCE.md §4).
+compiled transformers (ICLR 2023, §3, Appendix A).
 
 Three levels are checked: the closed form is the intended learner (symbolic); the program's
 primitive semantics equal the closed form (exact, on SymPy symbols at concrete d); the compiled
@@ -151,7 +151,7 @@ THEOREM1_COMPILED_D8 = Claim(
 
 THEOREM1_OP_LIST = Claim(
     name="theorem1-lambda-op-list",
-    source=f"{PAPER}, Appendix A operation list (−λw); REFERENCE.md §4 trap",
+    source=f"{PAPER}, Appendix A operation list (−λw)",
     statement=r"\text{the program with } g \leftarrow g - \lambda w \text{ computes } w'^\top x_2 \text{ of Theorem 1}",
     explicit=_t1_explicit("op-list"),
     numeric=Numeric(theorem1_cases(), lambda c: _theorem1_compiled(c, "op-list"), rtol=COMPILED_RTOL, atol=1e-12),
@@ -162,7 +162,7 @@ THEOREM1_OP_LIST = Claim(
 
 THEOREM1_WALKTHROUGH = Claim(
     name="theorem1-lambda-walkthrough",
-    source=f"{PAPER}, Appendix A walkthrough (−2λw); REFERENCE.md §4 trap",
+    source=f"{PAPER}, Appendix A walkthrough (−2λw)",
     statement=r"\text{the program with } g \leftarrow g - 2\lambda w \text{ computes } w'^\top x_2 \text{ of Theorem 1}",
     explicit=_t1_explicit("walkthrough"),
     holds=False,

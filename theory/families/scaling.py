@@ -49,7 +49,7 @@ class Preset:
     """A memorization sweep: settings, K values, runs per K, how runs are grouped into jobs, K* inputs.
 
     ``ns``, ``beta0``, ``w0``: context lengths and attention initialisation for the K* prediction
-    and measurement. The measurement trains the reduced model (issue 4) with the same MLP
+    and measurement. The measurement trains the reduced model (the kinetics family) with the same MLP
     settings at every N on ``threshold_points`` K values log-spaced over ``threshold_span`` × N,
     ``threshold_runs`` seeds each, for a time ``threshold_time`` × N τ* (the K → ∞ acquisition
     time is ≈ 2 N τ*, since c₁ = ½ there).
