@@ -13,7 +13,8 @@ from icl_verify import Derivation, Step, Verdict, check
 from icl_verify.engine import registry
 from icl_verify.families import lsa_gd
 from icl_verify.output import docs
-from icl_verify.output.figures import Figure, digest, render_svg
+from icl_verify.engine.figure import Figure
+from icl_verify.output.figures import digest, render_svg
 from icl_verify.output.render import claim_markdown, derivation_markdown, result_markdown
 
 COMMITTED = Path(__file__).resolve().parents[1] / "docs" / "derivations"
@@ -117,8 +118,51 @@ def test_digest_ignores_rounding_but_sees_real_changes():
     assert digest(data) != digest({"y": data["y"] * (1 + 1e-4)})
 
 
-def test_staleness_ignores_visited_ranges_but_not_verdicts_or_counts():
-    row = "| numeric | ✔️ verified | 100 random cases pass (seed 0); N∈[1,5], Nx∈[1,3] |\n"
-    assert docs.comparable(row.encode()) == docs.comparable(row.replace("[1,5]", "[1,4]").encode())
-    assert docs.comparable(row.encode()) != docs.comparable(row.replace("100", "99").encode())
-    assert docs.comparable(row.encode()) != docs.comparable(row.replace("verified", "refuted").encode())
+ROW = "| numeric | ✔️ verified | 100 random cases pass (seed 0); N∈[1,5], Nx∈[1,3] |"
+MEASURED = "| measured | ✔️ verified | measured 0.68 [0.66, 0.71] vs predicted 0.7 ± 0.1 (seed 0); slope 1.43 |"
+
+
+def _same(a: str, b: str) -> bool:
+    return docs.skeleton(a.encode()) == docs.skeleton(b.encode())
+
+
+def test_skeleton_ignores_what_a_machine_or_a_hypothesis_release_changes():
+    assert _same(ROW, ROW.replace("[1,5]", "[1,4]").replace("100", "87"))
+    assert _same(MEASURED, MEASURED.replace("0.68 [0.66, 0.71]", "0.67 [0.65, 0.70]").replace("1.43", "1.47"))
+    values = "| `A` | `[[0.5, 1.25], [2.0, -1.0]]` |"
+    assert _same(values, values.replace("1.25", "1.5"))
+    residual = "$|\\mathrm{lhs} - \\mathrm{rhs}| = 0.75$ > tolerance $1e-09$."
+    assert _same(residual, residual.replace("0.75", "0.5"))
+    assert _same("text\n<!-- figure data sha256: ab12 -->\n", "text\n<!-- figure data sha256: cd34 -->\n")
+
+
+def test_skeleton_keeps_verdicts_outcomes_sizes_and_statements():
+    assert not _same(ROW, ROW.replace("verified", "refuted"))
+    assert not _same(ROW, ROW.replace("| numeric |", "| explicit |"))
+    header = "**Counterexample** (shrunk by Hypothesis, seed 0) at dimensions $N = 2$, $Nx = 1$:"
+    assert not _same(header, header.replace("$N = 2$", "$N = 3$"))
+    verdict = "| `prop1` | PROVED | proved | von Oswald et al. 2023, Proposition 1 |"
+    assert not _same(verdict, verdict.replace("PROVED | proved", "VERIFIED | verified"))
+    statement = "$$\nZ_1 = Z_0 - \\frac{\\eta}{N} \\sum_i x_i\n$$"
+    assert not _same(statement, statement.replace("\\frac{\\eta}{N}", "\\eta"))
+
+
+def test_default_check_passes_with_another_machines_digits_strict_does_not(tmp_path):
+    files = {"fam.md": (MEASURED + "\n").encode(), "figures/fam-a.svg": b"<svg>1</svg>"}
+    docs.write(files, tmp_path)
+    elsewhere = {"fam.md": (MEASURED.replace("0.68", "0.69") + "\n").encode(), "figures/fam-a.svg": b"<svg>2</svg>"}
+    assert docs.stale_files(elsewhere, tmp_path) == []
+    assert docs.stale_files(elsewhere, tmp_path, strict=True) == ["fam.md", "figures/fam-a.svg"]
+    assert docs.stale_files({**files, "new.md": b"x"}, tmp_path) == ["new.md"]
+
+
+def test_drawing_a_figure_leaves_the_users_matplotlib_backend_alone():
+    import matplotlib
+
+    before = matplotlib.get_backend()
+    matplotlib.use("pdf")
+    try:
+        render_svg(_line_figure(), _line_figure().data())
+        assert matplotlib.get_backend() == "pdf"
+    finally:
+        matplotlib.use(before)

@@ -14,10 +14,19 @@ from icl_verify.output import docs
 @click.command("docs")
 @click.option("--out", type=click.Path(file_okay=False), default=str(docs.DEFAULT_OUT), show_default=True)
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if the documents are stale.")
+@click.option(
+    "--strict", is_flag=True, help="With --check: compare bytes, measured digits and figures included (same machine only)."
+)
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
 @click.option("--max-examples", default=100, show_default=True, type=click.IntRange(min=1))
-def command(out: str, check_only: bool, seed: int, max_examples: int) -> None:
-    """Generate the derivation documents (one per result family, an index, figures)."""
+def command(out: str, check_only: bool, strict: bool, seed: int, max_examples: int) -> None:
+    """Generate the derivation documents (one per result family, an index, figures).
+
+    --check compares what is deterministic by construction (statements, verdicts, evidence
+    outcomes, counterexample sizes, derivation steps); --check --strict compares bytes.
+    """
+    if strict and not check_only:
+        raise click.UsageError("--strict is only used with --check")
 
     def progress(items):
         return tqdm(list(items), desc="checking", unit="claim", file=sys.stderr, disable=not sys.stderr.isatty())
@@ -25,7 +34,7 @@ def command(out: str, check_only: bool, seed: int, max_examples: int) -> None:
     files = docs.build(seed=seed, max_examples=max_examples, progress=progress)
     out_dir = Path(out)
     if check_only:
-        stale = docs.stale_files(files, out_dir)
+        stale = docs.stale_files(files, out_dir, strict=strict)
         for rel in stale:
             click.echo(f"stale: {out_dir / rel}")
         click.echo(f"{len(stale)} stale of {len(files)} files" if stale else f"up to date ({len(files)} files)")

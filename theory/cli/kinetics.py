@@ -47,12 +47,10 @@ def _table(series: dict, every: int) -> str:
 
 
 def _plot(series: dict, path: str, title: str) -> None:
-    import matplotlib
+    from matplotlib.figure import Figure  # object-oriented: no pyplot, no backend switch
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+    fig = Figure(figsize=(13, 3.6))
+    axes = fig.subplots(1, 3)
     for ax, key, label in ((axes[0], "w", "w"), (axes[1], "beta", "β")):
         ax.plot(series["t"], series[key], label="simulation")
         ax.plot(series["t"], series[key + "_ode"], "--", label="ODE (measured c₁, c₂)")
@@ -67,7 +65,6 @@ def _plot(series: dict, path: str, title: str) -> None:
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 @click.command("kinetics")

@@ -86,12 +86,10 @@ def format_report(report: dict[str, Any]) -> str:
 
 
 def write_figures(report: dict[str, Any], runs: Sequence[dict[str, Any]], outdir: Path) -> list[Path]:
-    """Log-log I_K(∞) vs K with the fit and its bootstrap band, and the c₁(t) curves (matplotlib, Agg)."""
+    """Log-log I_K(∞) vs K with the fit and its bootstrap band, and the c₁(t) curves (matplotlib, PNG)."""
     import matplotlib
     import matplotlib.ticker
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # object-oriented: no pyplot, no backend switch
 
     outdir.mkdir(parents=True, exist_ok=True)
     k, y, _ = usable(runs, "i_inf")
@@ -99,7 +97,8 @@ def write_figures(report: dict[str, Any], runs: Sequence[dict[str, Any]], outdir
     nus, prefactors = scaling.bootstrap_exponents(k, y, n_boot=nu["n_boot"], rng=np.random.default_rng(report["seed"]))
     grid = np.geomspace(k.min(), k.max(), 100)
     band = np.quantile(prefactors[:, None] * grid[None, :] ** nus[:, None], [0.025, 0.975], axis=0)
-    fig, ax = plt.subplots(figsize=(5, 4))
+    fig = Figure(figsize=(5, 4))
+    ax = fig.subplots()
     ax.fill_between(grid, band[0], band[1], alpha=0.3, label="95 % bootstrap band")
     ax.plot(grid, nu["prefactor"] * grid ** nu["exponent"], label=f"fit ν = {nu['exponent']:.3f}")
     ax.scatter(k, y, s=12, color="k", label="runs")
@@ -110,9 +109,9 @@ def write_figures(report: dict[str, Any], runs: Sequence[dict[str, Any]], outdir
     ax.legend()
     paths = [outdir / f"scaling-{report['preset']}-ik.png"]
     fig.savefig(paths[0], dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    fig, ax = plt.subplots(figsize=(5, 4))
-    colors = plt.cm.viridis(np.linspace(0, 1, len(set(k))))
+    fig = Figure(figsize=(5, 4))
+    ax = fig.subplots()
+    colors = matplotlib.colormaps["viridis"](np.linspace(0, 1, len(set(k))))
     for color, kk in zip(colors, sorted(set(k))):
         for i, run in enumerate(r for r in runs if r["k"] == kk):
             ax.plot(run["curves"]["t"], run["curves"]["c1"], color=color, lw=0.8, label=f"K = {int(kk)}" if i == 0 else None)
@@ -120,7 +119,6 @@ def write_figures(report: dict[str, Any], runs: Sequence[dict[str, Any]], outdir
     ax.legend(fontsize=7)
     paths.append(outdir / f"scaling-{report['preset']}-c1.png")
     fig.savefig(paths[1], dpi=120, bbox_inches="tight")
-    plt.close(fig)
     return paths
 
 

@@ -17,6 +17,7 @@ Verdicts never overstate the evidence: ``PROVED`` needs the dimension-free check
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -88,6 +89,55 @@ class Estimate:
             raise ValueError(f"need low <= value <= high, got {self.low}, {self.value}, {self.high}")
         if self.tolerance < 0:
             raise ValueError(f"tolerance must be non-negative, got {self.tolerance}")
+
+
+    def __str__(self) -> str:
+        """The estimate and its interval to the precision the interval supports (:func:`format_interval`)."""
+        return format_interval(self.value, self.low, self.high)
+
+
+def format_interval(value: float, low: float, high: float) -> str:
+    """``value [low, high]`` rounded to the leading digit of the interval's half-width.
+
+    Digits below the uncertainty are noise — they differ between CPUs, BLAS builds and library
+    releases — so they are not printed. A zero-width interval (a deterministic result) keeps
+    3 significant digits.
+
+    >>> format_interval(0.6832, 0.6601, 0.7052)
+    '0.68 [0.66, 0.71]'
+    >>> format_interval(1.0249, 0.9813, 1.068)
+    '1.02 [0.98, 1.07]'
+    >>> format_interval(123.4, 101.0, 150.2)
+    '120 [100, 150]'
+    >>> format_interval(8.437e-13, 0.0, 3.001e-12)
+    '8e-13 [0, 3e-12]'
+    >>> format_interval(0.04079, 0.04079, 0.04079)
+    '0.0408 [0.0408, 0.0408]'
+    """
+    half = (high - low) / 2
+    if not half > 0:
+        return f"{value:.3g} [{low:.3g}, {high:.3g}]"
+    exponent = math.floor(math.log10(half))
+    if -4 <= exponent < 6 and max(abs(value), abs(low), abs(high)) < 1e6:
+        decimals = max(0, -exponent)
+        quantum = 10.0**exponent
+        return " ".join(
+            [_fixed(value, quantum, decimals), f"[{_fixed(low, quantum, decimals)},", f"{_fixed(high, quantum, decimals)}]"]
+        )
+    return f"{_scientific(value, exponent)} [{_scientific(low, exponent)}, {_scientific(high, exponent)}]"
+
+
+def _fixed(x: float, quantum: float, decimals: int) -> str:
+    """``x`` rounded to a multiple of ``quantum``, with ``decimals`` decimals and no "-0"."""
+    text = f"{round(x / quantum) * quantum:.{decimals}f}"
+    return text.lstrip("-") if float(text) == 0 else text
+
+
+def _scientific(x: float, exponent: int) -> str:
+    """``x`` in e-notation with its last digit at 10**exponent."""
+    if x == 0:
+        return "0"
+    return f"{x:.{max(0, math.floor(math.log10(abs(x))) - exponent)}e}"
 
 
 @dataclass(frozen=True)
@@ -344,7 +394,7 @@ def _run_measured(m: Measured, seed: int) -> Evidence:
         raise TypeError(f"measure must return an Estimate, got {type(est).__name__}")
     band = (est.predicted - est.tolerance, est.predicted + est.tolerance)
     text = (
-        f"measured {est.value:.4g} [{est.low:.4g}, {est.high:.4g}] vs predicted {est.predicted:.4g}"
+        f"measured {est} vs predicted {est.predicted:.4g}"
         f" ± {est.tolerance:.3g} (seed {seed})" + (f"; {est.detail}" if est.detail else "")
     )
     seconds = time.perf_counter() - t0

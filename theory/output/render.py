@@ -1,8 +1,8 @@
 """Markdown (with LaTeX math) for claims, results and derivations — for docs and Jupyter.
 
 Math is written as ``$$ … $$`` display blocks and ``$…$`` inline, which GitHub and MkDocs
-(pymdownx.arithmatex) both render. Numbers are printed to 4 significant digits and timings are
-never printed, so a rendered document depends only on the mathematics and the seeds.
+(pymdownx.arithmatex) both render. Measured estimates are printed to the precision their
+interval supports, other numbers to 4 significant digits, and timings never.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import sympy as sp
 
 from icl_verify.engine import display
-from icl_verify.engine.claims import Claim, Result
+from icl_verify.engine.claims import Claim, Result, format_interval
 from icl_verify.engine.derivation import Derivation, DerivationResult
 
 MARKS = {
@@ -82,8 +82,8 @@ def counterexample_markdown(cex: dict[str, Any] | None) -> str:
             f"`{cex['residual']}`."
         )
     return (
-        f"**Counterexample** (measured, seed {cex['seed']}): estimate {_fmt(cex['estimate'])} with interval "
-        f"{_fmt(cex['interval'])} excludes {_fmt(cex['predicted'])} ± {_fmt(cex['tolerance'])}."
+        f"**Counterexample** (measured, seed {cex['seed']}): estimate "
+        f"{format_interval(cex['estimate'], *cex['interval'])} excludes {_fmt(cex['predicted'])} ± {_fmt(cex['tolerance'])}."
     )
 
 

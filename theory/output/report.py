@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from icl_verify.engine import registry
-from icl_verify.engine.claims import Claim, Result, check
+from icl_verify.engine.claims import Claim, Result, check, format_interval
 from icl_verify.output import render
 
 SCHEMA_VERSION = 1
@@ -27,8 +27,8 @@ def _counterexample_lines(result: Result) -> list[str]:
         ]
     if cex["kind"] == "measured":
         return [
-            f"    counterexample (measured, seed {cex['seed']}): estimate {cex['estimate']:.6g}"
-            f" in [{cex['interval'][0]:.6g}, {cex['interval'][1]:.6g}]",
+            f"    counterexample (measured, seed {cex['seed']}): estimate"
+            f" {format_interval(cex['estimate'], *cex['interval'])}",
             f"      excludes {cex['predicted']:.6g} ± {cex['tolerance']:.3g}",
         ]
     return [

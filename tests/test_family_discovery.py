@@ -1,0 +1,98 @@
+"""Families and commands are discovered: a new family is a family module, a numerics module and
+its tests, and `icl-verify list`, `check` and `docs` pick it up with nothing else edited."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+import icl_verify.families
+import icl_verify.numerics
+from icl_verify.cli.main import main
+from icl_verify.engine import registry
+from icl_verify.output import docs
+
+TOY_NUMERICS = '''
+"""The toy family's simulation: the sum of squares, by NumPy."""
+import numpy as np
+
+
+def sum_of_squares(x: np.ndarray) -> float:
+    return float(np.sum(np.asarray(x) ** 2))
+'''
+
+TOY_FAMILY = '''
+"""Claims: a toy family (the sum of squares), added by dropping in one module.
+
+It exists only in the tests.
+"""
+import sympy as sp
+from hypothesis import strategies as st
+
+import icl_verify as iv
+from icl_verify.engine.strategies import dims, matrices
+from icl_verify.numerics import toy
+
+FAMILY = "toy"
+PAPER = "a textbook"
+
+
+@st.composite
+def vectors(draw):
+    n = draw(dims(1, 4))
+    return {"n": n, "x": draw(matrices(1, n))[0]}
+
+
+SUM_OF_SQUARES = iv.Claim(
+    name="toy-sum-of-squares",
+    source=f"{PAPER}, §1",
+    statement=r"\\sum_i x_i^2 = x^\\top x",
+    numeric=iv.Numeric(vectors(), lambda c: (toy.sum_of_squares(c["x"]), c["x"] @ c["x"])),
+)
+
+x, y = sp.symbols("x y")
+SQUARE = iv.Derivation(
+    name="toy-square", title="The square of a sum", source=f"{PAPER}, §2",
+    start=(x + y) ** 2, steps=[iv.Step(x**2 + 2 * x * y + y**2, "expand")],
+)
+'''
+
+
+@pytest.fixture
+def toy_family(tmp_path, monkeypatch):
+    """A toy family in a folder of its own, on the search paths of icl_verify.families and .numerics."""
+    (tmp_path / "families").mkdir()
+    (tmp_path / "numerics").mkdir()
+    (tmp_path / "families" / "toy.py").write_text(textwrap.dedent(TOY_FAMILY))
+    (tmp_path / "numerics" / "toy.py").write_text(textwrap.dedent(TOY_NUMERICS))
+    monkeypatch.setattr(icl_verify.families, "__path__", [*icl_verify.families.__path__, str(tmp_path / "families")])
+    monkeypatch.setattr(icl_verify.numerics, "__path__", [*icl_verify.numerics.__path__, str(tmp_path / "numerics")])
+    yield
+    for name in ("icl_verify.families.toy", "icl_verify.numerics.toy"):
+        sys.modules.pop(name, None)
+
+
+def test_a_dropped_in_family_is_listed_and_checked(toy_family):
+    fam = next(f for f in registry.families() if f.name == "toy")
+    assert fam.title == "A toy family (the sum of squares), added by dropping in one module"
+    assert [c.family for c in fam.claims] == ["toy"]
+    listed = CliRunner().invoke(main, ["list"])
+    assert listed.exit_code == 0 and "toy-sum-of-squares" in listed.output and " toy " in listed.output
+    checked = CliRunner().invoke(main, ["check", "toy-sum-of-squares"])
+    assert checked.exit_code == 0, checked.output
+    assert "VERIFIED" in checked.output
+
+
+def test_a_dropped_in_family_gets_its_document(toy_family, builtin_results):
+    files = docs.build(builtin_results)
+    text = files["toy.md"].decode()
+    assert text.startswith("# A toy family")
+    assert "### `toy-sum-of-squares`" in text and "The square of a sum" in text and "✅ proved" in text
+    assert "(toy.md)" in files["index.md"].decode()
+
+
+def test_every_command_module_is_a_command():
+    assert set(main.commands) == {"check", "docs", "kinetics", "list", "raw", "scaling", "train"}

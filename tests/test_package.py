@@ -1,0 +1,65 @@
+"""The package: one import name, a public API at the top, and layers that load only what they need."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import icl_verify as iv
+
+PUBLIC = {
+    "Claim", "Numeric", "Explicit", "Measured", "Estimate", "Derivation", "Step", "check", "check_all",
+    "Verdict", "Evidence", "Result", "Report", "Figure", "clear_caches", "compare_with_tolerance",
+}  # fmt: skip
+
+
+def _python(code: str, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_the_public_api_is_importable_from_the_top():
+    assert set(iv.__all__) == PUBLIC
+    for name in PUBLIC:
+        assert getattr(iv, name).__module__.startswith("icl_verify.")
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        iv.nope  # noqa: B018
+
+
+@pytest.mark.parametrize("name", ["theory", "numerics"])
+def test_generic_top_level_names_are_not_ours(name, tmp_path):
+    run = _python(f"import {name}", tmp_path)
+    assert "ModuleNotFoundError" in run.stderr
+
+
+def test_a_users_own_theory_and_numerics_do_not_shadow_the_package(tmp_path):
+    (tmp_path / "numerics.py").write_text("raise SystemExit('the user numerics was imported')\n")
+    (tmp_path / "theory").mkdir()
+    (tmp_path / "theory" / "__init__.py").write_text("raise SystemExit('the user theory was imported')\n")
+    run = _python("import icl_verify.families.kinetics, icl_verify.numerics.lsa.layers; print('ok')", tmp_path)
+    assert run.stdout.strip() == "ok", run.stderr
+
+
+def test_numerics_loads_neither_sympy_nor_the_engine(tmp_path):
+    code = "import sys, icl_verify.numerics.lsa.layers; print(sorted(m for m in ('sympy', 'icl_verify.engine.claims') if m in sys.modules))"
+    assert _python(code, tmp_path).stdout.strip() == "[]"
+
+
+def test_rich_display_works_when_only_the_engine_is_imported(tmp_path):
+    code = (
+        "from icl_verify.engine.claims import Claim\n"
+        "c = Claim(name='n', source='s', statement='x = x', symbolic=lambda: 0)\n"
+        "print(c._repr_markdown_().splitlines()[0])"
+    )
+    assert _python(code, tmp_path).stdout.strip() == "### `n`"
+
+
+def test_clear_caches_empties_the_compiled_networks():
+    from icl_verify.families import raw_programs
+
+    first = raw_programs._compiled_theorem2(2, 0.5)
+    assert raw_programs._compiled_theorem2(2, 0.5) is first  # memoised
+    iv.clear_caches()
+    assert raw_programs._compiled_theorem2.cache_info().currsize == 0
+    assert raw_programs._compiled_theorem2(2, 0.5) is not first
