@@ -280,7 +280,7 @@ def _relaxed_icl_derivation() -> Derivation:
         start=(W_V * tokens) * (W_K * tokens).T * q,
         steps=[
             Step(W_V * tokens * tokens.T * W_K.T * q, "(W_K T)ᵀ = Tᵀ W_Kᵀ"),
-            Step(W_V * (Xd * Xd.T + X * X.T) * W_K.T * q, "[X' X][X' X]ᵀ = X'X'ᵀ + XXᵀ (block product)"),
+            Step(W_V * (Xd * Xd.T + X * X.T) * W_K.T * q, "(X' X)(X' X)ᵀ = X'X'ᵀ + XXᵀ (block product)"),
             Step(
                 (W_V * X * (W_K * X).T + W_V * Xd * (W_K * Xd).T) * q,
                 "distribute: W_ZSL = W_V X (W_K X)ᵀ and ΔW_ICL = Σ_i (W_V x'_i)(W_K x'_i)ᵀ",
