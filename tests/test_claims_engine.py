@@ -174,7 +174,7 @@ def test_measured_refutation_is_reported_in_table_and_json():
 
     result = check(Claim("m", "s", "st", measured=Measured(lambda seed: Estimate(0.4, 0.35, 0.45, 0.7, 0.1))))
     text = table([result])
-    assert "counterexample (measured, seed 0): estimate 0.4 in [0.35, 0.45]" in text
+    assert "counterexample (measured, seed 0): estimate 0.40 [0.35, 0.45]" in text  # half-width 0.05: 2 decimals
     assert result.to_dict()["counterexample"]["interval"] == [0.35, 0.45]
 
 

@@ -138,8 +138,15 @@ def test_memorisation_first_prevents_icl_and_decay_then_erases_the_attention_pat
     # I(∞) = cT = 0.5·10 = 5 < N τ* = 20·√(π/2): no blow-up; with decay, w and β shrink to 0.
     grid = np.linspace(0.0, 400.0, 5)
     sol = kin.integrate(
-        0.5, 0.5, n=20, c1=lambda t: 0.5 * np.exp(-t / 10), c2=0.5, t_max=400.0, decay_w=0.05,
-        decay_beta=0.05, t_eval=grid,
+        0.5,
+        0.5,
+        n=20,
+        c1=lambda t: 0.5 * np.exp(-t / 10),
+        c2=0.5,
+        t_max=400.0,
+        decay_w=0.05,
+        decay_beta=0.05,
+        t_eval=grid,
     )
     assert np.isnan(sol.t_icl[0])
     assert abs(sol.w[0, -1]) < 1e-3 and abs(sol.beta[0, -1]) < 1e-3
@@ -155,6 +162,28 @@ def test_equalised_contexts_have_a_fixed_point_at_the_origin_and_blow_up_later()
 def test_clock_is_the_trapezoidal_integral():
     t = np.linspace(0.0, 4.0, 9)
     np.testing.assert_allclose(kin.clock(t, 0.5 + 0.25 * t, 2.0), (0.5 * t + 0.125 * t**2) / 2.0)
+
+
+@pytest.mark.parametrize(
+    "times, c1, name",
+    [([0.0, 1.0, 2.0], [0.5, 0.5], "c1"), ([0.0, 2.0, 1.0], [0.5, 0.5, 0.5], "times"), ([], [], "times"),
+     ([0.0, 1.0], [0.5, -0.5], "c1")],
+)  # fmt: skip
+def test_clock_rejects_mismatched_lengths_and_decreasing_times(times, c1, name):
+    with pytest.raises(ValueError, match=name):
+        kin.clock(times, c1, 1.0)
+
+
+def test_dormand_prince_tableau_is_the_published_one():
+    """Hairer, Nørsett & Wanner, Table II.5.2: stage 5 of A, the 5th-order weights b and the error weights b − b̂."""
+    b = np.array([35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0])
+    b_hat = np.array([5179 / 57600, 0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
+    np.testing.assert_allclose(
+        kin._DP_A[5], [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656], rtol=1e-15
+    )
+    np.testing.assert_allclose(kin._DP_A[6], b[:6], rtol=1e-15)
+    np.testing.assert_allclose(kin._DP_B, b, rtol=1e-15)
+    np.testing.assert_allclose(kin._DP_E, b - b_hat, rtol=1e-12, atol=1e-17)
 
 
 def test_slaved_closed_form():
@@ -214,8 +243,13 @@ def test_blowup_times_match_the_closed_form():
 )
 def test_blowup_times_agree_with_solve_ivp(w0, beta0, c2, decay, t_mem, equalised):
     kwargs = dict(
-        n=30, c1=lambda t: 0.5 * np.exp(-t / t_mem), c2=0.0 if equalised else c2, t_max=5000.0,
-        decay_w=decay, decay_beta=decay, equalised=equalised,
+        n=30,
+        c1=lambda t: 0.5 * np.exp(-t / t_mem),
+        c2=0.0 if equalised else c2,
+        t_max=5000.0,
+        decay_w=decay,
+        decay_beta=decay,
+        equalised=equalised,
     )
     ref = kin.integrate([w0, 0.0], [beta0, 0.5], **kwargs).t_icl
     got = kin.blowup_times([w0, 0.0], [beta0, 0.5], **kwargs)

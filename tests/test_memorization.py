@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 
 from icl_verify.numerics.scaling import memorization as mem
+from icl_verify.numerics.shared import mlp
 
 TINY = mem.MemorizationSettings(d=16, hidden=32, lr=0.5, batch=32, max_steps=50_000, min_log_gap=5)
 
 
-def _params64(m: int = 2, d: int = 3, h: int = 4) -> mem.Params:
-    return mem.init_params([np.random.default_rng(i) for i in range(m)], d, h, np.float64)
+def _params64(m: int = 2, d: int = 3, h: int = 4) -> mlp.MLP:
+    return mlp.init_stacked([np.random.default_rng(i) for i in range(m)], d, h, np.float64)
 
 
 def _batch(m: int = 2, b: int = 5, d: int = 3, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -30,9 +31,9 @@ def test_backward_pass_matches_central_finite_differences():
         for i in np.ndindex(w.shape):
             old = w[i]
             w[i] = old + eps
-            up = mem.bce(mem.forward(params, x), y).sum()  # networks are independent: sum of their losses
+            up = mlp.bce(mlp.mlp_forward(params, x)[0], y).sum()  # networks are independent: sum of their losses
             w[i] = old - eps
-            down = mem.bce(mem.forward(params, x), y).sum()
+            down = mlp.bce(mlp.mlp_forward(params, x)[0], y).sum()
             w[i] = old
             numeric[i] = (up - down) / (2 * eps)
         np.testing.assert_allclose(g, numeric, rtol=1e-6, atol=1e-9)
@@ -43,7 +44,7 @@ def test_step_is_minus_lr_times_gradient():
     x, y = _batch(seed=1)
     before = [a.copy() for a in params.arrays()]
     trainer = mem.StackedSGD(params, batch=5, lr=0.3)
-    grads = [g.copy() for g in mem.StackedSGD(mem.Params(*[a.copy() for a in before]), 5, 0.3).gradients(x, y).arrays()]
+    grads = [g.copy() for g in mem.StackedSGD(mlp.MLP(*[a.copy() for a in before]), 5, 0.3).gradients(x, y).arrays()]
     trainer.step(x, y)
     for b, g, a in zip(before, grads, params.arrays()):
         np.testing.assert_allclose(a, b - 0.3 * g, rtol=1e-12, atol=1e-14)
@@ -51,7 +52,7 @@ def test_step_is_minus_lr_times_gradient():
 
 def test_float32_gradients_agree_with_float64():
     p64 = _params64(d=8, h=16)
-    p32 = mem.Params(*(a.astype(np.float32) for a in p64.arrays()))
+    p32 = mlp.MLP(*(a.astype(np.float32) for a in p64.arrays()))
     x, y = _batch(d=8, b=16, seed=2)
     g64 = mem.StackedSGD(p64, 16, 0.1).gradients(x, y)
     g32 = mem.StackedSGD(p32, 16, 0.1).gradients(x.astype(np.float32), y.astype(np.float32))

@@ -17,6 +17,18 @@ def test_set_partitions_are_counted_by_bell_numbers():
     assert [len(list(o.set_partitions(n))) for n in range(6)] == [1, 1, 2, 5, 15, 52]
 
 
+@pytest.mark.parametrize("n", range(6))
+def test_set_partitions_are_the_restricted_growth_strings(n):
+    """Exactly the label tuples with l₀ = 0 and l_j ≤ max(l₀..l_{j−1}) + 1, each once (brute force)."""
+    brute = [
+        list(t)
+        for t in itertools.product(range(n), repeat=n)
+        if all(t[j] <= max(t[:j], default=-1) + 1 for j in range(n))
+    ]
+    got = list(o.set_partitions(n))
+    assert len(got) == len({tuple(g) for g in got}) and sorted(got) == sorted(brute)
+
+
 def test_density_moments_match_textbook_values():
     s = sp.Symbol("s", positive=True)
     assert sp.simplify(o.density_moment("uniform", 2, A_SYM) - A_SYM**2 / 3) == 0
@@ -36,8 +48,11 @@ def test_index_sum_equals_explicit_expansion_at_concrete_sizes():
     for n in range(1, 5):
         brute = V.expect(sum(V.x(i, 0) ** 2 for i in range(n)) ** 2)
         assert sp.expand(general.subs(N_SYM, n) - brute) == 0
-    mixed = o.index_sum(V, lambda i, k: V.x(i[0], k[0]) * V.x(i[0], k[1]) * V.x(i[1], k[0]) * V.x(i[1], k[1]),
-                        [(2, N_SYM), (2, sp.Symbol("d"))])
+    mixed = o.index_sum(
+        V,
+        lambda i, k: V.x(i[0], k[0]) * V.x(i[0], k[1]) * V.x(i[1], k[0]) * V.x(i[1], k[1]),
+        [(2, N_SYM), (2, sp.Symbol("d"))],
+    )
     for n, d in itertools.product(range(1, 4), range(1, 4)):
         brute = V.expect(sum(sum(V.x(i, k) * V.x(j, k) for k in range(d)) ** 2 for i in range(n) for j in range(n)))
         assert sp.expand(mixed.subs({N_SYM: n, sp.Symbol("d"): d}) - brute) == 0

@@ -2,9 +2,10 @@
 
     z(x_t) = φ(x_t) + w Σ_{j=1}^{N} softmax_j(β x_t·x_j) ℓ_j,        loss = log(1 + e^{−ℓ_t z}),
 
-with φ an MLP D → H → H → 1 (ReLU; PyTorch's default nn.Linear init, as the authors' code) and
-w, β scalars (the attention path). The sum runs over the N context tokens (the query's own label
-is hidden). Forward and backward passes are written by hand (tested against finite differences).
+with φ an MLP D → H → H → 1 (ReLU; PyTorch's default nn.Linear init, as the authors' code;
+``numerics.shared.mlp``) and w, β scalars (the attention path). The sum runs over the N context
+tokens (the query's own label is hidden). Forward and backward passes are written by hand
+(tested against finite differences).
 
 Training: plain SGD with rate η on the batch-mean loss; weight decay λ on the attention path only
 (w, β), as PyTorch's SGD applies it (gradient += λθ). Time is t = η × steps, the gradient-flow
@@ -19,59 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import expit
 
 from icl_verify.numerics.kinetics import ode as kin
 from icl_verify.numerics.kinetics import task as icl_task
 from icl_verify.numerics.scaling.memorization import constants, even_k
-from icl_verify.numerics.shared.checks import finite_scalar, positive_int
+from icl_verify.numerics.shared.checks import finite_scalar, positive_int, seed_value
+from icl_verify.numerics.shared.mlp import MLP, bce, bce_gradient, init_mlp, mlp_backward, mlp_forward
 from icl_verify.numerics.shared.threads import blas_threads
-
-# ---------------------------------------------------------------------------------------------
-# The MLP φ
-
-
-@dataclass
-class MLP:
-    """φ: D → H → H → 1 with ReLU. ``W1 (D, H)``, ``W2 (H, H)``, ``w3 (H,)``; biases ``b1``, ``b2``, ``b3``."""
-
-    W1: np.ndarray
-    b1: np.ndarray
-    W2: np.ndarray
-    b2: np.ndarray
-    w3: np.ndarray
-    b3: np.ndarray
-
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        return (self.W1, self.b1, self.W2, self.b2, self.w3, self.b3)
-
-
-def init_mlp(d: int, hidden: int, rng: np.random.Generator, *, dtype: type = np.float32) -> MLP:
-    """PyTorch's default nn.Linear init, weights and biases ~ U(±1/√fan_in) (the authors' code)."""
-    d, hidden = positive_int("d", d), positive_int("hidden", hidden)
-
-    def u(fan_in: int, shape: tuple[int, ...]) -> np.ndarray:
-        return rng.uniform(-1 / np.sqrt(fan_in), 1 / np.sqrt(fan_in), shape).astype(dtype)
-
-    return MLP(u(d, (d, hidden)), u(d, (hidden,)), u(hidden, (hidden, hidden)), u(hidden, (hidden,)),
-               u(hidden, (hidden,)), u(hidden, ()))
-
-
-def mlp_forward(p: MLP, x: np.ndarray) -> tuple[np.ndarray, tuple]:
-    """Logits φ(x) for ``x (B, D)`` → ``(B,)`` and the cache for :func:`mlp_backward`."""
-    h1 = np.maximum(x @ p.W1 + p.b1, 0)
-    h2 = np.maximum(h1 @ p.W2 + p.b2, 0)
-    return h2 @ p.w3 + p.b3, (x, h1, h2)
-
-
-def mlp_backward(p: MLP, cache: tuple, g: np.ndarray) -> tuple[MLP, np.ndarray]:
-    """Gradients of Σ_b g_b φ(x_b) with respect to every MLP parameter, and to the input x ``(B, D)``."""
-    x, h1, h2 = cache
-    d2 = np.outer(g, p.w3) * (h2 > 0)
-    d1 = (d2 @ p.W2.T) * (h1 > 0)
-    grads = MLP(x.T @ d1, d1.sum(0), h1.T @ d2, d2.sum(0), h2.T @ g, np.asarray(g.sum(), dtype=g.dtype))
-    return grads, d1 @ p.W1.T
-
 
 # ---------------------------------------------------------------------------------------------
 # The reduced model
@@ -110,21 +65,16 @@ def reduced_forward(p: Reduced, seqs: icl_task.Sequences) -> tuple[np.ndarray, t
     return phi + att, (mlp_cache, att_cache)
 
 
-def bce(z: np.ndarray, l_q: np.ndarray) -> float:
-    """Mean BCE on ±1 labels, log(1 + e^{−ℓ z})."""
-    return float(np.mean(np.logaddexp(0.0, -l_q * z)))
-
-
 def reduced_loss_grads(p: Reduced, seqs: icl_task.Sequences) -> tuple[float, ReducedGrads]:
     """Batch-mean BCE of the reduced model and its gradient (hand-written backward pass)."""
     z, (mlp_cache, (g, a, mix)) = reduced_forward(p, seqs)
-    dz = (-seqs.l_q * expit(-seqs.l_q * z) / z.size).astype(z.dtype)
+    dz = bce_gradient(z, seqs.l_q)
     g_bar = np.sum(a * g, axis=1)
     dmix_dbeta = np.sum(a * seqs.labels * g, axis=1) - mix * g_bar  # ∂a_j/∂β = a_j (g_j − ḡ)
     grads = ReducedGrads(
-        mlp_backward(p.mlp, mlp_cache, dz)[0], float(np.sum(dz * mix)), float(np.sum(dz * p.w * dmix_dbeta))
+        mlp_backward(p.mlp, mlp_cache, dz), float(np.sum(dz * mix)), float(np.sum(dz * p.w * dmix_dbeta))
     )
-    return bce(z, seqs.l_q), grads
+    return float(bce(z, seqs.l_q)), grads
 
 
 def accuracy(p: Reduced, seqs: icl_task.Sequences) -> float:
@@ -242,10 +192,9 @@ def train_reduced(config: ReducedConfig, seed: int, *, threads: int = 1) -> Redu
     ``numpy.random.default_rng(seed)``; the seed is stored in the run. Runs with ``threads``
     OpenBLAS threads (one is fastest for these small products on a shared machine).
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    seed = seed_value("seed", seed)
     with blas_threads(threads):
-        return _train(config, int(seed))
+        return _train(config, seed)
 
 
 def _train(cfg: ReducedConfig, seed: int) -> ReducedRun:
@@ -269,8 +218,9 @@ def _train(cfg: ReducedConfig, seed: int) -> ReducedRun:
     return run
 
 
-
-def ode_for_run(run: ReducedRun, *, beta_cap: float = kin.BETA_CAP, t_eval: object | None = None) -> kin.KineticsSolution:
+def ode_for_run(
+    run: ReducedRun, *, beta_cap: float = kin.BETA_CAP, t_eval: object | None = None
+) -> kin.KineticsSolution:
     """The paper's (w, β) ODE (eq. 4) from the run's (w₀, β₀), driven by the run's *measured* c₁(t), c₂(t).
 
     Same N, weight decay (λ on w and β) and context statistics as the run: equalised contexts use
@@ -280,6 +230,15 @@ def ode_for_run(run: ReducedRun, *, beta_cap: float = kin.BETA_CAP, t_eval: obje
     a, cfg = run.arrays(), run.config
     c2 = 0.0 if cfg.equalised else kin.table(a["t"], a["c2"], name="c2")
     return kin.integrate(
-        cfg.w0, cfg.beta0, n=cfg.n, c1=kin.table(a["t"], a["c1"], name="c1"), c2=c2, t_max=float(a["t"][-1]),
-        decay_w=cfg.decay, decay_beta=cfg.decay, t_eval=t_eval, beta_cap=beta_cap, equalised=cfg.equalised,
+        cfg.w0,
+        cfg.beta0,
+        n=cfg.n,
+        c1=kin.table(a["t"], a["c1"], name="c1"),
+        c2=c2,
+        t_max=float(a["t"][-1]),
+        decay_w=cfg.decay,
+        decay_beta=cfg.decay,
+        t_eval=t_eval,
+        beta_cap=beta_cap,
+        equalised=cfg.equalised,
     )

@@ -27,11 +27,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.integrate import solve_ivp
+from scipy.integrate import RK45, cumulative_trapezoid, solve_ivp
 from scipy.special import erfcx, expit
 from scipy.stats import binom
 
-from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int
+from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int, same_size
 
 Schedule = Callable[[np.ndarray], np.ndarray]
 """A coefficient as a function of time, vectorised: c(t) for an array of times."""
@@ -88,8 +88,17 @@ def _peak(name: str, c: Schedule, t_max: float) -> float:
 
 
 def _arc_derivatives(
-    t: np.ndarray, w: np.ndarray, beta: np.ndarray, *, n: float, log_r: float, c1: Schedule, c2: Schedule,
-    decay_w: float, decay_beta: float, offset: float,
+    t: np.ndarray,
+    w: np.ndarray,
+    beta: np.ndarray,
+    *,
+    n: float,
+    log_r: float,
+    c1: Schedule,
+    c2: Schedule,
+    decay_w: float,
+    decay_beta: float,
+    offset: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """d(t, w, β)/ds in the arc variable s (dt/ds = 1/(1 + r e^β)), vectorised over initial conditions.
 
@@ -152,7 +161,13 @@ def _problem(w0, beta0, n, c1, c2, t_max, decay_w, decay_beta, beta_cap, equalis
     _peak("c2", c2s, t_max)
     log_r = float(np.log(max(peak, 1e-300) / n))
     derivs = functools.partial(
-        _arc_derivatives, n=n, log_r=log_r, c1=c1s, c2=c2s, decay_w=decay_w, decay_beta=decay_beta,
+        _arc_derivatives,
+        n=n,
+        log_r=log_r,
+        c1=c1s,
+        c2=c2s,
+        decay_w=decay_w,
+        decay_beta=decay_beta,
         offset=float(equalised),
     )
     return w_init, b_init, t_max, beta_cap, log_r, derivs
@@ -195,8 +210,14 @@ def integrate(
     done.terminal = True
     y0 = np.concatenate([np.zeros(m), w_init, b_init])
     sol = solve_ivp(
-        lambda _s, y: np.concatenate(derivs(*np.split(y, 3))), (0.0, np.inf), y0, method=method,
-        events=done, rtol=rtol, atol=atol, dense_output=t_eval is not None,
+        lambda _s, y: np.concatenate(derivs(*np.split(y, 3))),
+        (0.0, np.inf),
+        y0,
+        method=method,
+        events=done,
+        rtol=rtol,
+        atol=atol,
+        dense_output=t_eval is not None,
     )
     if sol.status < 0:
         raise RuntimeError(f"solve_ivp failed: {sol.message}")
@@ -207,18 +228,13 @@ def integrate(
     return KineticsSolution(w_init, b_init, t_icl, grid, w_traj, b_traj, int(sol.t.size - 1))
 
 
-# Dormand–Prince 5(4) coefficients (Dormand & Prince 1980; Hairer, Nørsett & Wanner, Table II.5.2).
-_DP_A = (
-    (),
-    (1 / 5,),
-    (3 / 40, 9 / 40),
-    (44 / 45, -56 / 15, 32 / 9),
-    (19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729),
-    (9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656),
-    (35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84),
-)
-_DP_B = np.array([35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0.0])
-_DP_E = _DP_B - np.array([5179 / 57600, 0.0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
+# Dormand–Prince 5(4) (Dormand & Prince 1980; Hairer, Nørsett & Wanner, Table II.5.2), SciPy's RK45 tableau.
+# Seven stages: RK45's six, then the FSAL stage at the 5th-order solution (its row of A is B). The
+# nodes RK45.C are not needed: the arc-variable system is autonomous. SciPy's error weights RK45.E are
+# b̂ − b (4th- minus 5th-order weights, over the seven stages); _DP_E = b − b̂.
+_DP_A = tuple(tuple(RK45.A[i, :i]) for i in range(RK45.n_stages)) + (tuple(RK45.B),)
+_DP_B = np.append(RK45.B, 0.0)
+_DP_E = -RK45.E
 
 
 def _dp_step(derivs, y: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -349,11 +365,18 @@ def t_icl_infinite_k(n: object, beta0: object) -> np.ndarray:
 
 
 def clock(times: object, c1: object, n: float) -> np.ndarray:
-    """τ(t) = ∫₀ᵗ c₁ dt' / N by the trapezoidal rule on the given samples (paper §3.4)."""
+    """τ(t) = ∫₀ᵗ c₁ dt' / N by the trapezoidal rule on the given samples (paper §3.4), at every sample time.
+
+    ``times`` must be non-decreasing and ``c1`` (non-negative) hold one value per time.
+    """
     t = finite_array("times", times, ndim=1)
     c = finite_array("c1", c1, ndim=1)
+    if t.size == 0:
+        raise ValueError("times must hold at least one time")
+    same_size("c1", c.size, t.size, "the length of times")
+    if np.any(np.diff(t) < 0):
+        raise ValueError("times must be non-decreasing")
     if np.any(c < 0):
         raise ValueError("c1 must be non-negative")
     n = finite_scalar("n", n, positive=True)
-    steps = np.diff(t) * (c[1:] + c[:-1]) / 2
-    return np.concatenate([[0.0], np.cumsum(steps)]) / n
+    return cumulative_trapezoid(c, t, initial=0.0) / n

@@ -18,12 +18,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import expit
 
 from icl_verify.numerics.kinetics import task as icl_task
-from icl_verify.numerics.kinetics.models import MLP, init_mlp, mlp_backward, mlp_forward
 from icl_verify.numerics.scaling.memorization import even_k
-from icl_verify.numerics.shared.checks import finite_scalar, positive_int
+from icl_verify.numerics.shared.checks import finite_scalar, positive_int, seed_value
+from icl_verify.numerics.shared.mlp import (
+    MLP,
+    bce,
+    bce_gradient,
+    init_mlp,
+    mlp_backward,
+    mlp_forward,
+    mlp_input_gradient,
+)
 from icl_verify.numerics.shared.threads import blas_threads
 
 LN_EPS = 1e-5
@@ -87,8 +94,9 @@ def forward(p: Transformer, x: np.ndarray) -> tuple[np.ndarray, tuple]:
 def loss_grads(p: Transformer, x: np.ndarray, labels: np.ndarray) -> tuple[float, Transformer]:
     """Batch-mean BCE log(1 + e^{−ℓ z}) and its gradient with respect to every parameter."""
     z, (xhat, h, q, k, v, a, mlp_cache) = forward(p, x)
-    dz = (-labels * expit(-labels * z) / z.size).astype(z.dtype)
-    g_mlp, dr = mlp_backward(p.mlp, mlp_cache, dz)
+    dz = bce_gradient(z, labels)
+    g_mlp = mlp_backward(p.mlp, mlp_cache, dz)
+    dr = mlp_input_gradient(p.mlp, mlp_cache)
     dh = np.zeros_like(h)
     dh[:, -1] = dr  # residual h_q + o
     dv = a[:, :, None] * dr[:, None, :]
@@ -108,7 +116,7 @@ def loss_grads(p: Transformer, x: np.ndarray, labels: np.ndarray) -> tuple[float
         flat.T @ dv.reshape(flat.shape),
         g_mlp,
     )
-    return float(np.mean(np.logaddexp(0.0, -labels * z))), grads
+    return float(bce(z, labels)), grads
 
 
 def sgd_step(p: Transformer, g: Transformer, lr: float, decay: float) -> None:
@@ -166,10 +174,9 @@ class TransformerRun:
 
 def train_transformer(config: TransformerConfig, seed: int, *, threads: int = 1) -> TransformerRun:
     """SGD on the item–label task; everything random comes from ``default_rng(seed)`` (recorded)."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    seed = seed_value("seed", seed)
     with blas_threads(threads):
-        return _train(config, int(seed))
+        return _train(config, seed)
 
 
 def _train(cfg: TransformerConfig, seed: int) -> TransformerRun:

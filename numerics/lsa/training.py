@@ -27,7 +27,7 @@ import numpy as np
 
 from icl_verify.numerics.lsa.layers import LSAParams, make_tokens
 from icl_verify.numerics.lsa.regression import CODE_X_RANGE, RegressionTasks, sample_tasks
-from icl_verify.numerics.shared.checks import finite_scalar, positive_int
+from icl_verify.numerics.shared.checks import finite_scalar, positive_int, seed_value
 
 NAMES = ("P", "W_V", "W_K", "W_Q")
 """The trained arrays of one layer, each of shape (H, D, D)."""
@@ -286,8 +286,7 @@ def train(config: TrainConfig, seed: int, *, log_every: int = 0) -> TrainResult:
 
     ``log_every > 0`` prints the running loss (for the CLI's long runs).
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    seed = seed_value("seed", seed)
     rng = np.random.default_rng(seed)
     layers = init_layers(config, rng)
     opt = Adam(lr=config.lr)
@@ -300,5 +299,4 @@ def train(config: TrainConfig, seed: int, *, log_every: int = 0) -> TrainResult:
         layers = opt.step(layers, grads, learning_rate(config, step))
         if log_every and (step + 1) % log_every == 0:
             print(f"step {step + 1:6d}  loss {np.mean(losses[step + 1 - log_every : step + 1]):.5f}", flush=True)
-    return TrainResult(as_params(layers, config), losses, int(seed), config, time.perf_counter() - t0)
-
+    return TrainResult(as_params(layers, config), losses, seed, config, time.perf_counter() - t0)

@@ -119,7 +119,9 @@ def fit(x: object, y: object, method: Method = "loglog") -> PowerLaw:
 def _strata(x: np.ndarray) -> list[np.ndarray]:
     strata = [np.flatnonzero(x == v) for v in np.unique(x)]
     if min(len(s) for s in strata) < 2:
-        raise ValueError("a stratified bootstrap needs at least 2 runs at every x; pass groups to resample whole groups")
+        raise ValueError(
+            "a stratified bootstrap needs at least 2 runs at every x; pass groups to resample whole groups"
+        )
     return strata
 
 
@@ -497,8 +499,8 @@ def fit_threshold(
         raise ValueError("no bootstrap replicate kept 3 distinct K at every N: use more K values per N")
     boot = np.array(reps)
     ln_n, ln_k = np.log(levels), centers * np.log(10)
-    slope = float(np.polyfit(ln_n, ln_k, 1)[0])
-    slopes = np.polyfit(ln_n, (boot * np.log(10)).T, 1)[0]
+    slope = float(_weighted_ols(ln_n, ln_k, np.ones_like(ln_k))[0])
+    slopes, _ = _weighted_ols(ln_n, boot * np.log(10), np.ones_like(boot))
     q = [(1 - level) / 2, (1 + level) / 2]
     k_low, k_high = 10 ** np.quantile(boot, q, axis=0)
     s_low, s_high = np.quantile(slopes, q)

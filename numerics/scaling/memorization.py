@@ -1,7 +1,7 @@
 """The MLP memorization experiment of Nguyen & Reddy (ICLR 2025, arXiv 2412.00104, §3.6).
 
-An MLP φ: R^D → R^H → R^H → R (ReLU) is trained by SGD with the binary cross-entropy on K
-random item–label pairs: items x_k ~ N(0, I_D/D), labels ℓ_k ∈ {±1}, exactly K/2 of each.
+An MLP φ: R^D → R^H → R^H → R (ReLU, ``numerics.shared.mlp``) is trained by SGD with the binary
+cross-entropy on K random item–label pairs: items x_k ~ N(0, I_D/D), labels ℓ_k ∈ {±1}, exactly K/2 of each.
 The loss of one pair is softplus(−ℓ φ(x)) = log(1 + e^{−ℓφ(x)}) (BCE on ±1 labels).
 
 While it trains, the constants of the paper's reduced model (§3.4) are logged
@@ -48,7 +48,8 @@ import numpy as np
 from scipy.integrate import cumulative_trapezoid, trapezoid
 from scipy.special import expit
 
-from icl_verify.numerics.shared.checks import finite_scalar, positive_int
+from icl_verify.numerics.shared.checks import finite_scalar, positive_int, seed_value
+from icl_verify.numerics.shared.mlp import MLP, MLPPass, bce, bce_gradient, init_stacked, mlp_backward, mlp_forward
 from icl_verify.numerics.shared.threads import blas_threads
 
 PAPER_EPOCH = 60_000
@@ -59,7 +60,7 @@ _INDEX_BLOCK = 64
 
 
 # ---------------------------------------------------------------------------------------------
-# Data and parameters
+# Data
 
 
 def even_k(name: str, value: object) -> int:
@@ -83,134 +84,42 @@ def sample_items(rng: np.random.Generator, k: int, d: int, dtype: type = np.floa
     return x.astype(dtype), rng.permutation(labels).astype(dtype)
 
 
-def seed_value(name: str, value: object) -> int:
-    """A seed: a non-negative integer."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"{name} must be non-negative integers, got {value!r}")
-    return int(value)
-
-
-@dataclass
-class Params:
-    """Weights of M stacked MLPs D → H → H → 1: ``W1 (M,H,D)``, ``W2 (M,H,H)``, ``w3 (M,H)``, biases."""
-
-    W1: np.ndarray
-    b1: np.ndarray
-    W2: np.ndarray
-    b2: np.ndarray
-    w3: np.ndarray
-    b3: np.ndarray
-
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        return (self.W1, self.b1, self.W2, self.b2, self.w3, self.b3)
-
-    def take(self, keep: np.ndarray) -> Params:
-        """The networks selected by ``keep`` (boolean or index array), as contiguous copies."""
-        return Params(*(np.ascontiguousarray(a[keep]) for a in self.arrays()))
-
-
-def init_params(rngs: Sequence[np.random.Generator], d: int, hidden: int, dtype: type = np.float32) -> Params:
-    """One MLP per generator, PyTorch's default ``nn.Linear`` init: weights and biases ~ U(±1/√fan_in).
-
-    The authors' code builds the MLP from ``nn.Linear`` layers, hence this init.
-    """
-    d, hidden = positive_int("d", d), positive_int("hidden", hidden)
-
-    def layer(rng: np.random.Generator, fan_out: int, fan_in: int) -> tuple[np.ndarray, np.ndarray]:
-        bound = 1.0 / np.sqrt(fan_in)
-        return rng.uniform(-bound, bound, (fan_out, fan_in)), rng.uniform(-bound, bound, fan_out)
-
-    nets = [layer(r, hidden, d) + layer(r, hidden, hidden) + layer(r, 1, hidden) for r in rngs]
-    W1, b1, W2, b2, w3, b3 = (np.stack([n[i] for n in nets]).astype(dtype) for i in range(6))
-    return Params(W1, b1, W2, b2, w3[:, 0, :], b3[:, 0])
-
-
-def forward(params: Params, x: np.ndarray) -> np.ndarray:
-    """Logits φ(x) of every stacked network: ``x (M, n, D)`` → ``(M, n)``."""
-    a1 = np.maximum(np.matmul(x, params.W1.transpose(0, 2, 1)) + params.b1[:, None, :], 0)
-    a2 = np.maximum(np.matmul(a1, params.W2.transpose(0, 2, 1)) + params.b2[:, None, :], 0)
-    return np.matmul(a2, params.w3[:, :, None])[..., 0] + params.b3[:, None]
-
-
-def bce(logits: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """Mean BCE on ±1 labels, softplus(−ℓ φ), over the last axis."""
-    return np.mean(np.logaddexp(0.0, -labels * logits), axis=-1)
-
-
 # ---------------------------------------------------------------------------------------------
 # The stacked SGD trainer (the hot loop)
 
 
 class StackedSGD:
-    """Plain SGD on M stacked MLPs with the mean BCE over a batch, all buffers preallocated.
+    """Plain SGD on M stacked MLPs (``numerics.shared.mlp``) with the mean BCE over a batch, all buffers preallocated.
 
-    :meth:`gradients` fills :attr:`grads` (same layout as :class:`Params`) for a batch
-    ``x (M, B, D)``, ``y (M, B)``; :meth:`step` applies θ ← θ − lr ∇θ L in place.
+    :meth:`gradients` returns ∇θ L (in the trainer's buffers, layout of :class:`~numerics.shared.mlp.MLP`)
+    for a batch ``x (M, B, D)``, ``y (M, B)``; :meth:`step` applies θ ← θ − lr ∇θ L in place.
     """
 
-    def __init__(self, params: Params, batch: int, lr: float) -> None:
+    def __init__(self, params: MLP, batch: int, lr: float) -> None:
         self.params = params
         self.lr = finite_scalar("lr", lr, positive=True)
-        self._allocate(positive_int("batch", batch))
+        m, d, _ = params.W1.shape
+        batch = positive_int("batch", batch)
+        self.x = np.empty((m, batch, d), params.W1.dtype)
+        self.y = np.empty((m, batch), params.W1.dtype)
+        self.dphi = np.empty((m, batch), params.W1.dtype)
+        self.work = MLPPass(params, self.x)
 
-    def _allocate(self, batch: int) -> None:
-        m, h, d = self.params.W1.shape
-        dt = self.params.W1.dtype
-        self.x = np.empty((m, batch, d), dt)
-        self.y = np.empty((m, batch), dt)
-        self.a1, self.a2 = np.empty((m, batch, h), dt), np.empty((m, batch, h), dt)
-        self.g1, self.g2 = np.empty((m, batch, h), dt), np.empty((m, batch, h), dt)
-        self.mask = np.empty((m, batch, h), bool)
-        self.z, self.gz = np.empty((m, batch, 1), dt), np.empty((m, batch, 1), dt)
-        self.grads = Params(*(np.empty_like(a) for a in self.params.arrays()))
+    def _pass(self, scale: float) -> MLP:
+        """``scale`` × ∇θ of the mean BCE of every network on the batch in :attr:`x`, :attr:`y`."""
+        logits, _ = mlp_forward(self.params, self.x, self.work)
+        bce_gradient(logits, self.y, scale, out=self.dphi)
+        return mlp_backward(self.params, self.work, self.dphi)
 
-    def _forward(self) -> None:
-        p = self.params
-        np.matmul(self.x, p.W1.transpose(0, 2, 1), out=self.a1)
-        self.a1 += p.b1[:, None, :]
-        np.maximum(self.a1, 0, out=self.a1)
-        np.matmul(self.a1, p.W2.transpose(0, 2, 1), out=self.a2)
-        self.a2 += p.b2[:, None, :]
-        np.maximum(self.a2, 0, out=self.a2)
-        np.matmul(self.a2, p.w3[:, :, None], out=self.z)
-        self.z += p.b3[:, None, None]
-
-    def _backward(self, scale: float) -> None:
-        """Fill :attr:`grads` with ``scale`` × ∇θ of the mean BCE (backprop through the ReLUs)."""
-        p, g = self.params, self.grads
-        y = self.y[:, :, None]
-        # ∂/∂φ softplus(−ℓφ) = −ℓ σ(−ℓφ)
-        np.multiply(self.z, y, out=self.gz)
-        np.negative(self.gz, out=self.gz)
-        expit(self.gz, out=self.gz)
-        self.gz *= y
-        self.gz *= -scale / self.y.shape[1]
-        np.matmul(self.a2.transpose(0, 2, 1), self.gz, out=g.w3[:, :, None])
-        np.sum(self.gz[:, :, 0], axis=1, out=g.b3)
-        np.multiply(self.gz, p.w3[:, None, :], out=self.g2)
-        np.greater(self.a2, 0, out=self.mask)
-        self.g2 *= self.mask
-        np.matmul(self.g2.transpose(0, 2, 1), self.a1, out=g.W2)
-        np.sum(self.g2, axis=1, out=g.b2)
-        np.matmul(self.g2, p.W2, out=self.g1)
-        np.greater(self.a1, 0, out=self.mask)
-        self.g1 *= self.mask
-        np.matmul(self.g1.transpose(0, 2, 1), self.x, out=g.W1)
-        np.sum(self.g1, axis=1, out=g.b1)
-
-    def gradients(self, x: np.ndarray, y: np.ndarray) -> Params:
+    def gradients(self, x: np.ndarray, y: np.ndarray) -> MLP:
         """∇θ of the mean BCE of every network on its batch (``x (M,B,D)``, ``y (M,B)``)."""
         self.x[...] = x
         self.y[...] = y
-        self._forward()
-        self._backward(1.0)
-        return self.grads
+        return self._pass(1.0)
 
     def step_loaded(self) -> None:
         """One SGD step on the batch already in :attr:`x`, :attr:`y` (the learning rate folded into the backward pass)."""
-        self._forward()
-        self._backward(self.lr)
-        for w, gw in zip(self.params.arrays(), self.grads.arrays()):
+        for w, gw in zip(self.params.arrays(), self._pass(self.lr).arrays()):
             w -= gw
 
     def step(self, x: np.ndarray, y: np.ndarray) -> None:
@@ -238,7 +147,7 @@ def constants(logits: np.ndarray, labels: np.ndarray) -> dict[str, float]:
         "c2": float(1.0 - np.mean(s**2) / c1) if c1 > 0 else 1.0,
         "c3": float(np.mean(np.exp(np.minimum(-plus, 700.0)))),
         "iwl_acc": float(np.mean(np.sign(phi) == labels)),
-        "loss": float(np.mean(np.logaddexp(0.0, -labels * phi))),
+        "loss": float(bce(phi, labels)),
     }
 
 
@@ -387,7 +296,7 @@ class _Stack:
         dtype = np.dtype(s.dtype)
         self.rngs = [np.random.default_rng(seed) for seed in seeds]
         data = [sample_items(r, k, s.d, dtype) for r, k in zip(self.rngs, ks)]
-        self.params = init_params(self.rngs, s.d, s.hidden, dtype)
+        self.params = init_stacked(self.rngs, s.d, s.hidden, dtype)
         self.ks = np.asarray(ks)
         kmax = int(self.ks.max())
         self.items = np.zeros((len(ks), kmax, s.d), dtype)
@@ -413,7 +322,7 @@ class _Stack:
         out = []
         for m in range(len(self.ks)):
             p = self.params.take(np.array([m]))
-            out.append(forward(p, self.items[m : m + 1, self.eval_idx[m]])[0].astype(np.float64))
+            out.append(mlp_forward(p, self.items[m : m + 1, self.eval_idx[m]])[0][0].astype(np.float64))
         return out
 
     def eval_labels(self, m: int) -> np.ndarray:

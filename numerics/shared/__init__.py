@@ -1,1 +1,1 @@
-"""Shared by every numeric group: input validation, statistics, BLAS threads, resumable sweeps."""
+"""Shared by every numeric group: input validation, statistics, the MLP and its BCE, BLAS threads, resumable sweeps."""

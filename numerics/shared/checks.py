@@ -14,6 +14,17 @@ def positive_int(name: str, value: object) -> int:
     return int(value)
 
 
+def seed_value(name: str, value: object) -> int:
+    """Return a random seed ``value`` as an ``int`` if it is a non-negative integer (not a bool), else raise.
+
+    >>> seed_value("seed", 3)
+    3
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
 def finite_scalar(name: str, value: object, *, positive: bool = False, nonnegative: bool = False) -> float:
     """Return ``value`` as a finite ``float``; optionally require it to be positive / non-negative."""
     try:

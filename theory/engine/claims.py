@@ -32,6 +32,7 @@ from hypothesis.strategies import SearchStrategy
 
 from icl_verify.engine import display
 from icl_verify.engine.symbolic import describe_sizes, find_witness, is_zero, max_abs
+from icl_verify.numerics.shared.checks import seed_value
 
 
 class Verdict(StrEnum):
@@ -441,8 +442,7 @@ def check(claim: Claim, seed: int = 0, max_examples: int = 100) -> Result:
 
     ``seed`` seeds Hypothesis' search (recorded in the result); ``max_examples`` bounds it.
     """
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    seed = seed_value("seed", seed)
     if isinstance(max_examples, bool) or not isinstance(max_examples, int) or max_examples < 1:
         raise ValueError(f"max_examples must be a positive integer, got {max_examples!r}")
     t0 = time.perf_counter()

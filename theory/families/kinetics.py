@@ -25,7 +25,6 @@ import mpmath
 import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
-from scipy import stats
 
 from icl_verify.engine.caches import cached
 from icl_verify.engine.claims import Claim, Estimate, Explicit, Measured, Numeric
@@ -34,6 +33,7 @@ from icl_verify.engine.figure import Figure
 from icl_verify.numerics.kinetics import models as icl_models
 from icl_verify.numerics.kinetics import ode as kin
 from icl_verify.numerics.scaling.memorization import first_crossing
+from icl_verify.numerics.shared.stats import fit_line, t_interval
 
 FAMILY = "kinetics"
 PAPER = "Nguyen & Reddy 2025"
@@ -113,14 +113,6 @@ SIMPLIFIED_LOSS = Claim(
 )
 
 
-def _fitted_slope(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
-    """Least-squares slope with its 95 % t-interval (for deterministic ODE output the interval
-    measures how far the points are from a straight line)."""
-    fit = stats.linregress(x, y)
-    half = float(stats.t.ppf(0.975, x.size - 2)) * fit.stderr
-    return float(fit.slope), float(fit.slope) - half, float(fit.slope) + half
-
-
 @cached()
 def _paper_loss_numeric() -> Callable[..., float]:
     return sp.lambdify((C1, C2, N, W, BETA), derived_loss(), modules="numpy")
@@ -132,7 +124,7 @@ def measure_simplified_loss_error(seed: int, u: float = 0.3, w: float = 1.0, bet
     ns = np.geomspace(64, 4096, 7).astype(int)
     c1, c2 = 1 / (1 + np.exp(u)), 1 / (1 + np.exp(-u))
     rel = np.array([kin.exact_attention_loss(u, w, beta, n) / _paper_loss_numeric()(c1, c2, n, w, beta) - 1 for n in ns])
-    slope, lo, hi = _fitted_slope(np.log(ns), np.log(np.abs(rel)))
+    slope, lo, hi = fit_line(np.log(ns), np.log(np.abs(rel))).slope
     return Estimate(slope, lo, hi, -1.0, 0.1, f"u {u}, w {w}, β {beta}; relative error {rel.tolist()} (deterministic)")
 
 
@@ -438,7 +430,7 @@ def measure_ode_slope_in_n(seed: int) -> Estimate:
     """Fitted d ln t_ICL / d ln N of the integrated ODE (c₁ = c₂ = ½, β₀ = 0), N from 10 to 1000."""
     n = np.geomspace(10, 1000, 9)
     t = np.array([kin.blowup_times(0.0, 0.0, n=x, c1=0.5, c2=0.5, t_max=1e9)[0] for x in n])
-    slope, lo, hi = _fitted_slope(np.log(n), np.log(t))
+    slope, lo, hi = fit_line(np.log(n), np.log(t)).slope
     return Estimate(slope, lo, hi, 1.0, 0.01, f"N {np.round(n, 1).tolist()}; deterministic (seed {seed} unused)")
 
 
@@ -455,7 +447,7 @@ def measure_ode_slope_in_beta0(seed: int) -> Estimate:
     """Fitted d ln t_ICL / d(−β₀) of the integrated ODE with c₂ = ½ over β₀ ∈ [1, 4] (κ ≤ 0.18)."""
     b = np.linspace(1.0, 4.0, 13)
     t = kin.blowup_times(0.0, b, n=100, c1=0.5, c2=0.5, t_max=1e9)
-    slope, lo, hi = _fitted_slope(-b, np.log(t))
+    slope, lo, hi = fit_line(-b, np.log(t)).slope
     return Estimate(slope, lo, hi, 1.0, 0.05, f"β₀ {b.tolist()}; deterministic (seed {seed} unused)")
 
 
@@ -595,13 +587,6 @@ def _seeds(seed: int, count: int) -> list[int]:
     return [1000 * seed + i for i in range(count)]
 
 
-def _t_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
-    """Mean and Student-t interval of the mean."""
-    m, se = float(np.mean(values)), float(np.std(values, ddof=1) / np.sqrt(values.size))
-    half = float(stats.t.ppf((1 + level) / 2, values.size - 1)) * se
-    return m, m - half, m + half
-
-
 def _crossing_times(run: icl_models.ReducedRun) -> tuple[float, float]:
     """First time β reaches ln(LEVEL·N) in the simulation and in the ODE driven by its measured c₁, c₂."""
     level = float(np.log(LEVEL * run.config.n))
@@ -629,7 +614,7 @@ def measure_follows_ode(seed: int, config: icl_models.ReducedConfig = FOLLOW, ru
             ratios.append(t_sim / t_ode)
     if len(ratios) < 2:
         raise ValueError(f"fewer than two runs reached e^β = N/16, nothing to compare: {'; '.join(notes)}")
-    m, lo, hi = _t_interval(np.asarray(ratios))
+    m, lo, hi = t_interval(ratios)
     return Estimate(m, lo, hi, 1.0, 0.1, f"{config}; " + "; ".join(notes))
 
 
@@ -668,12 +653,17 @@ def measure_t_icl_linear_in_n(seed: int, ns: tuple[int, ...] = (32, 64, 96), run
     detail = f"N {list(xs)}, t_ICL {np.round(ts, 1).tolist()}, seeds {_seeds(seed, runs)}"
     if not np.all(np.isfinite(ts)):
         return _disagreement(detail, 1.0, 0.1)
-    fit = stats.linregress(xs, ts)
-    half = float(stats.t.ppf(0.975, len(xs) - 2)) * fit.stderr
-    lx = np.log(xs)
-    detail += f"; intercept {fit.intercept:.1f}; log-log slope {np.polyfit(lx, np.log(ts), 1)[0]:.3f}"
-    return Estimate(fit.slope / predicted, (fit.slope - half) / predicted, (fit.slope + half) / predicted, 1.0, 0.1,
-                    f"slope {fit.slope:.3f} vs ODE {predicted:.3f}; " + detail)
+    line = fit_line(xs, ts)
+    slope, lo, hi = line.slope
+    detail += f"; intercept {line.intercept:.1f}; log-log slope {fit_line(np.log(xs), np.log(ts)).slope.estimate:.3f}"
+    return Estimate(
+        slope / predicted,
+        lo / predicted,
+        hi / predicted,
+        1.0,
+        0.1,
+        f"slope {slope:.3f} vs ODE {predicted:.3f}; " + detail,
+    )
 
 
 T_ICL_LINEAR_IN_N = Claim(
@@ -705,12 +695,14 @@ def measure_t_icl_exponential_in_beta0(
     detail = f"β₀ {list(betas)}, t_ICL {np.round(ts, 1).tolist()}, ODE {np.round(preds, 1).tolist()}, seeds {_seeds(seed, runs)}"
     if not np.all(np.isfinite(ts)):
         return _disagreement(detail, 1.0, 0.1)
-    fit = stats.linregress(preds, ts)
-    half = float(stats.t.ppf(0.975, ts.size - 2)) * fit.stderr
+    line = fit_line(preds, ts)
+    slope, lo, hi = line.slope
     b = np.repeat(betas, runs)
-    detail += (f"; intercept {fit.intercept:.1f}; d ln t/d(−β₀): sim {np.polyfit(-b, np.log(ts), 1)[0]:.3f},"
-               f" ODE {np.polyfit(-b, np.log(preds), 1)[0]:.3f}")
-    return Estimate(fit.slope, fit.slope - half, fit.slope + half, 1.0, 0.1, detail)
+    detail += (
+        f"; intercept {line.intercept:.1f}; d ln t/d(−β₀): sim {fit_line(-b, np.log(ts)).slope.estimate:.3f},"
+        f" ODE {fit_line(-b, np.log(preds)).slope.estimate:.3f}"
+    )
+    return Estimate(slope, lo, hi, 1.0, 0.1, detail)
 
 
 T_ICL_EXPONENTIAL_IN_BETA0 = Claim(
@@ -805,7 +797,7 @@ def measure_equalised_slowdown(seed: int, config: icl_models.ReducedConfig = EQU
     if not np.all(np.isfinite(sims + odes)):
         return _disagreement("; ".join(notes), 1.0, 0.1)
     predicted = float(np.mean(odes))
-    m, lo, hi = _t_interval(np.asarray(sims))
+    m, lo, hi = t_interval(sims)
     return Estimate(m, lo, hi, predicted, 0.1 * predicted, "; ".join(notes))
 
 

@@ -24,7 +24,7 @@ from dataclasses import replace
 
 import numpy as np
 import sympy as sp
-from scipy import stats
+from sympy.utilities.iterables import multiset_partitions
 
 from icl_verify.engine.caches import cached
 from icl_verify.engine.claims import Claim, Estimate, Explicit, Measured
@@ -52,6 +52,7 @@ from icl_verify.numerics.lsa.alignment import (
 )
 from icl_verify.numerics.lsa.regression import CODE_X_RANGE, PAPER_X_RANGE, RegressionTasks
 from icl_verify.numerics.lsa.training import TrainConfig, TrainResult, train
+from icl_verify.numerics.shared.stats import Interval, student_interval, t_interval
 
 Moment = Callable[[int], sp.Expr]
 
@@ -150,17 +151,18 @@ class Variables:
 
 
 def set_partitions(n: int) -> Iterator[list[int]]:
-    """Every set partition of {0..n−1} as block labels in order of first appearance (restricted growth strings).
+    """Every set partition of {0..n−1} (SymPy's ``multiset_partitions``) as block labels, blocks numbered in
+    order of their first element (restricted growth strings).
 
     >>> sorted(set_partitions(3))
     [[0, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 1], [0, 1, 2]]
     """
-    if n == 0:
-        yield []
-        return
-    for labels in itertools.product(range(n), repeat=n):
-        if labels[0] == 0 and all(labels[j] <= max(labels[:j]) + 1 for j in range(1, n)):
-            yield list(labels)
+    for blocks in multiset_partitions(list(range(n))):
+        labels = [0] * n
+        for label, block in enumerate(sorted(blocks, key=min)):
+            for i in block:
+                labels[i] = label
+        yield labels
 
 
 def index_sum(
@@ -308,6 +310,8 @@ ONE_STEP_DERIVATION = _one_step_derivation()
 
 MC_GROUPS, MC_TASKS, MC_QUERIES = 20, 4096, 8
 """Monte Carlo design: 20 independent groups of 4096 tasks × 8 queries; 99 % Student-t interval over groups."""
+MC_LEVEL = 0.99
+"""Confidence level of the Monte Carlo intervals."""
 
 CODE = TrainConfig(x_range=CODE_X_RANGE)
 """von Oswald et al.'s setting as their code draws it: d = N = 10, x ~ U(−0.5, 0.5)^d, w ~ N(0, I)."""
@@ -320,13 +324,6 @@ NOISY = TrainConfig(x_dist="gaussian", nx=5, n_context=8, noise_std=0.75)
 ANISO_LAMBDA = (0.25, 1.0, 4.0)
 ANISO = TrainConfig(x_dist="gaussian", nx=3, n_context=5, x_std=tuple(float(np.sqrt(v)) for v in ANISO_LAMBDA))
 """Zhang–Frei–Bartlett's anisotropic case: x ~ N(0, diag(0.25, 1, 4)), N = 5 (Γ far from Λ)."""
-
-
-def _t_interval(values: Sequence[float], level: float = 0.99) -> tuple[float, float, float]:
-    """(mean, low, high): Student-t interval over independent group estimates."""
-    x = np.asarray(values, dtype=float)
-    half = float(stats.t.ppf(0.5 + level / 2, x.size - 1) * np.std(x, ddof=1) / np.sqrt(x.size))
-    return float(np.mean(x)), float(np.mean(x)) - half, float(np.mean(x)) + half
 
 
 def _groups(config: TrainConfig, seed: int, salt: int, tasks: int = MC_TASKS) -> Iterator[RegressionTasks]:
@@ -343,15 +340,15 @@ def _value(expr: sp.Expr, config: TrainConfig) -> float:
     return float(expr.subs({**values, SIGMA2: sp.nsimplify(config.noise_std) ** 2}))
 
 
-def mc_rate(config: TrainConfig, seed: int, *, per_example: bool = True) -> tuple[float, float, float]:
+def mc_rate(config: TrainConfig, seed: int, *, per_example: bool = True) -> Interval:
     """Monte Carlo optimal coefficient of the one-step readout: η̂ for (η/N) Σ y_i x_iᵀ x_q, or η̂/N for η Σ …."""
     rates = [one_step_rate(t) / (1 if per_example else config.n_context) for t in _groups(config, seed, 1)]
-    return _t_interval(rates)
+    return t_interval(rates, MC_LEVEL)
 
 
-def mc_loss(config: TrainConfig, eta: float, seed: int) -> tuple[float, float, float]:
+def mc_loss(config: TrainConfig, eta: float, seed: int) -> Interval:
     """Monte Carlo ½·MSE of one GD step with rate η (``numerics.lsa.alignment.gd_model``)."""
-    return _t_interval([float(np.mean(task_losses(gd_model(eta), t))) for t in _groups(config, seed, 2)])
+    return t_interval([float(np.mean(task_losses(gd_model(eta), t))) for t in _groups(config, seed, 2)], MC_LEVEL)
 
 
 def mc_preconditioner_distance(config: TrainConfig, target: np.ndarray, seed: int) -> tuple[float, float, float]:
@@ -369,8 +366,9 @@ def mc_preconditioner_distance(config: TrainConfig, target: np.ndarray, seed: in
     full = distance(total)
     loo = np.array([distance((total[0] - s[0], total[1] - s[1])) for s in stats_])
     g = len(stats_)
-    half = float(stats.t.ppf(0.995, g - 1) * np.sqrt((g - 1) / g * np.sum((loo - loo.mean()) ** 2)))
-    return full, max(0.0, full - half), full + half
+    jackknife_se = float(np.sqrt((g - 1) / g * np.sum((loo - loo.mean()) ** 2)))
+    _, low, high = student_interval(full, jackknife_se, g - 1, MC_LEVEL)
+    return full, max(0.0, low), high
 
 
 def gamma_inverse(lam: Sequence[float], n: int) -> np.ndarray:
@@ -779,10 +777,10 @@ def deep_comparison(seed: int) -> dict[str, np.ndarray]:
     }
 
 
-def _grouped_ratio(num: np.ndarray, den: np.ndarray) -> tuple[float, float, float]:
+def _grouped_ratio(num: np.ndarray, den: np.ndarray) -> Interval:
     """mean(num)/mean(den) with a 99 % t interval over MC_GROUPS contiguous groups of tasks."""
     groups = np.array_split(np.arange(num.size), MC_GROUPS)
-    return _t_interval([float(np.mean(num[g]) / np.mean(den[g])) for g in groups])
+    return t_interval([float(np.mean(num[g]) / np.mean(den[g])) for g in groups], MC_LEVEL)
 
 
 def _deep_detail(seed: int) -> str:

@@ -22,6 +22,7 @@ from icl_verify.engine.symbolic import grid
 from icl_verify.numerics.raw import compiler as rc
 from icl_verify.numerics.raw.primitives import Aff, Div, Mov, Mul, Program, Raw, apply_parallel
 from icl_verify.numerics.raw.transformer import gelu, layer_norm
+from icl_verify.numerics.shared.stats import fit_line
 
 FAMILY = "raw"
 PAPER = "Akyürek et al. 2023"
@@ -449,7 +450,8 @@ def mul_layer_error(H: np.ndarray, n: float) -> float:
 
 
 def _slope(xs: np.ndarray, ys: np.ndarray) -> float:
-    return float(np.polyfit(xs, ys, 1)[0])
+    """Least-squares slope of ys against xs (``numerics.shared.stats.fit_line``)."""
+    return fit_line(xs, ys).slope.estimate
 
 
 SCALE_GRID = np.array([100.0, 300.0, 1000.0, 3000.0])

@@ -151,16 +151,13 @@ def stale_files(files: Mapping[str, bytes], out: Path = DEFAULT_OUT, *, strict: 
     only for being there; ``strict=True`` compares every file byte for byte (true only on the
     machine, and with the library releases, that wrote them).
     """
-    stale = []
-    for rel, content in files.items():
-        current = _read(out / rel)
-        if current is None:
-            stale.append(rel)
-        elif strict and current != content:
-            stale.append(rel)
-        elif not strict and rel.endswith(".md") and skeleton(current) != skeleton(content):
-            stale.append(rel)
-    return stale
+    return [rel for rel, content in files.items() if _differs(rel, _read(out / rel), content, strict)]
+
+
+def _differs(rel: str, current: bytes | None, content: bytes, strict: bool) -> bool:
+    if current is None or strict:
+        return current != content
+    return rel.endswith(".md") and skeleton(current) != skeleton(content)
 
 
 def _read(path: Path) -> bytes | None:

@@ -1,0 +1,84 @@
+"""Student-t confidence intervals shared by the claims: of a mean, and of a least-squares slope.
+
+Both are ``estimate ± t_{dof, (1 + level)/2} · standard error`` (:func:`student_interval`):
+the mean of n values has dof = n − 1 and standard error s/√n (:func:`t_interval`); the slope of a
+straight-line least-squares fit to n points has dof = n − 2 and the usual standard error of the
+slope (:func:`fit_line`, via :func:`scipy.stats.linregress`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy import stats
+
+from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int, same_size
+
+
+class Interval(NamedTuple):
+    """A point estimate and the two ends of its confidence interval."""
+
+    estimate: float
+    low: float
+    high: float
+
+
+class Line(NamedTuple):
+    """A least-squares line y ≈ intercept + slope · x, the slope with its t-interval."""
+
+    slope: Interval
+    intercept: float
+
+
+def _level(level: object) -> float:
+    value = finite_scalar("level", level)
+    if not 0 < value < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    return value
+
+
+def student_interval(estimate: float, se: float, dof: int, level: float = 0.95) -> Interval:
+    """``estimate ± t · se`` with t the (1 + level)/2 quantile of Student's t with ``dof`` degrees of freedom.
+
+    A zero standard error gives the degenerate interval [estimate, estimate].
+
+    >>> student_interval(1.0, 0.5, 4)  # t_{4, 0.975} = 2.776 (tables)
+    Interval(estimate=1.0, low=-0.388..., high=2.388...)
+    """
+    se = finite_scalar("se", se, nonnegative=True)
+    half = float(stats.t.ppf((1 + _level(level)) / 2, positive_int("dof", dof))) * se
+    estimate = float(estimate)
+    return Interval(estimate, estimate - half, estimate + half)
+
+
+def t_interval(values: object, level: float = 0.95) -> Interval:
+    """Mean of iid values with its Student-t interval: x̄ ± t_{n−1} s/√n (s the sample standard deviation).
+
+    >>> t_interval([1.0, 2.0, 3.0])  # s/√n = 1/√3, t_{2, 0.975} = 4.303 (tables)
+    Interval(estimate=2.0, low=-0.484..., high=4.484...)
+    """
+    x = finite_array("values", values, ndim=1)
+    if x.size < 2:
+        raise ValueError(f"values must hold at least 2 numbers, got {x.size}")
+    return student_interval(float(np.mean(x)), float(stats.sem(x)), x.size - 1, level)
+
+
+def fit_line(x: object, y: object, level: float = 0.95) -> Line:
+    """Least-squares line through the points (x_i, y_i) (:func:`scipy.stats.linregress`), with the
+    Student-t interval of the slope on n − 2 degrees of freedom.
+
+    For deterministic y the interval measures how far the points are from a straight line; on an
+    exact line it collapses to the slope.
+
+    >>> fit_line([0, 1, 2], [1, 3, 5])
+    Line(slope=Interval(estimate=2.0, low=2.0, high=2.0), intercept=1.0)
+    """
+    xa, ya = finite_array("x", x, ndim=1), finite_array("y", y, ndim=1)
+    same_size("y", ya.size, xa.size, "the length of x")
+    if xa.size < 3:
+        raise ValueError(f"x must hold at least 3 points for a slope interval, got {xa.size}")
+    if np.unique(xa).size < 2:
+        raise ValueError("x must take at least 2 distinct values")
+    fit = stats.linregress(xa, ya)
+    return Line(student_interval(fit.slope, fit.stderr, xa.size - 2, level), float(fit.intercept))

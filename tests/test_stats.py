@@ -1,0 +1,100 @@
+"""Student-t intervals (numerics.shared.stats) against hand computations and closed-form t quantiles.
+
+Closed forms used for the quantile t_{ν, p}: ν = 1 (Cauchy) t = tan(π(p − ½)); ν = 2
+t = (2p − 1)/√(2p(1 − p)). Table value: t_{4, 0.995} = 4.604.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from icl_verify.numerics.shared.stats import Interval, fit_line, student_interval, t_interval
+
+
+def _t1(p: float) -> float:
+    return math.tan(math.pi * (p - 0.5))
+
+
+def _t2(p: float) -> float:
+    return (2 * p - 1) / math.sqrt(2 * p * (1 - p))
+
+
+def test_closed_form_quantiles_match_the_tables():
+    assert _t1(0.975) == pytest.approx(12.706, abs=1e-3)
+    assert _t2(0.975) == pytest.approx(4.303, abs=1e-3)
+
+
+def test_mean_interval_of_three_values_by_hand():
+    # mean 2, s = 1, s/√n = 1/√3, ν = 2
+    m, lo, hi = t_interval([1.0, 2.0, 3.0])
+    half = _t2(0.975) / math.sqrt(3)
+    assert m == 2.0
+    assert lo == pytest.approx(2 - half, rel=1e-12) and hi == pytest.approx(2 + half, rel=1e-12)
+
+
+def test_mean_interval_of_two_values_uses_the_cauchy_quantile():
+    # a, b: mean (a + b)/2, s = |a − b|/√2, s/√2 = |a − b|/2, ν = 1
+    m, lo, hi = t_interval([1.0, 4.0], level=0.9)
+    half = _t1(0.95) * 1.5
+    assert m == 2.5
+    assert lo == pytest.approx(2.5 - half, rel=1e-12) and hi == pytest.approx(2.5 + half, rel=1e-12)
+
+
+def test_mean_interval_at_99_percent_uses_the_table_quantile():
+    values = [2.0, 4.0, 4.0, 6.0, 9.0]  # mean 5, s² = (9 + 1 + 1 + 1 + 16)/4 = 7
+    m, lo, hi = t_interval(values, level=0.99)
+    assert m == 5.0
+    assert hi - m == pytest.approx(4.604 * math.sqrt(7 / 5), abs=2e-3)
+    assert m - lo == pytest.approx(hi - m, rel=1e-12)
+
+
+def test_identical_values_give_a_degenerate_interval():
+    assert t_interval([0.25, 0.25, 0.25]) == (0.25, 0.25, 0.25)
+
+
+def test_slope_interval_of_four_points_by_hand():
+    # x̄ = 1.5, ȳ = 1.25, Sxx = 5, Sxy = 4.5: slope 0.9, intercept −0.1; residuals (0.1, 0.2, −0.7, 0.4),
+    # SSE = 0.7, s² = SSE/(n − 2) = 0.35, se(slope) = √(s²/Sxx) = √0.07, ν = 2
+    line = fit_line([0.0, 1.0, 2.0, 3.0], [0.0, 1.0, 1.0, 3.0])
+    half = _t2(0.975) * math.sqrt(0.07)
+    assert line.slope.estimate == pytest.approx(0.9, rel=1e-12)
+    assert line.intercept == pytest.approx(-0.1, abs=1e-12)
+    assert line.slope.low == pytest.approx(0.9 - half, rel=1e-12)
+    assert line.slope.high == pytest.approx(0.9 + half, rel=1e-12)
+
+
+def test_slope_interval_collapses_on_an_exact_line():
+    x = np.linspace(-2.0, 5.0, 8)
+    line = fit_line(x, 3.0 - 0.5 * x)
+    assert line.slope.estimate == pytest.approx(-0.5, rel=1e-12)
+    assert line.slope.high - line.slope.low == pytest.approx(0.0, abs=1e-12)
+    assert line.intercept == pytest.approx(3.0, rel=1e-12)
+
+
+def test_student_interval_is_symmetric_and_unpacks_as_a_tuple():
+    est, lo, hi = student_interval(1.0, 0.5, 2, level=0.95)
+    assert isinstance(student_interval(1.0, 0.5, 2), Interval)
+    assert hi - est == pytest.approx(0.5 * _t2(0.975), rel=1e-12) and est - lo == pytest.approx(hi - est, rel=1e-12)
+    assert student_interval(3.0, 0.0, 5) == (3.0, 3.0, 3.0)
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: t_interval([1.0]), "values"),
+        (lambda: t_interval([1.0, float("nan")]), "values"),
+        (lambda: t_interval([1.0, 2.0], level=1.0), "level"),
+        (lambda: fit_line([0, 1, 2], [0, 1]), "y"),
+        (lambda: fit_line([0, 1], [0, 1]), "x"),
+        (lambda: fit_line([1, 1, 1], [0, 1, 2]), "x"),
+        (lambda: fit_line([0, 1, 2], [0, 1, 2], level=0.0), "level"),
+        (lambda: student_interval(1.0, -0.1, 3), "se"),
+        (lambda: student_interval(1.0, 0.1, 0), "dof"),
+    ],
+)
+def test_bad_input_names_the_argument(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
