@@ -104,7 +104,9 @@ def compare(args: argparse.Namespace, torch, threads: int) -> None:
     print(f"matmul peak, NumPy float32 GEMM: {peak:.1f} GFLOP/s")
     if torch is not None:
         tpeak = torch_peak(torch)
-        print(f"matmul peak, PyTorch float32 GEMM ({torch.__version__}, {torch.get_num_threads()} threads): {tpeak:.1f} GFLOP/s")
+        print(
+            f"matmul peak, PyTorch float32 GEMM ({torch.__version__}, {torch.get_num_threads()} threads): {tpeak:.1f} GFLOP/s"
+        )
         peak = max(peak, tpeak)
     print(f"sizes D = {args.d}, H = {args.hidden}, batch {args.batch}: {flops / 1e6:.1f} MFLOP per step")
     for m in (1, 2, 4):

@@ -54,8 +54,10 @@ def ridge_chain_table(ds: list[int], ns: list[int], seed: int) -> None:
             t_forward, out = _timed(lambda c=compiled, h=H: c.run(h), 1 if n * d > 100 else 3)
             exact = ridge_weights(X, y, 0.5) @ xq
             rel = abs(program.read(out, block, t)[0] - exact) / abs(exact)
-            print(f"| {d} | {n} | {compiled.depth} | {compiled.width} | {_weights_mb(compiled):.0f} "
-                  f"| {t_compile:.3f} | {t_forward:.3f} | {rel:.1e} |")
+            print(
+                f"| {d} | {n} | {compiled.depth} | {compiled.width} | {_weights_mb(compiled):.0f} "
+                f"| {t_compile:.3f} | {t_forward:.3f} | {rel:.1e} |"
+            )
 
 
 def error_vs_scale(seed: int, d: int = 8, states: int = 5) -> None:
@@ -84,8 +86,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="d ∈ {2, 4}, n ∈ {4, 16} only")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    print(f"# bench_raw  seed={args.seed}  numpy={np.__version__}  python={platform.python_version()}  "
-          f"cpus={os.cpu_count()}  load={os.getloadavg()[0]:.1f}  blas_threads={os.environ['OPENBLAS_NUM_THREADS']}")
+    print(
+        f"# bench_raw  seed={args.seed}  numpy={np.__version__}  python={platform.python_version()}  "
+        f"cpus={os.cpu_count()}  load={os.getloadavg()[0]:.1f}  blas_threads={os.environ['OPENBLAS_NUM_THREADS']}"
+    )
     print("\n## Ridge chain (n Sherman–Morrison updates), default scales\n")
     ridge_chain_table([2, 4] if args.quick else [2, 4, 8], [4, 16] if args.quick else [4, 16, 64], args.seed)
     print("\n## Error vs scale N, compiled Theorem 1 and 2\n")

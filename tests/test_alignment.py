@@ -69,7 +69,9 @@ def test_model_cos_of_opposite_and_scaled_models():
     flipped = lambda X, Y, q: -ref(X, Y, q)  # noqa: E731
     np.testing.assert_allclose(model_cos(flipped, ref, tasks), -1.0, atol=1e-12)
     np.testing.assert_allclose(model_cos(gd_model(3.0), ref, tasks), 1.0, atol=1e-12)
-    np.testing.assert_allclose(model_diff(gd_model(3.0), ref, tasks), 2 * np.linalg.norm(query_gradient(ref, tasks), axis=(1, 2)))
+    np.testing.assert_allclose(
+        model_diff(gd_model(3.0), ref, tasks), 2 * np.linalg.norm(query_gradient(ref, tasks), axis=(1, 2))
+    )
 
 
 def test_one_step_rate_is_the_quadratic_minimum():
@@ -147,8 +149,10 @@ def test_fit_preconditioner_recovers_a_planted_matrix():
     g = np.einsum("bn,bnx->bx", tasks.Y[..., 0], tasks.X) / 6
     planted = replace(tasks, y_q=np.einsum("bqa,ac,bc->bq", tasks.x_q, A, g)[..., None])
     np.testing.assert_allclose(fit_preconditioner(preconditioner_moments(planted)), A, atol=1e-9)
-    half = [replace(planted, **{k: getattr(planted, k)[sl] for k in ("X", "Y", "x_q", "y_q", "W")})
-            for sl in (slice(0, 100), slice(100, 200))]
+    half = [
+        replace(planted, **{k: getattr(planted, k)[sl] for k in ("X", "Y", "x_q", "y_q", "W")})
+        for sl in (slice(0, 100), slice(100, 200))
+    ]
     pooled = tuple(a + b for a, b in zip(*(preconditioner_moments(h) for h in half)))
     np.testing.assert_allclose(fit_preconditioner(pooled), A, atol=1e-9)
 

@@ -26,7 +26,11 @@ def test_foundation_families_are_built_in():
 def test_proposition_1_is_proved_dimension_free():
     result = check(lsa_gd.PROP1)
     assert result.verdict is Verdict.PROVED
-    assert {e.kind: e.status for e in result.evidence} == {"symbolic": "proved", "explicit": "verified", "numeric": "verified"}
+    assert {e.kind: e.status for e in result.evidence} == {
+        "symbolic": "proved",
+        "explicit": "verified",
+        "numeric": "verified",
+    }
 
 
 def test_query_in_keys_is_refuted_at_one_by_one_with_one_example():

@@ -59,7 +59,11 @@ def test_false_claim_is_refuted_with_a_minimal_counterexample():
         return {"k": k, "A": draw(matrices(k, k)), "B": draw(matrices(k, k))}
 
     claim = Claim(
-        "commute", "s", "AB = BA", numeric=Numeric(square_pairs(), lambda c: (c["A"] @ c["B"], c["B"] @ c["A"])), holds=False
+        "commute",
+        "s",
+        "AB = BA",
+        numeric=Numeric(square_pairs(), lambda c: (c["A"] @ c["B"], c["B"] @ c["A"])),
+        holds=False,
     )
     result = check(claim, seed=3)
     assert result.verdict is Verdict.REFUTED and result.as_expected
@@ -101,7 +105,9 @@ def test_explicit_refutation_gives_exact_witness():
         A, B = sp.Matrix(MatrixSymbol("A", k, k)), sp.Matrix(MatrixSymbol("B", k, k))
         return A * B - B * A
 
-    result = check(Claim("commute-exact", "s", "AB = BA", explicit=Explicit(residual, [{"k": 1}, {"k": 2}]), holds=False))
+    result = check(
+        Claim("commute-exact", "s", "AB = BA", explicit=Explicit(residual, [{"k": 1}, {"k": 2}]), holds=False)
+    )
     assert result.verdict is Verdict.REFUTED
     cex = result.counterexample
     assert cex["sizes"] == {"k": 2}

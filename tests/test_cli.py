@@ -50,7 +50,17 @@ def test_list_shows_builtin_claims(runner):
 
 def test_check_named_claims_json(runner):
     result = runner.invoke(
-        main, ["check", "prop1-lsa-equals-gd-step", "prop1-p-eta-not-eta-over-n", "--json", "--seed", "3", "--max-examples", "30"]
+        main,
+        [
+            "check",
+            "prop1-lsa-equals-gd-step",
+            "prop1-p-eta-not-eta-over-n",
+            "--json",
+            "--seed",
+            "3",
+            "--max-examples",
+            "30",
+        ],
     )
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)

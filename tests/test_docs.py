@@ -101,7 +101,9 @@ def test_markdown_reprs_for_jupyter():
 
 
 def _line_figure() -> Figure:
-    return Figure("line", "a line", lambda: {"x": np.arange(5.0), "y": 2 * np.arange(5.0)}, lambda ax, d: ax.plot(d["x"], d["y"]))
+    return Figure(
+        "line", "a line", lambda: {"x": np.arange(5.0), "y": 2 * np.arange(5.0)}, lambda ax, d: ax.plot(d["x"], d["y"])
+    )
 
 
 def test_svg_is_deterministic():

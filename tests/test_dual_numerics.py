@@ -24,7 +24,10 @@ def test_linear_and_softmax_attention_match_loops(case):
     np.testing.assert_allclose(dual.linear_attention(values, keys, q), linear, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(dual.softmax_attention(values, keys, q), soft, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(
-        dual.icl_attention(case["W_V"], case["W_K"], case["demos"], case["text"], q, use_softmax=True), soft, rtol=1e-10, atol=1e-12
+        dual.icl_attention(case["W_V"], case["W_K"], case["demos"], case["text"], q, use_softmax=True),
+        soft,
+        rtol=1e-10,
+        atol=1e-12,
     )
     assert dual.demo_mass(case["W_K"], case["demos"], case["text"], q) == pytest.approx(
         weights[: case["n_demo"]].sum(), rel=1e-12, abs=1e-15
@@ -55,8 +58,18 @@ def test_momentum_explicit_matches_double_loop(case):
         (lambda: dual.linear_attention(np.ones((3, 2)), np.ones((2, 2)), np.ones(2)), "keys"),
         (lambda: dual.linear_attention(np.ones((3, 2)), np.ones((3, 2)), np.ones(3)), "q"),
         (lambda: dual.softmax_attention(np.ones((3, 2)), np.ones((3, 2)), np.array([np.nan, 0.0])), "q"),
-        (lambda: dual.icl_attention(np.ones((2, 3)), np.ones((2, 2)), np.ones((1, 2)), np.ones((1, 2)), np.ones(2), use_softmax=False), "W_V"),
-        (lambda: dual.icl_attention(np.ones((2, 2)), np.ones((2, 2)), np.ones((1, 2)), np.ones((1, 3)), np.ones(2), use_softmax=False), "text"),
+        (
+            lambda: dual.icl_attention(
+                np.ones((2, 3)), np.ones((2, 2)), np.ones((1, 2)), np.ones((1, 2)), np.ones(2), use_softmax=False
+            ),
+            "W_V",
+        ),
+        (
+            lambda: dual.icl_attention(
+                np.ones((2, 2)), np.ones((2, 2)), np.ones((1, 2)), np.ones((1, 3)), np.ones(2), use_softmax=False
+            ),
+            "text",
+        ),
         (lambda: dual.momentum_ema(np.ones(3), 0.5), "values"),
         (lambda: dual.dual_form_prediction(np.ones((2, 3)), np.ones((1, 2)), np.ones((1, 3)), np.ones(2)), "x"),
     ],

@@ -108,8 +108,14 @@ def test_training_record_is_reproducible_and_time_is_lr_times_steps():
 
 @pytest.mark.parametrize(
     "changes, name",
-    [({"k": 7}, "k"), ({"n": 0}, "n"), ({"d": 0}, "d"), ({"lr": float("nan")}, "lr"),
-     ({"decay": -1.0}, "decay"), ({"equalised": True, "n": 5}, "n")],
+    [
+        ({"k": 7}, "k"),
+        ({"n": 0}, "n"),
+        ({"d": 0}, "d"),
+        ({"lr": float("nan")}, "lr"),
+        ({"decay": -1.0}, "decay"),
+        ({"equalised": True, "n": 5}, "n"),
+    ],
 )
 def test_bad_config_names_the_argument(changes, name):
     with pytest.raises(ValueError, match=name):

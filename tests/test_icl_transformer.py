@@ -67,7 +67,9 @@ def test_every_gradient_matches_central_differences():
 
 def test_decay_only_on_layernorm_and_qkv():
     p, _, _ = _setup()
-    zero = tf.Transformer(*(np.zeros_like(a) for a in p.attention_arrays()), tf.MLP(*(np.zeros_like(a) for a in p.mlp.arrays())))
+    zero = tf.Transformer(
+        *(np.zeros_like(a) for a in p.attention_arrays()), tf.MLP(*(np.zeros_like(a) for a in p.mlp.arrays()))
+    )
     before_att = [a.copy() for a in p.attention_arrays()]
     before_mlp = [a.copy() for a in p.mlp.arrays()]
     tf.sgd_step(p, zero, lr=0.1, decay=0.2)
@@ -88,7 +90,9 @@ def test_short_run_records_and_is_reproducible():
     assert a.t == [0.0, 0.5, 1.0] and a.icl_acc == b.icl_acc and a.seed == 3
 
 
-@pytest.mark.parametrize("changes, name", [({"k": 3}, "k"), ({"n": 0}, "n"), ({"d": 0}, "d"), ({"decay": -1.0}, "decay")])
+@pytest.mark.parametrize(
+    "changes, name", [({"k": 3}, "k"), ({"n": 0}, "n"), ({"d": 0}, "d"), ({"decay": -1.0}, "decay")]
+)
 def test_bad_config(changes, name):
     with pytest.raises(ValueError, match=name):
         tf.TransformerConfig(**changes)

@@ -13,7 +13,11 @@ from icl_verify.families import kinetics as kc
 
 CLAIMS = registry.claims_in(kc)
 SIMULATED = [  # reduced-model training runs: checked at default settings in the slow suite
-    kc.FOLLOWS_ODE, kc.T_ICL_LINEAR_IN_N, kc.T_ICL_EXPONENTIAL_IN_BETA0, kc.TRANSIENCE, kc.PERSISTENCE,
+    kc.FOLLOWS_ODE,
+    kc.T_ICL_LINEAR_IN_N,
+    kc.T_ICL_EXPONENTIAL_IN_BETA0,
+    kc.TRANSIENCE,
+    kc.PERSISTENCE,
     kc.EQUALISED_SLOWER_SIM,
 ]
 DERIVED = [c for c in CLAIMS if c not in SIMULATED]  # symbolic, explicit, numeric and deterministic fits
@@ -70,5 +74,7 @@ def test_small_kappa_coefficient_matches_an_independent_quadrature():
     # C = ∫₀^∞ e^{−x} Γ(3/2) P(3/2, x) x^{−3/2} dx / (2√(π/2)), by SciPy instead of SymPy + mpmath.
     from scipy import integrate, special
 
-    value, _ = integrate.quad(lambda x: math.exp(-x) * special.gammainc(1.5, x) * special.gamma(1.5) * x**-1.5, 0, math.inf)
+    value, _ = integrate.quad(
+        lambda x: math.exp(-x) * special.gammainc(1.5, x) * special.gamma(1.5) * x**-1.5, 0, math.inf
+    )
     assert kc.small_kappa_coefficient() == pytest.approx(value / (2 * math.sqrt(math.pi / 2)), rel=1e-8)

@@ -20,7 +20,22 @@ def test_kinetics_prints_the_trajectory_and_the_ode(tmp_path):
 
 
 def test_kinetics_json_series_start_at_the_initial_condition():
-    args = ["kinetics", "--d", "8", "--k", "16", "--n", "4", "--steps", "20", "--hidden", "8", "--beta0", "0.3", "--json"]
+    args = [
+        "kinetics",
+        "--d",
+        "8",
+        "--k",
+        "16",
+        "--n",
+        "4",
+        "--steps",
+        "20",
+        "--hidden",
+        "8",
+        "--beta0",
+        "0.3",
+        "--json",
+    ]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)

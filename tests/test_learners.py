@@ -105,7 +105,9 @@ def test_compiled_chains_are_learners():
     from icl_verify.numerics.raw.programs import compiled_learner
 
     X, y, Q = RNG.normal(size=(3, 2)), RNG.normal(size=3), RNG.normal(size=(2, 2))
-    np.testing.assert_allclose(compiled_learner("ridge", 3, 2, lam=0.5)(X, y, Q), Q @ ridge_weights(X, y, 0.5), rtol=1e-6)
+    np.testing.assert_allclose(
+        compiled_learner("ridge", 3, 2, lam=0.5)(X, y, Q), Q @ ridge_weights(X, y, 0.5), rtol=1e-6
+    )
     w0 = RNG.normal(size=2)
     expected = Q @ sgd_weights(X, y, 0.05, 0.5, w0)
     np.testing.assert_allclose(compiled_learner("sgd", 3, 2, lam=0.5, alpha=0.05, w0=w0)(X, y, Q), expected, rtol=1e-6)

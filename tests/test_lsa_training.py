@@ -136,8 +136,19 @@ def test_short_training_reduces_the_loss():
 
 @pytest.mark.parametrize(
     "field, value",
-    [("nx", 0), ("steps", -1), ("lr", 0.0), ("clip", float("nan")), ("schedule", "linear"), ("loss", "l1"),
-     ("x_dist", "cauchy"), ("x_std", (1.0, -1.0)), ("noise_std", -0.1), ("dtype", "int8"), ("heads", 1.5)],
+    [
+        ("nx", 0),
+        ("steps", -1),
+        ("lr", 0.0),
+        ("clip", float("nan")),
+        ("schedule", "linear"),
+        ("loss", "l1"),
+        ("x_dist", "cauchy"),
+        ("x_std", (1.0, -1.0)),
+        ("noise_std", -0.1),
+        ("dtype", "int8"),
+        ("heads", 1.5),
+    ],
 )
 def test_bad_config_names_the_argument(field, value):
     with pytest.raises(ValueError, match=field):

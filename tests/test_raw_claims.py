@@ -10,7 +10,11 @@ import icl_verify.families.raw_programs
 from icl_verify.engine.claims import Verdict
 from icl_verify.engine.registry import claims_in, family_modules
 
-CLAIMS = [c for m in (icl_verify.families.raw, icl_verify.families.raw_programs, icl_verify.families.learners) for c in claims_in(m)]
+CLAIMS = [
+    c
+    for m in (icl_verify.families.raw, icl_verify.families.raw_programs, icl_verify.families.learners)
+    for c in claims_in(m)
+]
 
 
 def test_families_are_registered():

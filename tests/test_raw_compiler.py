@@ -53,14 +53,27 @@ def test_division_block():
 def test_general_raw_with_past_reads_and_empty_sets():
     K = ((), (0,), (0, 1), (1, 3))
     for op in ("+", "*"):
-        r = Raw(op, (0, 1), (2, 3), (4, 5), K, RNG.normal(size=(2, 2)), RNG.normal(size=(2, 2)),
-                RNG.normal(size=(2, 2)), RNG.normal(size=2))
+        r = Raw(
+            op,
+            (0, 1),
+            (2, 3),
+            (4, 5),
+            K,
+            RNG.normal(size=(2, 2)),
+            RNG.normal(size=(2, 2)),
+            RNG.normal(size=(2, 2)),
+            RNG.normal(size=2),
+        )
         compiled = rc.compile_raws([r], 8)
         np.testing.assert_allclose(compiled.run(H), r.apply(H), atol=ATOL, rtol=0)
 
 
 def test_parallel_raws_share_one_layer():
-    ops = [Mov(0, 1, (0, 2), (6, 8)), Mul(1, 2, 1, (0, 2), (2, 4), (4, 5)), Aff((2, 3), (3, 4), (5, 6), np.eye(1), np.eye(1), np.ones(1))]
+    ops = [
+        Mov(0, 1, (0, 2), (6, 8)),
+        Mul(1, 2, 1, (0, 2), (2, 4), (4, 5)),
+        Aff((2, 3), (3, 4), (5, 6), np.eye(1), np.eye(1), np.ones(1)),
+    ]
     compiled = _check_block(ops)
     assert compiled.depth == 1
     assert rc.compile_program(Program(4, 8, tuple(ops)), parallel=False).depth == 3

@@ -87,7 +87,9 @@ def test_curvature_is_flagged_for_a_bent_law_and_not_for_a_power_law():
     lx = np.log(x)
     rng = np.random.default_rng(7)
     noise = 0.02 * rng.standard_normal(x.size)
-    straight = scaling.residual_diagnostics(x, np.exp(0.7 * lx + noise), scaling.loglog_fit(x, np.exp(0.7 * lx + noise)))
+    straight = scaling.residual_diagnostics(
+        x, np.exp(0.7 * lx + noise), scaling.loglog_fit(x, np.exp(0.7 * lx + noise))
+    )
     bent_y = np.exp(0.7 * lx + 0.05 * (lx - lx.mean()) ** 2 + noise)
     bent = scaling.residual_diagnostics(x, bent_y, scaling.loglog_fit(x, bent_y))
     assert bent.curvature == pytest.approx(0.05, abs=0.01) and bent.curvature_p < 1e-6
@@ -314,7 +316,9 @@ def test_quick_preset_measures_nu_within_plus_minus_0_15(tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report["seconds"] <= 300
-    assert report["nu"]["high"] - report["nu"]["exponent"] < 0.15 and report["nu"]["exponent"] - report["nu"]["low"] < 0.15
+    assert (
+        report["nu"]["high"] - report["nu"]["exponent"] < 0.15 and report["nu"]["exponent"] - report["nu"]["low"] < 0.15
+    )
 
 
 @pytest.mark.slow

@@ -78,7 +78,9 @@ def test_layer_is_causal():
 
 def test_mlp_term_by_hand():
     D = 3
-    layer = Layer(_averaging_layer(D).heads, np.zeros((D, D)), np.array([[1.0, 0.0, 0.0]]), np.array([[2.0], [0.0], [0.0]]))
+    layer = Layer(
+        _averaging_layer(D).heads, np.zeros((D, D)), np.array([[1.0, 0.0, 0.0]]), np.array([[2.0], [0.0], [0.0]])
+    )
     h = np.array([[1.0, 2.0, 4.0]])
     z = h[0]
     ln = (z - z.mean()) / z.std()
@@ -88,8 +90,12 @@ def test_mlp_term_by_hand():
 
 def test_batch_axes_broadcast():
     rng = np.random.default_rng(1)
-    layer = Layer((Head(rng.normal(size=(2, 3)), rng.normal(size=(2, 3)), rng.normal(size=(2, 3))),),
-                  rng.normal(size=(3, 2)), rng.normal(size=(4, 3)), rng.normal(size=(3, 4)))
+    layer = Layer(
+        (Head(rng.normal(size=(2, 3)), rng.normal(size=(2, 3)), rng.normal(size=(2, 3))),),
+        rng.normal(size=(3, 2)),
+        rng.normal(size=(4, 3)),
+        rng.normal(size=(3, 4)),
+    )
     h = rng.normal(size=(2, 4, 3))
     out = forward(h, [layer, layer])
     for b in range(2):

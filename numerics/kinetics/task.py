@@ -78,9 +78,7 @@ def _index_sequences(rng: np.random.Generator, labels: np.ndarray, n: int, batch
     k = labels.size
     if equalised:
         plus, minus = np.flatnonzero(labels > 0), np.flatnonzero(labels < 0)
-        idx = np.concatenate(
-            [rng.choice(plus, (batch, n // 2)), rng.choice(minus, (batch, n // 2))], axis=1
-        )
+        idx = np.concatenate([rng.choice(plus, (batch, n // 2)), rng.choice(minus, (batch, n // 2))], axis=1)
         return idx, rng.integers(0, n, batch)
     idx = rng.integers(0, k, (batch, n + 1))
     ctx, query = idx[:, :n], idx[:, n]

@@ -195,9 +195,7 @@ def readout_blocks(V: np.ndarray, K: np.ndarray, nx: int) -> tuple[np.ndarray, n
     return V[nx:, :], K[:, :nx]
 
 
-def product_alignment(
-    trained: LSAParams, reference: LSAParams, nx: int | None = None
-) -> tuple[float, float, float]:
+def product_alignment(trained: LSAParams, reference: LSAParams, nx: int | None = None) -> tuple[float, float, float]:
     """(s, rel. error of P W_V, rel. error of W_Kᵀ W_Q) after the best rescaling (s V, K / s).
 
     The layer only depends on the products up to (s P W_V, W_Kᵀ W_Q / s) (paper §3); s is the

@@ -115,7 +115,9 @@ def knn(X: object, y: object, X_query: object, k: int = 3, weighting: str = "uni
     return np.where(exact, labels[:, 0], out)
 
 
-def learners(lam: float = 0.1, alpha: float = 0.01, sigma2: float = 0.25, tau2: float = 1.0, k: int = 3) -> dict[str, Learner]:
+def learners(
+    lam: float = 0.1, alpha: float = 0.01, sigma2: float = 0.25, tau2: float = 1.0, k: int = 3
+) -> dict[str, Learner]:
     """The reference learners of Akyürek et al. (2023, §4), by name."""
     return {
         "ols": linear(ols_weights),
@@ -155,12 +157,25 @@ def _mean(values: list[float], seed: int) -> Discrepancy:
 
 
 def _check_sizes(n: int, d: int, n_tasks: int, noise_std: float) -> tuple[int, int, int, float]:
-    return (positive_int("n", n), positive_int("d", d), positive_int("n_tasks", n_tasks),
-            finite_scalar("noise_std", noise_std, nonnegative=True))
+    return (
+        positive_int("n", n),
+        positive_int("d", d),
+        positive_int("n_tasks", n_tasks),
+        finite_scalar("noise_std", noise_std, nonnegative=True),
+    )
 
 
-def spd(a1: Learner, a2: Learner, *, n: int, d: int, seed: int, n_tasks: int = 200,
-        n_queries: int = 16, noise_std: float = 0.0) -> Discrepancy:
+def spd(
+    a1: Learner,
+    a2: Learner,
+    *,
+    n: int,
+    d: int,
+    seed: int,
+    n_tasks: int = 200,
+    n_queries: int = 16,
+    noise_std: float = 0.0,
+) -> Discrepancy:
     """Squared prediction difference E_{D, x'} (A1(D)(x') − A2(D)(x'))² (Akyürek et al. 2023, §4)."""
     n, d, n_tasks, noise_std = _check_sizes(n, d, n_tasks, noise_std)
     rng = np.random.default_rng(seed)
@@ -177,8 +192,17 @@ def implied_weights(learner: Learner, X: np.ndarray, y: np.ndarray, probes: np.n
     return np.linalg.lstsq(probes, learner(X, y, probes), rcond=None)[0]
 
 
-def ilwd(a1: Learner, a2: Learner, *, n: int, d: int, seed: int, n_tasks: int = 200,
-         n_probes: int | None = None, noise_std: float = 0.0) -> Discrepancy:
+def ilwd(
+    a1: Learner,
+    a2: Learner,
+    *,
+    n: int,
+    d: int,
+    seed: int,
+    n_tasks: int = 200,
+    n_probes: int | None = None,
+    noise_std: float = 0.0,
+) -> Discrepancy:
     """Implicit linear weight difference E_D E_{X'} ‖ŵ_A1 − ŵ_A2‖² (Akyürek et al. 2023, §4).
 
     ``n_probes`` fresh inputs X' per task (default 4d, at least d so ŵ is determined).

@@ -152,7 +152,16 @@ class Raw:
                 raise ValueError(f"K[{i}] reads from a future timestep {future}: need K(i) ⊆ {{j <= i}}")
             if any(j < 0 for j in Ki) or len(set(Ki)) != len(Ki):
                 raise ValueError(f"K[{i}] must list distinct timesteps in [0, {i}], got {Ki}")
-        for name, value in (("r", r), ("s", s), ("w", w), ("K", K), ("W_a", W_a), ("W", W), ("W_o", W_o), ("bias", bias)):
+        for name, value in (
+            ("r", r),
+            ("s", s),
+            ("w", w),
+            ("K", K),
+            ("W_a", W_a),
+            ("W", W),
+            ("W_o", W_o),
+            ("bias", bias),
+        ):
             object.__setattr__(self, name, value)
 
     @property
@@ -327,7 +336,9 @@ class Aff(_TwoOperands):
         self.validate(*H.shape)
         out = H.copy()
         for t in _columns("columns", self.columns, H.shape[0]):
-            out[t, slice(*self.rows_out)] = self.W1 @ H[t, slice(*self.rows1)] + self.W2 @ H[t, slice(*self.rows2)] + self.b
+            out[t, slice(*self.rows_out)] = (
+                self.W1 @ H[t, slice(*self.rows1)] + self.W2 @ H[t, slice(*self.rows2)] + self.b
+            )
         return out
 
     def raws(self, T: int) -> list[Raw]:
@@ -380,7 +391,9 @@ class Mul(_TwoOperands):
             for k in range(self.c):
                 r = tuple(a0 + i * self.b + j for j in range(self.b))
                 s = tuple(b0 + j * self.c + k for j in range(self.b))
-                out.append(Raw("*", r, s, (o0 + i * self.c + k,), K, np.eye(self.b), np.eye(self.b), np.ones((1, self.b))))
+                out.append(
+                    Raw("*", r, s, (o0 + i * self.c + k,), K, np.eye(self.b), np.eye(self.b), np.ones((1, self.b)))
+                )
         return out
 
 
@@ -426,7 +439,9 @@ def mov(H: object, src: int, dst: int, rows_from: Rows, rows_to: Rows) -> np.nda
     return Mov(src, dst, rows_from, rows_to).apply(H)
 
 
-def aff(H: object, rows1: Rows, rows2: Rows, rows_out: Rows, W1: object, W2: object, b: object, columns=None) -> np.ndarray:
+def aff(
+    H: object, rows1: Rows, rows2: Rows, rows_out: Rows, W1: object, W2: object, b: object, columns=None
+) -> np.ndarray:
     """aff(H; rows1, rows2 → rows_out, W1, W2, b) (Akyürek et al., appendix)."""
     return Aff(rows1, rows2, rows_out, W1, W2, b, columns).apply(H)
 

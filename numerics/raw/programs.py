@@ -196,8 +196,16 @@ def ridge_chain(n: int, d: int, lam: float) -> tuple[Program, tuple]:
     return Program(2 * n + 1, L["pred"][1], tuple(ops), L), ("pred", q)
 
 
-def compiled_learner(kind: Literal["ridge", "sgd"], n: int, d: int, *, lam: float = 0.5, alpha: float = 0.05,
-                     w0: object = None, scales: Scales | None = None) -> Learner:
+def compiled_learner(
+    kind: Literal["ridge", "sgd"],
+    n: int,
+    d: int,
+    *,
+    lam: float = 0.5,
+    alpha: float = 0.05,
+    w0: object = None,
+    scales: Scales | None = None,
+) -> Learner:
     """The compiled n-example chain as a learner ``(X, y, X_query) -> predictions`` (one forward per query),
     so SPD/ILWD (``numerics.raw.learners``) can compare the transformer with any reference learner."""
     if kind == "ridge":
@@ -213,4 +221,3 @@ def compiled_learner(kind: Literal["ridge", "sgd"], n: int, d: int, *, lam: floa
         return np.array([program.read(network.run(encode_examples(X, y, q, program.D)), block, t)[0] for q in Q])
 
     return learner
-

@@ -15,7 +15,9 @@ from icl_verify.output import docs
 @click.option("--out", type=click.Path(file_okay=False), default=str(docs.DEFAULT_OUT), show_default=True)
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if the documents are stale.")
 @click.option(
-    "--strict", is_flag=True, help="With --check: compare bytes, measured digits and figures included (same machine only)."
+    "--strict",
+    is_flag=True,
+    help="With --check: compare bytes, measured digits and figures included (same machine only).",
 )
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
 @click.option("--max-examples", default=100, show_default=True, type=click.IntRange(min=1))

@@ -84,14 +84,37 @@ def _plot(series: dict, path: str, title: str) -> None:
 @click.option("--plot", "plot_path", default=None, help="Write a PNG of the trajectories here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the full series as JSON.")
 def command(
-    d: int, k: str, n: int, seed: int, steps: int, lr: float, batch: int, hidden: int, w0: float, beta0: float,
-    decay: float, equalised: bool, every: int, plot_path: str | None, as_json: bool,
+    d: int,
+    k: str,
+    n: int,
+    seed: int,
+    steps: int,
+    lr: float,
+    batch: int,
+    hidden: int,
+    w0: float,
+    beta0: float,
+    decay: float,
+    equalised: bool,
+    every: int,
+    plot_path: str | None,
+    as_json: bool,
 ) -> None:
     """Simulate the reduced model and print its (w, β) trajectory against the ODE prediction."""
     try:
         config = icl_models.ReducedConfig(
-            d=d, k=_k(k), n=n, hidden=hidden, lr=lr, batch=batch, steps=steps, w0=w0, beta0=beta0, decay=decay,
-            equalised=equalised, record_every=max(1, steps // 200),
+            d=d,
+            k=_k(k),
+            n=n,
+            hidden=hidden,
+            lr=lr,
+            batch=batch,
+            steps=steps,
+            w0=w0,
+            beta0=beta0,
+            decay=decay,
+            equalised=equalised,
+            record_every=max(1, steps // 200),
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
@@ -115,7 +138,9 @@ def command(
         )
         if level:
             sim = summary["t_level_sim"]
-            click.echo(f"first e^β = N/16: simulation {'never' if sim is None else f'{sim:.1f}'}, ODE {summary['t_level_ode']:.1f}")
+            click.echo(
+                f"first e^β = N/16: simulation {'never' if sim is None else f'{sim:.1f}'}, ODE {summary['t_level_ode']:.1f}"
+            )
     if plot_path:
         _plot(series, plot_path, f"reduced model D={d} K={k} N={n} seed={seed}")
         if not as_json:

@@ -28,8 +28,13 @@ def build(name: str, d: int, n: int, alpha: float, lam: float, rng: np.random.Ge
         (program, readout), w = sgd_chain(n, d, w0, alpha, lam), sgd_weights(X, y, alpha, lam, w0)
     else:
         (program, readout), w = ridge_chain(n, d, lam), ridge_weights(X, y, lam)
-    return {"program": program, "readout": readout, "H": encode_examples(X, y, xq, program.D),
-            "closed_form": float(w @ xq), "n": n}
+    return {
+        "program": program,
+        "readout": readout,
+        "H": encode_examples(X, y, xq, program.D),
+        "closed_form": float(w @ xq),
+        "n": n,
+    }
 
 
 def run(name: str, d: int, n: int, alpha: float, lam: float, scale: float | None, seed: int) -> dict:
@@ -44,10 +49,20 @@ def run(name: str, d: int, n: int, alpha: float, lam: float, scale: float | None
     pred = float(task["program"].read(out, *task["readout"])[0])
     exact = task["closed_form"]
     return {
-        "program": name, "d": d, "n": task["n"], "seed": seed, "primitives": len(task["program"].ops),
-        "layers": compiled.depth, "width": compiled.width, "mlp_width": compiled.mlp_width,
-        "scales": vars(scales), "compile_seconds": round(t1 - t0, 4), "forward_seconds": round(t2 - t1, 4),
-        "prediction": pred, "closed_form": exact, "relative_error": abs(pred - exact) / max(abs(exact), 1e-300),
+        "program": name,
+        "d": d,
+        "n": task["n"],
+        "seed": seed,
+        "primitives": len(task["program"].ops),
+        "layers": compiled.depth,
+        "width": compiled.width,
+        "mlp_width": compiled.mlp_width,
+        "scales": vars(scales),
+        "compile_seconds": round(t1 - t0, 4),
+        "forward_seconds": round(t2 - t1, 4),
+        "prediction": pred,
+        "closed_form": exact,
+        "relative_error": abs(pred - exact) / max(abs(exact), 1e-300),
     }
 
 
@@ -57,11 +72,17 @@ def run(name: str, d: int, n: int, alpha: float, lam: float, scale: float | None
 @click.option("--n", "n", default=4, show_default=True, type=click.IntRange(min=1), help="Examples (sgd, ridge).")
 @click.option("--alpha", default=0.1, show_default=True, type=float, help="GD step size (theorem1, sgd).")
 @click.option("--lam", default=0.5, show_default=True, type=click.FloatRange(min=0, min_open=True), help="λ.")
-@click.option("--scale", default=None, type=click.FloatRange(min=0, min_open=True),
-              help="One construction scale N (M = N_a = N, N_d = N², β = 100); default: the compiler's.")
+@click.option(
+    "--scale",
+    default=None,
+    type=click.FloatRange(min=0, min_open=True),
+    help="One construction scale N (M = N_a = N, N_d = N², β = 100); default: the compiler's.",
+)
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Seed of the random task.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON record.")
-def command(program: str, d: int, n: int, alpha: float, lam: float, scale: float | None, seed: int, as_json: bool) -> None:
+def command(
+    program: str, d: int, n: int, alpha: float, lam: float, scale: float | None, seed: int, as_json: bool
+) -> None:
     """Compile PROGRAM (theorem1, theorem2, sgd, ridge) to transformer weights, run it and compare."""
     record = run(program, d, n, alpha, lam, scale, seed)
     if as_json:

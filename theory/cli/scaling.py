@@ -114,7 +114,9 @@ def write_figures(report: dict[str, Any], runs: Sequence[dict[str, Any]], outdir
     colors = matplotlib.colormaps["viridis"](np.linspace(0, 1, len(set(k))))
     for color, kk in zip(colors, sorted(set(k))):
         for i, run in enumerate(r for r in runs if r["k"] == kk):
-            ax.plot(run["curves"]["t"], run["curves"]["c1"], color=color, lw=0.8, label=f"K = {int(kk)}" if i == 0 else None)
+            ax.plot(
+                run["curves"]["t"], run["curves"]["c1"], color=color, lw=0.8, label=f"K = {int(kk)}" if i == 0 else None
+            )
     ax.set(xscale="log", xlabel="t = lr × steps", ylabel=r"$c_1(t)$", title="c₁(t) while memorising")
     ax.legend(fontsize=7)
     paths.append(outdir / f"scaling-{report['preset']}-c1.png")
@@ -126,7 +128,9 @@ def write_figures(report: dict[str, Any], runs: Sequence[dict[str, Any]], outdir
 @click.option("--preset", type=click.Choice(sorted(PRESETS)), default="quick", show_default=True)
 @click.option("--executor", "kind", type=click.Choice(["local", "dask"]), default="local", show_default=True)
 @click.option("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786 (with --executor dask).")
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: CPU count).")
+@click.option(
+    "--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: CPU count)."
+)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Sweep and bootstrap seed.")
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Results file [scaling-<preset>.jsonl].")
 @click.option("--figures", type=click.Path(file_okay=False), default=None, help="Write figures to this directory.")

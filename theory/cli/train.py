@@ -49,9 +49,16 @@ def _training_options(steps: int, batch: int, lr: float):
                 click.option("--steps", default=steps, show_default=True, type=click.IntRange(min=1)),
                 click.option("--batch", default=batch, show_default=True, type=click.IntRange(min=1)),
                 click.option("--lr", default=lr, show_default=True, type=click.FloatRange(min=0, min_open=True)),
-                click.option("--schedule", default="cosine", show_default=True, type=click.Choice(["constant", "cosine"])),
-                click.option("--x-range", default=CODE_X_RANGE, show_default=True, type=float,
-                             help="x ~ U(−a, a); the paper's text says 1, its code 0.5."),
+                click.option(
+                    "--schedule", default="cosine", show_default=True, type=click.Choice(["constant", "cosine"])
+                ),
+                click.option(
+                    "--x-range",
+                    default=CODE_X_RANGE,
+                    show_default=True,
+                    type=float,
+                    help="x ~ U(−a, a); the paper's text says 1, its code 0.5.",
+                ),
                 click.option("--init-scale", default=0.01, show_default=True, type=float),
                 click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0)),
                 click.option("--test-tasks", default=1 << 15, show_default=True, type=click.IntRange(min=100)),
@@ -148,8 +155,14 @@ def single(steps, batch, lr, schedule, x_range, init_scale, seed, test_tasks, as
 def deep(layers, recurrent, steps, batch, lr, schedule, x_range, init_scale, seed, test_tasks, as_json) -> None:
     """K layers vs K steps of GD and K weight-tied GD++ layers (von Oswald et al. §4, Fig. 3)."""
     config = _config(
-        n_layers=layers, recurrent=recurrent, steps=steps, batch=batch, lr=lr, schedule=schedule,
-        x_range=x_range, init_scale=init_scale,
+        n_layers=layers,
+        recurrent=recurrent,
+        steps=steps,
+        batch=batch,
+        lr=lr,
+        schedule=schedule,
+        x_range=x_range,
+        init_scale=init_scale,
     )
     result = _train(config, seed, as_json)
     rng = np.random.default_rng([seed, 10])
@@ -158,7 +171,9 @@ def deep(layers, recurrent, steps, batch, lr, schedule, x_range, init_scale, see
     eta_pp, gamma = tune_gdpp(tune, layers, eta)
     tasks = config.sample(rng, test_tasks, n_queries=8, seed=seed)
     model, gd, gdpp = lsa_model(result.layers), gd_model(eta, layers), gdpp_model(eta_pp, gamma, layers)
-    losses = {name: mean_interval(task_losses(m, tasks)) for name, m in (("trained", model), ("gd", gd), ("gdpp", gdpp))}
+    losses = {
+        name: mean_interval(task_losses(m, tasks)) for name, m in (("trained", model), ("gd", gd), ("gdpp", gdpp))
+    }
     vs_gd = mean_interval(task_losses(model, tasks) - task_losses(gd, tasks))
     to_gd, to_pp = preds_diff(model, gd, tasks), preds_diff(model, gdpp, tasks)
     closer = mean_interval(to_pp - to_gd)

@@ -91,7 +91,6 @@ class Estimate:
         if self.tolerance < 0:
             raise ValueError(f"tolerance must be non-negative, got {self.tolerance}")
 
-
     def __str__(self) -> str:
         """The estimate and its interval to the precision the interval supports (:func:`format_interval`)."""
         return format_interval(self.value, self.low, self.high)
@@ -123,7 +122,11 @@ def format_interval(value: float, low: float, high: float) -> str:
         decimals = max(0, -exponent)
         quantum = 10.0**exponent
         return " ".join(
-            [_fixed(value, quantum, decimals), f"[{_fixed(low, quantum, decimals)},", f"{_fixed(high, quantum, decimals)}]"]
+            [
+                _fixed(value, quantum, decimals),
+                f"[{_fixed(low, quantum, decimals)},",
+                f"{_fixed(high, quantum, decimals)}]",
+            ]
         )
     return f"{_scientific(value, exponent)} [{_scientific(low, exponent)}, {_scientific(high, exponent)}]"
 
@@ -394,9 +397,8 @@ def _run_measured(m: Measured, seed: int) -> Evidence:
     if not isinstance(est, Estimate):
         raise TypeError(f"measure must return an Estimate, got {type(est).__name__}")
     band = (est.predicted - est.tolerance, est.predicted + est.tolerance)
-    text = (
-        f"measured {est} vs predicted {est.predicted:.4g}"
-        f" ± {est.tolerance:.3g} (seed {seed})" + (f"; {est.detail}" if est.detail else "")
+    text = f"measured {est} vs predicted {est.predicted:.4g} ± {est.tolerance:.3g} (seed {seed})" + (
+        f"; {est.detail}" if est.detail else ""
     )
     seconds = time.perf_counter() - t0
     if est.high < band[0] or est.low > band[1]:
@@ -456,4 +458,3 @@ def check(claim: Claim, seed: int = 0, max_examples: int = 100) -> Result:
     if claim.measured is not None:
         evidence.append(_guarded("measured", lambda: _run_measured(claim.measured, seed)))
     return Result(claim, combine(evidence), tuple(evidence), seed, max_examples, time.perf_counter() - t0)
-

@@ -123,7 +123,9 @@ def measure_simplified_loss_error(seed: int, u: float = 0.3, w: float = 1.0, bet
     (c₁ = σ(−u), c₂ = σ(u)); the neglected terms are O(e^β/N) and O(w⁴/N) relative, so −1."""
     ns = np.geomspace(64, 4096, 7).astype(int)
     c1, c2 = 1 / (1 + np.exp(u)), 1 / (1 + np.exp(-u))
-    rel = np.array([kin.exact_attention_loss(u, w, beta, n) / _paper_loss_numeric()(c1, c2, n, w, beta) - 1 for n in ns])
+    rel = np.array(
+        [kin.exact_attention_loss(u, w, beta, n) / _paper_loss_numeric()(c1, c2, n, w, beta) - 1 for n in ns]
+    )
     slope, lo, hi = fit_line(np.log(ns), np.log(np.abs(rel))).slope
     return Estimate(slope, lo, hi, -1.0, 0.1, f"u {u}, w {w}, β {beta}; relative error {rel.tolist()} (deterministic)")
 
@@ -553,7 +555,6 @@ EQUALISED_SLOWER_ODE = Claim(
 )
 
 
-
 # ---------------------------------------------------------------------------------------------
 # Simulations of the reduced model against the ODE (numerics.kinetics.models)
 #
@@ -734,8 +735,10 @@ def _icl_history(seed: int, config: icl_models.ReducedConfig) -> tuple[float, fl
     run = icl_models.train_reduced(config, seed)
     acc = np.asarray(run.icl_acc)
     peak, final = float(acc.max()), float(acc[-1])
-    detail = (f"seed {seed}: peak ICL {peak:.3f} at t = {run.t[int(acc.argmax())]:.0f}, final {final:.3f} at t = "
-              f"{run.t[-1]:.0f}, final IWL {run.iwl_acc[-1]:.3f}, final w {run.w[-1]:.3g}, β {run.beta[-1]:.3g}")
+    detail = (
+        f"seed {seed}: peak ICL {peak:.3f} at t = {run.t[int(acc.argmax())]:.0f}, final {final:.3f} at t = "
+        f"{run.t[-1]:.0f}, final IWL {run.iwl_acc[-1]:.3f}, final w {run.w[-1]:.3g}, β {run.beta[-1]:.3g}"
+    )
     if peak < PEAK_MIN:
         raise ValueError(f"ICL never emerged (peak accuracy below {PEAK_MIN}): {detail}")
     return peak, final, detail

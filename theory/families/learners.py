@@ -34,8 +34,14 @@ def bayes_ridge_residual(n: int, d: int) -> list:
 @st.composite
 def bayes_cases(draw) -> dict:
     n, d = draw(dims(1, 6)), draw(dims(1, 6))
-    return {"n": n, "d": d, "X": draw(matrices(n, d)), "y": draw(matrices(1, n))[0],
-            "sigma2": draw(st.floats(0.1, 4.0)), "tau2": draw(st.floats(0.1, 4.0))}
+    return {
+        "n": n,
+        "d": d,
+        "X": draw(matrices(n, d)),
+        "y": draw(matrices(1, n))[0],
+        "sigma2": draw(st.floats(0.1, 4.0)),
+        "tau2": draw(st.floats(0.1, 4.0)),
+    }
 
 
 def _bayes_vs_ridge(case: dict) -> tuple:
@@ -61,11 +67,21 @@ def measure_ilwd_ridge_to_ols(seed: int) -> Estimate:
     slopes = []
     for n, d in CONFIGS:
         for k in range(3):
-            values = [ilwd(linear(ols_weights), linear(ridge_weights, lam=lam), n=n, d=d, seed=seed * 100 + k, n_tasks=20).value
-                      for lam in LAMBDAS]
+            values = [
+                ilwd(
+                    linear(ols_weights), linear(ridge_weights, lam=lam), n=n, d=d, seed=seed * 100 + k, n_tasks=20
+                ).value
+                for lam in LAMBDAS
+            ]
             slopes.append(float(np.polyfit(np.log(LAMBDAS), np.log(values), 1)[0]))
-    return Estimate(float(np.mean(slopes)), min(slopes), max(slopes), 2.0, 0.1,
-                    f"λ ∈ {LAMBDAS.tolist()}, (n, d) ∈ {list(CONFIGS)}, 20 tasks × 3 seeds each")
+    return Estimate(
+        float(np.mean(slopes)),
+        min(slopes),
+        max(slopes),
+        2.0,
+        0.1,
+        f"λ ∈ {LAMBDAS.tolist()}, (n, d) ∈ {list(CONFIGS)}, 20 tasks × 3 seeds each",
+    )
 
 
 ILWD_LIMIT = Claim(
@@ -79,8 +95,15 @@ ILWD_LIMIT = Claim(
 
 def measure_spd_compiled_ridge(seed: int) -> Estimate:
     """SPD between the compiled ridge chain (n = 4, d = 3, λ = 0.5, default scales) and ridge; interval mean ± 3 s.e."""
-    result = spd(compiled_learner("ridge", 4, 3, lam=0.5), linear(ridge_weights, lam=0.5),
-                 n=4, d=3, seed=seed, n_tasks=20, n_queries=2)
+    result = spd(
+        compiled_learner("ridge", 4, 3, lam=0.5),
+        linear(ridge_weights, lam=0.5),
+        n=4,
+        d=3,
+        seed=seed,
+        n_tasks=20,
+        n_queries=2,
+    )
     low, high = max(0.0, result.value - 3 * result.stderr), result.value + 3 * result.stderr
     return Estimate(result.value, low, high, 0.0, 1e-9, f"{result.n_tasks} tasks × 2 queries, seed {result.seed}")
 

@@ -426,9 +426,17 @@ def _prop1_query_derivation() -> Derivation:
     X, Y, W0, xq, E, eq = s["X"], s["Y"], s["W0"], s["xq"], s["E"], s["eq"]
     zero_y = ZeroMatrix(NY, 1)
     steps = [
-        Step(eq + (ETA / N) * s["WV"] * E * E.T * BlockMatrix([[xq], [zero_y]]), "W_K = W_Q = diag(I_x, 0) keep x_q only", "θ_GD"),
+        Step(
+            eq + (ETA / N) * s["WV"] * E * E.T * BlockMatrix([[xq], [zero_y]]),
+            "W_K = W_Q = diag(I_x, 0) keep x_q only",
+            "θ_GD",
+        ),
         Step(eq + (ETA / N) * s["WV"] * E * X.T * xq, "Eᵀ [x_q; 0] = Xᵀ x_q, i.e. Σ_i e_i x_iᵀ x_q", "eq. 8"),
-        Step(eq + (ETA / N) * BlockMatrix([[ZeroMatrix(NX, N)], [W0 * X - Y]]) * X.T * xq, "W_V e_i = (0, W0 x_i − y_i)", "θ_GD"),
+        Step(
+            eq + (ETA / N) * BlockMatrix([[ZeroMatrix(NX, N)], [W0 * X - Y]]) * X.T * xq,
+            "W_V e_i = (0, W0 x_i − y_i)",
+            "θ_GD",
+        ),
         Step(BlockMatrix([[xq], [-W0 * xq + (ETA / N) * (W0 * X - Y) * X.T * xq]]), "collect the blocks", ""),
         Step(
             BlockMatrix([[xq], [-(W0 + s["dW"]) * xq]]),

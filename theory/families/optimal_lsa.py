@@ -564,7 +564,9 @@ def _settings(config: TrainConfig, seed: int) -> str:
     )
 
 
-def paired_loss(model: Model, reference: Model, tasks: RegressionTasks, reference_loss: float) -> tuple[float, float, float]:
+def paired_loss(
+    model: Model, reference: Model, tasks: RegressionTasks, reference_loss: float
+) -> tuple[float, float, float]:
     """Loss of ``model`` as reference_loss + mean(ℓ_model − ℓ_reference) on shared tasks (control variate), 99 % CI."""
     diff = task_losses(model, tasks) - task_losses(reference, tasks)
     m, lo, hi = mean_interval(diff)
@@ -586,7 +588,14 @@ def measure_vs_tuned_gd(seed: int) -> Estimate:
     ref = task_losses(gd_model(eta), tasks)
     m, lo, hi = mean_interval(task_losses(lsa_model(trained(SINGLE, seed).layers), tasks) - ref)
     base = float(np.mean(ref))
-    return Estimate(1 + m / base, 1 + lo / base, 1 + hi / base, 1.0, 0.01, f"line-searched η = {eta:.4f}; " + _settings(SINGLE, seed))
+    return Estimate(
+        1 + m / base,
+        1 + lo / base,
+        1 + hi / base,
+        1.0,
+        0.01,
+        f"line-searched η = {eta:.4f}; " + _settings(SINGLE, seed),
+    )
 
 
 def measure_model_cos(seed: int) -> Estimate:
@@ -624,7 +633,9 @@ def measure_raw_scale(seed: int) -> Estimate:
     A = effective_preconditioner(trained(SINGLE, seed).layers[0], SINGLE.nx, SINGLE.n_context) / SINGLE.n_context
     diag = np.diag(A)
     detail = "interval = range of the diagonal; " + _settings(SINGLE, seed)
-    return _estimate((float(diag.mean()), float(diag.min()), float(diag.max())), _value(stated_eta(), CODE), 0.05, detail)
+    return _estimate(
+        (float(diag.mean()), float(diag.min()), float(diag.max())), _value(stated_eta(), CODE), 0.05, detail
+    )
 
 
 @cached(maxsize=8)

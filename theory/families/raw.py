@@ -81,8 +81,14 @@ def aff_residuals(T: int, D: int) -> list:
     H = _symbolic_state(T, D)
     out = []
     for k in range(1, D + 1):
-        op = Aff((0, k), (D - k, D), (0, k), _symbolic_matrix("A", k, k), _symbolic_matrix("B", k, k),
-                 _symbolic_matrix("b", k, 1)[:, 0])
+        op = Aff(
+            (0, k),
+            (D - k, D),
+            (0, k),
+            _symbolic_matrix("A", k, k),
+            _symbolic_matrix("B", k, k),
+            _symbolic_matrix("b", k, 1)[:, 0],
+        )
         out.append(_residual(op.apply(H), op.raws(T)[0].apply(H)))
     return out
 
@@ -98,8 +104,14 @@ def mul_residuals(a: int, b: int, c: int, T: int = 2) -> list:
 def strict_aff_residuals(T: int, D: int) -> list:
     """aff minus its RAW read with the paper's strict mask K(i) ⊆ {j < i}."""
     H = _symbolic_state(T, D)
-    op = Aff((0, D), (0, D), (0, D), _symbolic_matrix("A", D, D), _symbolic_matrix("B", D, D),
-             _symbolic_matrix("b", D, 1)[:, 0])
+    op = Aff(
+        (0, D),
+        (0, D),
+        (0, D),
+        _symbolic_matrix("A", D, D),
+        _symbolic_matrix("B", D, D),
+        _symbolic_matrix("b", D, 1)[:, 0],
+    )
     return [_residual(op.apply(H), op.raws(T)[0].apply(H, mask="strict"))]
 
 
@@ -115,7 +127,9 @@ def mov_cases(draw) -> dict:
     T, D = case["T"], case["D"]
     k = draw(dims(1, D))
     src = draw(st.integers(0, T - 1))
-    case.update(src=src, dst=draw(st.integers(src, T - 1)), k=k, a=draw(st.integers(0, D - k)), b=draw(st.integers(0, D - k)))
+    case.update(
+        src=src, dst=draw(st.integers(src, T - 1)), k=k, a=draw(st.integers(0, D - k)), b=draw(st.integers(0, D - k))
+    )
     return case
 
 
@@ -131,14 +145,26 @@ def aff_cases(draw) -> dict:
     k1, k2, k = draw(dims(1, D)), draw(dims(1, D)), draw(dims(1, D))
     cols = draw(st.lists(st.integers(0, T - 1), min_size=1, max_size=T, unique=True))
     case.update(
-        r1=draw(st.integers(0, D - k1)), k1=k1, r2=draw(st.integers(0, D - k2)), k2=k2, o=draw(st.integers(0, D - k)), k=k,
-        W1=draw(matrices(k, k1)), W2=draw(matrices(k, k2)), b=draw(matrices(1, k))[0], cols=tuple(cols),
+        r1=draw(st.integers(0, D - k1)),
+        k1=k1,
+        r2=draw(st.integers(0, D - k2)),
+        k2=k2,
+        o=draw(st.integers(0, D - k)),
+        k=k,
+        W1=draw(matrices(k, k1)),
+        W2=draw(matrices(k, k2)),
+        b=draw(matrices(1, k))[0],
+        cols=tuple(cols),
     )
     return case
 
 
 def _aff_op(case: dict) -> Aff:
-    r1, r2, o = (case["r1"], case["r1"] + case["k1"]), (case["r2"], case["r2"] + case["k2"]), (case["o"], case["o"] + case["k"])
+    r1, r2, o = (
+        (case["r1"], case["r1"] + case["k1"]),
+        (case["r2"], case["r2"] + case["k2"]),
+        (case["o"], case["o"] + case["k"]),
+    )
     return Aff(r1, r2, o, case["W1"], case["W2"], case["b"], case["cols"])
 
 
@@ -151,8 +177,15 @@ def _aff_pair(case: dict, mask: str = "inclusive") -> tuple:
 def mul_cases(draw) -> dict:
     a, b, c, T = draw(dims(1, 3)), draw(dims(1, 3)), draw(dims(1, 3)), draw(dims(1, 3))
     D = a * b + b * c + a * c + draw(st.integers(0, 2))
-    return {"a": a, "b": b, "c": c, "T": T, "D": D, "H": draw(matrices(T, D)),
-            "cols": tuple(draw(st.lists(st.integers(0, T - 1), min_size=1, max_size=T, unique=True)))}
+    return {
+        "a": a,
+        "b": b,
+        "c": c,
+        "T": T,
+        "D": D,
+        "H": draw(matrices(T, D)),
+        "cols": tuple(draw(st.lists(st.integers(0, T - 1), min_size=1, max_size=T, unique=True))),
+    }
 
 
 def _mul_op(case: dict) -> Mul:
@@ -288,8 +321,12 @@ GELU_ODD_PAIR = Claim(
     source=f"{PAPER}, appendix (GeLU bypass); exact form used by the compiler",
     statement=r"\mathrm{GeLU}(x) - \mathrm{GeLU}(-x) = x \ \text{for every } x",
     symbolic=gelu_odd_pair,
-    numeric=Numeric(st.fixed_dictionaries({"x": reals(50.0)}),
-                    lambda c: (gelu(c["x"]) - gelu(-c["x"]), c["x"]), rtol=1e-15, atol=1e-15),
+    numeric=Numeric(
+        st.fixed_dictionaries({"x": reals(50.0)}),
+        lambda c: (gelu(c["x"]) - gelu(-c["x"]), c["x"]),
+        rtol=1e-15,
+        atol=1e-15,
+    ),
 )
 
 
@@ -460,8 +497,14 @@ N_SEEDS = 8
 
 def _slope_estimate(slopes: list[float], predicted: float, tolerance: float, axes: str) -> Estimate:
     """Mean fitted slope with [min, max] over the sampled states as its interval."""
-    return Estimate(float(np.mean(slopes)), min(slopes), max(slopes), predicted, tolerance,
-                    f"slopes of {axes}, {len(slopes)} states")
+    return Estimate(
+        float(np.mean(slopes)),
+        min(slopes),
+        max(slopes),
+        predicted,
+        tolerance,
+        f"slopes of {axes}, {len(slopes)} states",
+    )
 
 
 def mul_rate(H: np.ndarray) -> float:
@@ -580,7 +623,9 @@ def _mov_layer_error(seed: int, beta: float) -> float:
 
 def measure_attention_rate(seed: int) -> Estimate:
     """Slope of ln(error) vs β for a compiled mov (hard attention with a sink at logit β/2)."""
-    slopes = [_slope(BETA_GRID, np.log([_mov_layer_error(seed * 1000 + k, b) for b in BETA_GRID])) for k in range(N_SEEDS)]
+    slopes = [
+        _slope(BETA_GRID, np.log([_mov_layer_error(seed * 1000 + k, b) for b in BETA_GRID])) for k in range(N_SEEDS)
+    ]
     return _slope_estimate(slopes, -0.5, 0.02, f"ln error vs β over β ∈ {BETA_GRID.tolist()}")
 
 

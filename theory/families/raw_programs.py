@@ -119,8 +119,13 @@ def _t1_explicit(lam_term: str) -> Explicit:
 def theorem1_cases(draw, *, d: int | None = None) -> dict:
     d = draw(dims(1, 6)) if d is None else d
     return {
-        "d": d, "w": draw(matrices(1, d, 2.0))[0], "x1": draw(matrices(1, d, 2.0))[0], "x2": draw(matrices(1, d, 2.0))[0],
-        "y1": draw(reals(2.0)), "alpha": draw(reals(0.5, positive=True)), "lam": draw(reals(1.0, positive=True)),
+        "d": d,
+        "w": draw(matrices(1, d, 2.0))[0],
+        "x1": draw(matrices(1, d, 2.0))[0],
+        "x2": draw(matrices(1, d, 2.0))[0],
+        "y1": draw(reals(2.0)),
+        "alpha": draw(reals(0.5, positive=True)),
+        "lam": draw(reals(1.0, positive=True)),
     }
 
 
@@ -146,7 +151,9 @@ THEOREM1_COMPILED_D8 = Claim(
     source=f"{PAPER}, Theorem 1 at d = 8",
     statement=r"d = 8:\ |\text{compiled prediction} - w'^\top x_2| " + BOUND,
     note="m, s: largest entry and largest timestep ℓ1 norm of the program's reference trace (see trace_scale).",
-    numeric=Numeric(theorem1_cases(d=8).map(lambda c: {**c, "d": 8}), _theorem1_compiled, rtol=COMPILED_RTOL, atol=1e-12),
+    numeric=Numeric(
+        theorem1_cases(d=8).map(lambda c: {**c, "d": 8}), _theorem1_compiled, rtol=COMPILED_RTOL, atol=1e-12
+    ),
 )
 
 THEOREM1_OP_LIST = Claim(
@@ -197,8 +204,13 @@ THEOREM2_PROGRAM = Claim(
 @st.composite
 def theorem2_cases(draw, *, d: int | None = None) -> dict:
     d = draw(dims(1, 5)) if d is None else d
-    return {"d": d, "x1": draw(matrices(1, d, 2.0))[0], "x2": draw(matrices(1, d, 2.0))[0],
-            "y1": draw(reals(2.0)), "lam": draw(st.sampled_from([0.25, 0.5, 1.0, 2.0]))}
+    return {
+        "d": d,
+        "x1": draw(matrices(1, d, 2.0))[0],
+        "x2": draw(matrices(1, d, 2.0))[0],
+        "y1": draw(reals(2.0)),
+        "lam": draw(st.sampled_from([0.25, 0.5, 1.0, 2.0])),
+    }
 
 
 def _theorem2_compiled(case: dict) -> tuple:
@@ -213,7 +225,9 @@ THEOREM2_COMPILED_D8 = Claim(
     name="theorem2-compiled-d8",
     source=f"{PAPER}, Theorem 2 at d = 8",
     statement=r"d = 8:\ |\text{compiled prediction} - ((\lambda I + x_1x_1^\top)^{-1} x_1 y_1)^\top x_2| " + BOUND,
-    numeric=Numeric(theorem2_cases(d=8).map(lambda c: {**c, "d": 8}), _theorem2_compiled, rtol=COMPILED_RTOL, atol=1e-12),
+    numeric=Numeric(
+        theorem2_cases(d=8).map(lambda c: {**c, "d": 8}), _theorem2_compiled, rtol=COMPILED_RTOL, atol=1e-12
+    ),
 )
 
 
@@ -224,9 +238,16 @@ THEOREM2_COMPILED_D8 = Claim(
 @st.composite
 def chain_cases(draw, *, max_n: int = 3, max_d: int = 3) -> dict:
     n, d = draw(dims(1, max_n)), draw(dims(1, max_d))
-    return {"n": n, "d": d, "X": draw(matrices(n, d, 1.5)), "y": draw(matrices(1, n, 1.5))[0],
-            "x_query": draw(matrices(1, d, 1.5))[0], "w0": draw(matrices(1, d, 1.0))[0],
-            "alpha": draw(st.floats(0.01, 0.2)), "lam": draw(st.sampled_from([0.25, 0.5, 1.0, 2.0]))}
+    return {
+        "n": n,
+        "d": d,
+        "X": draw(matrices(n, d, 1.5)),
+        "y": draw(matrices(1, n, 1.5))[0],
+        "x_query": draw(matrices(1, d, 1.5))[0],
+        "w0": draw(matrices(1, d, 1.0))[0],
+        "alpha": draw(st.floats(0.01, 0.2)),
+        "lam": draw(st.sampled_from([0.25, 0.5, 1.0, 2.0])),
+    }
 
 
 def _sgd_chain(case: dict, *, compiled: bool) -> tuple:

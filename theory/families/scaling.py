@@ -80,7 +80,6 @@ class Preset:
                 jobs.append({"ks": [k] * len(chunk), "seeds": chunk, "settings": asdict(self.settings)})
         return jobs
 
-
     def threshold_configs(self, seed: int = 0) -> list[dict[str, Any]]:
         """One reduced-model run per (N, K, seed), largest N first; MLP settings as the memorization runs."""
         s = self.settings
@@ -164,7 +163,12 @@ def usable(runs: Sequence[dict[str, Any]], quantity: str) -> tuple[np.ndarray, n
 
 
 def fit_exponent(
-    runs: Sequence[dict[str, Any]], quantity: str = "i_inf", *, seed: int = 0, n_boot: int = 2000, method: str = "loglog"
+    runs: Sequence[dict[str, Any]],
+    quantity: str = "i_inf",
+    *,
+    seed: int = 0,
+    n_boot: int = 2000,
+    method: str = "loglog",
 ) -> tuple[scaling.PowerLawFit, int]:
     """Power-law fit of ``quantity`` vs K over the converged runs, bootstrap seeded ``seed``."""
     k, y, dropped = usable(runs, quantity)
@@ -172,7 +176,9 @@ def fit_exponent(
     return fit, dropped
 
 
-def paired_exponent_difference(runs: Sequence[dict[str, Any]], *, seed: int = 0, n_boot: int = 2000) -> dict[str, float]:
+def paired_exponent_difference(
+    runs: Sequence[dict[str, Any]], *, seed: int = 0, n_boot: int = 2000
+) -> dict[str, float]:
     """ν(t_IWL) − ν(I_K(∞)) with a paired bootstrap interval (the same runs resampled for both)."""
     k, i_inf, _ = usable(runs, "i_inf")
     k2, t_iwl, _ = usable(runs, "t_iwl")
@@ -339,8 +345,6 @@ MEMORIZATION_TIME_DEFINITIONS = Claim(
     measured=Measured(_measure_definitions),
     note="Both 'memorization times' scale alike, so the K* argument does not hinge on the definition.",
 )
-
-
 
 
 SLOPE_TOLERANCE = 0.2

@@ -26,7 +26,11 @@ INDEX_NOTE = (
 
 
 def family_document(
-    family: registry.Family, results: Mapping[str, Result], all_claims: Mapping[str, Claim], seed: int, max_examples: int
+    family: registry.Family,
+    results: Mapping[str, Result],
+    all_claims: Mapping[str, Claim],
+    seed: int,
+    max_examples: int,
 ) -> tuple[str, dict[str, bytes]]:
     """The Markdown for one family and its figure files (relative path → bytes)."""
     lines = [f"# {family.title}", "", f"<!-- {INDEX_NOTE.format(seed=seed, max_examples=max_examples)} -->", ""]
@@ -68,7 +72,10 @@ def family_document(
 
 def index_document(fams: list[registry.Family], results: Mapping[str, Result], seed: int, max_examples: int) -> str:
     lines = ["# Derivation documents", "", INDEX_NOTE.format(seed=seed, max_examples=max_examples), ""]
-    lines += ["| family | claims | proved | verified | refuted (as expected) | not as expected |", "|---|---|---|---|---|---|"]
+    lines += [
+        "| family | claims | proved | verified | refuted (as expected) | not as expected |",
+        "|---|---|---|---|---|---|",
+    ]
     for fam in fams:
         rs = [results[c.name] for c in fam.claims]
         proved, verified = (sum(r.verdict is v for r in rs) for v in (Verdict.PROVED, Verdict.VERIFIED))

@@ -77,10 +77,7 @@ def counterexample_markdown(cex: dict[str, Any] | None) -> str:
         )
     if cex["kind"] == "explicit":
         values = ", ".join(f"${sp.latex(sp.Symbol(k))} = {v}$" for k, v in cex["values"].items())
-        return (
-            f"**Counterexample** (exact) at sizes {_fmt(cex['sizes'])} with {values}: residual "
-            f"`{cex['residual']}`."
-        )
+        return f"**Counterexample** (exact) at sizes {_fmt(cex['sizes'])} with {values}: residual `{cex['residual']}`."
     return (
         f"**Counterexample** (measured, seed {cex['seed']}): estimate "
         f"{format_interval(cex['estimate'], *cex['interval'])} excludes {_fmt(cex['predicted'])} ± {_fmt(cex['tolerance'])}."
