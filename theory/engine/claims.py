@@ -34,6 +34,9 @@ from icl_verify.engine import display
 from icl_verify.engine.symbolic import describe_sizes, find_witness, is_zero, max_abs
 from icl_verify.numerics.shared.checks import seed_value
 
+USER_FAMILY = "user"
+"""The family of a claim that no built-in family module declares."""
+
 
 class Verdict(StrEnum):
     """The outcome of checking a claim, strongest evidence first."""
@@ -171,7 +174,7 @@ class Claim:
     numeric: Numeric | None = None
     measured: Measured | None = None
     holds: bool = True
-    family: str = "user"
+    family: str = USER_FAMILY  # the registry labels built-in claims with their family
     note: str = ""
     correction: str = ""  # for a claim expected to be false: the name of the claim stating the corrected form
 

@@ -18,7 +18,7 @@ import sympy as sp
 from sympy.matrices.expressions import MatrixExpr
 
 from icl_verify.engine import display
-from icl_verify.engine.claims import Verdict
+from icl_verify.engine.claims import USER_FAMILY, Verdict
 from icl_verify.engine.symbolic import find_witness, is_zero
 
 
@@ -40,7 +40,7 @@ class Derivation:
     source: str
     start: Any
     steps: Sequence[Step]
-    family: str = "user"
+    family: str = USER_FAMILY
     intro: str = ""
 
     def __post_init__(self) -> None:

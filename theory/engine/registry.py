@@ -19,12 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from icl_verify.engine.claims import Claim
+from icl_verify.engine.claims import USER_FAMILY, Claim
 from icl_verify.engine.derivation import Derivation
 from icl_verify.engine.figure import Figure
 
 FAMILIES_PACKAGE = "icl_verify.families"
-USER_FAMILY = "user"
 
 
 @dataclass(frozen=True)
