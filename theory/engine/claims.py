@@ -54,6 +54,7 @@ class Explicit:
 
     residual: Callable[..., Any]
     sizes: Sequence[Mapping[str, int]]
+    control: Callable[..., Any] | None = None  # expected-false claims: the corrected form's residual(**size)
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class Numeric:
     compare: Callable[[Mapping[str, Any]], tuple]
     rtol: float = 1e-9
     atol: float = 1e-12
+    control: Callable[[Mapping[str, Any]], tuple] | None = None  # expected-false claims: the corrected compare
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,7 @@ class Estimate:
     predicted: float
     tolerance: float = 0.0
     detail: str = ""
+    control: float | None = None  # expected-false claims: the corrected form's prediction of the same quantity
 
     def __post_init__(self) -> None:
         for name in ("value", "low", "high", "predicted", "tolerance"):
@@ -177,6 +180,10 @@ class Claim:
     family: str = USER_FAMILY  # the registry labels built-in claims with their family
     note: str = ""
     correction: str = ""  # for a claim expected to be false: the name of the claim stating the corrected form
+    symbolic_control: Callable[[], Any] | None = None  # expected-false claims: the corrected form's residual(s)
+    no_control: str = ""  # expected-false claims without a corrected form: why none exists
+    assumptions: tuple[str, ...] = ()  # e.g. ("isotropic inputs", "W0 = 0"), for the claims ledger
+    builds_on: tuple[str, ...] = ()  # names of the claims this one relies on, for the claims ledger
 
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):
