@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 from sympy.matrices.expressions import MatrixSymbol
 
 from icl_verify import Claim, Estimate, Explicit, Measured, Numeric, Verdict, check, compare_with_tolerance
+from icl_verify.engine.claims import MAX_RESIDUAL_CHARS, NonFiniteComparison
+from icl_verify.output.report import table, to_json
 from icl_verify.engine.strategies import dims, matrices
 
 n = sp.Symbol("n", positive=True, integer=True)
@@ -68,11 +70,13 @@ def test_false_claim_is_refuted_with_a_minimal_counterexample():
     result = check(claim, seed=3)
     assert result.verdict is Verdict.REFUTED and result.as_expected
     cex = result.counterexample
-    assert cex["dims"] == {"k": 2}
-    A, B = np.array(cex["case"]["A"]), np.array(cex["case"]["B"])
-    assert np.max(np.abs(A @ B - B @ A)) == pytest.approx(cex["max_abs_residual"])
-    assert cex["max_abs_residual"] > cex["tolerance"]
-    assert result.summary == "refuted, as expected"
+    assert cex["sizes"] == {"k": 2}
+    assert set(cex) == {"kind", "sizes", "values", "residual", "tolerance", "seed"}
+    A, B = np.array(cex["values"]["A"]), np.array(cex["values"]["B"])
+    assert np.max(np.abs(A @ B - B @ A)) == pytest.approx(cex["residual"])
+    assert cex["residual"] > cex["tolerance"] and cex["seed"] == 3
+    assert result.summary == "refuted, as expected (no control)"
+    assert [(e.kind, e.status) for e in result.evidence] == [("numeric", "refuted"), ("control", "missing")]
 
 
 def test_undecided_symbolic_check_is_unproven_and_never_a_pass():
@@ -110,7 +114,7 @@ def test_explicit_refutation_gives_exact_witness():
     )
     assert result.verdict is Verdict.REFUTED
     cex = result.counterexample
-    assert cex["sizes"] == {"k": 2}
+    assert cex["sizes"] == {"k": 2} and cex["tolerance"] == 0 and cex["seed"] is None
     values = {k: sp.Rational(v) for k, v in cex["values"].items()}
     A = sp.Matrix(2, 2, lambda i, j: values.get(f"A[{i}, {j}]", 0))
     B = sp.Matrix(2, 2, lambda i, j: values.get(f"B[{i}, {j}]", 0))
@@ -150,12 +154,19 @@ def test_same_seed_same_result_and_seed_is_recorded():
         (1e6 + 1e-4, 1e6, 0.0, True),  # relative error 1e-10 at scale 1e6
         (1.0 + 1e-4, 1.0, 0.0, False),
         (1e-4, 0.0, 1e6, True),  # cancellation of terms of size 1e6
-        (np.nan, np.nan, 0.0, False),
-        (np.inf, np.inf, 0.0, False),
     ],
 )
 def test_tolerance_is_scale_aware(lhs, rhs, scale, ok):
     assert compare_with_tolerance((lhs, rhs, scale), rtol=1e-9, atol=1e-12)[0] is ok
+
+
+@pytest.mark.parametrize(
+    "result, part",
+    [((np.nan, 1.0), "lhs"), ((1.0, np.inf), "rhs"), ((1.0, 1.0, np.nan), "scale"), ((np.inf, np.inf), "lhs")],
+)
+def test_non_finite_values_are_no_comparison(result, part):
+    with pytest.raises(NonFiniteComparison, match=f"{part} is not finite"):
+        compare_with_tolerance(result, rtol=1e-9, atol=1e-12)
 
 
 def test_shape_mismatch_is_an_error():
@@ -176,12 +187,12 @@ def test_measured_verdicts(estimate, verdict):
 
 
 def test_measured_refutation_is_reported_in_table_and_json():
-    from icl_verify.output.report import table
-
     result = check(Claim("m", "s", "st", measured=Measured(lambda seed: Estimate(0.4, 0.35, 0.45, 0.7, 0.1))))
     text = table([result])
     assert "counterexample (measured, seed 0): estimate 0.40 [0.35, 0.45]" in text  # half-width 0.05: 2 decimals
-    assert result.to_dict()["counterexample"]["interval"] == [0.35, 0.45]
+    cex = result.to_dict()["counterexample"]
+    assert cex["values"] == {"estimate": 0.4, "interval": [0.35, 0.45], "predicted": 0.7}
+    assert cex["residual"] == pytest.approx(0.3) and cex["tolerance"] == 0.1 and cex["seed"] == 0
 
 
 def test_measured_receives_the_seed():
@@ -220,3 +231,229 @@ def test_report_renders_for_notebooks_and_as_text():
     assert report.ok and report.to_json()["seed"] == 1
     assert "`transpose-of-product` | PROVED" in report._repr_markdown_()
     assert "all as expected" in str(report)
+
+
+# ---------------------------------------------------------------------------------------------
+# Verdicts that cannot be fooled (issue 11, item 4)
+
+X = sp.Symbol("x")
+
+
+def _square_pairs():
+    @st.composite
+    def cases(draw):
+        k = draw(dims(1, 4))
+        return {"k": k, "A": draw(matrices(k, k)), "B": draw(matrices(k, k))}
+
+    return cases()
+
+
+def _commutator(c):
+    return c["A"] @ c["B"], c["B"] @ c["A"]
+
+
+def _transpose_rule(c):
+    return (c["A"] @ c["B"]).T, c["B"].T @ c["A"].T
+
+
+def _nan_when_square(c):
+    """A broken compare: NaN as soon as k ≥ 2 (e.g. a 0/0 in the user's code)."""
+    lhs, rhs = _commutator(c)
+    return (np.full_like(lhs, np.nan), rhs) if c["k"] >= 2 else (lhs, rhs)
+
+
+@pytest.mark.parametrize("holds", [True, False])
+def test_nan_in_a_comparison_is_an_error_not_a_counterexample(holds):
+    result = check(Claim("nan", "s", "AB = BA", numeric=Numeric(_square_pairs(), _nan_when_square), holds=holds))
+    numeric = result.evidence[0]
+    assert numeric.kind == "numeric" and numeric.status == "error" and numeric.counterexample is None
+    assert "lhs is not finite" in numeric.detail and "at sizes {'k': " in numeric.detail
+    assert result.verdict is Verdict.ERROR and not result.as_expected
+    assert result.counterexample is None
+
+
+def test_an_error_wins_over_a_refutation_and_every_row_is_reported():
+    def boom(case):
+        raise RuntimeError("broken compare")
+
+    claim = Claim(
+        "crash-and-refute",
+        "s",
+        "AB = BA",
+        explicit=Explicit(lambda: [sp.Integer(1)], [{}]),  # refutes: residual 1
+        numeric=Numeric(_square_pairs(), boom),
+        holds=False,
+        no_control="a test of the error rule",
+    )
+    result = check(claim)
+    assert result.verdict is Verdict.ERROR and not result.as_expected
+    assert result.summary == "error, expected refuted"
+    rows = [(e.kind, e.status) for e in result.evidence]
+    assert rows == [("explicit", "refuted"), ("numeric", "error"), ("control", "waived")]
+    text = table([result])
+    for kind, status in rows:
+        assert f"    {kind:<9} {status:<10} " in text
+    assert "1 NOT as expected" in text
+    report = to_json([result], seed=0, max_examples=100)
+    assert not report["ok"]
+    assert [(e["kind"], e["status"]) for e in report["claims"][0]["evidence"]] == rows
+    assert "broken compare" in report["claims"][0]["evidence"][1]["detail"]
+
+
+def test_definite_non_zero_symbolic_residual_refutes_with_the_value_as_witness():
+    # (x + 1)² = x² + 2x: lhs − rhs is 1 for every x — a false claim with only a symbolic check.
+    claim = Claim("square", "s", "(x+1)^2 = x^2 + 2x", symbolic=lambda: (X + 1) ** 2 - X**2 - 2 * X, holds=False)
+    result = check(claim)
+    assert result.verdict is Verdict.REFUTED
+    cex = result.counterexample
+    assert cex["kind"] == "symbolic" and cex["exact_residual"] == "1" and cex["residual"] == 1.0
+    assert result.residual.text == "1" and result.residual.sizes is None
+
+
+def test_symbolic_residual_with_free_symbols_stays_undecided():
+    # 2x is not a definite value: it vanishes at x = 0. Only a dimension-free 0 proves, only a number refutes.
+    result = check(Claim("sq", "s", "(x+1)^2 = x^2 + 1", symbolic=lambda: (X + 1) ** 2 - X**2 - 1))
+    assert result.evidence[0].status == "undecided" and result.verdict is Verdict.UNPROVEN
+
+
+# ---------------------------------------------------------------------------------------------
+# Controls: a refutation must discriminate (issue 11, item 5)
+
+
+def test_numeric_control_passes_at_the_shrunk_counterexample():
+    claim = Claim(
+        "commute",
+        "s",
+        "AB = BA",
+        numeric=Numeric(_square_pairs(), _commutator, control=_transpose_rule),
+        holds=False,
+    )
+    result = check(claim, seed=3)
+    assert [(e.kind, e.status) for e in result.evidence] == [("numeric", "refuted"), ("control", "passed")]
+    assert result.as_expected and result.summary == "refuted, as expected"
+
+
+def test_a_hollow_refutation_is_not_as_expected():
+    # √x² = −x at x = 2, exactly (rtol = atol = 0): refuted — but the correct √x² = x fails the same
+    # exact comparison too (√2² = 2 + 4.4e-16), so the refutation shows rounding, not the sign.
+    def sign_flipped(c):
+        return np.sqrt(c["x"]) ** 2, -c["x"]
+
+    def corrected(c):
+        return np.sqrt(c["x"]) ** 2, c["x"]
+
+    claim = Claim(
+        "root-squared",
+        "s",
+        r"\sqrt{x}^2 = -x",
+        numeric=Numeric(st.just({"x": 2.0}), sign_flipped, rtol=0, atol=0, control=corrected),
+        holds=False,
+    )
+    result = check(claim)
+    assert result.verdict is Verdict.REFUTED and result.control_failed
+    assert not result.as_expected and result.summary == "refuted, but the control failed"
+    assert "failed" in [e.status for e in result.evidence if e.kind == "control"]
+    assert "1 NOT as expected" in table([result])
+    assert not to_json([result], seed=0, max_examples=100)["ok"]
+
+
+def _commutator_residual(k):
+    A, B = sp.Matrix(MatrixSymbol("A", k, k)), sp.Matrix(MatrixSymbol("B", k, k))
+    return A * B - B * A
+
+
+def _transpose_residual_explicit(k):
+    A, B = sp.Matrix(MatrixSymbol("A", k, k)), sp.Matrix(MatrixSymbol("B", k, k))
+    return (A * B).T - B.T * A.T
+
+
+@pytest.mark.parametrize(
+    "control, status", [(_transpose_residual_explicit, "passed"), (_commutator_residual, "failed")]
+)
+def test_explicit_control_must_expand_to_zero_at_the_refuting_size(control, status):
+    sizes = [{"k": 1}, {"k": 2}]
+    claim = Claim("c", "s", "AB = BA", explicit=Explicit(_commutator_residual, sizes, control=control), holds=False)
+    result = check(claim)
+    control_row = result.evidence[-1]
+    assert (control_row.kind, control_row.status) == ("control", status)
+    assert "{'k': 2}" in control_row.detail  # run at the refuting size, not the first one
+    assert result.as_expected is (status == "passed")
+
+
+@pytest.mark.parametrize("corrected, status", [(0.4, "passed"), (0.42, "passed"), (0.5, "failed"), (0.3, "failed")])
+def test_measured_control_is_the_same_estimate_against_the_corrected_prediction(corrected, status):
+    # interval [0.35, 0.45]; corrected ± 0.1 must contain it: 0.4 and 0.42 do, 0.5 and 0.3 do not.
+    estimate = Estimate(0.4, 0.35, 0.45, predicted=0.7, tolerance=0.1, control=corrected)
+    result = check(Claim("m", "s", "st", measured=Measured(lambda seed: estimate), holds=False))
+    assert [(e.kind, e.status) for e in result.evidence] == [("measured", "refuted"), ("control", status)]
+
+
+def test_symbolic_control_must_reduce_to_zero():
+    ok = Claim(
+        "square",
+        "s",
+        "(x+1)^2 = x^2 + 2x",
+        symbolic=lambda: (X + 1) ** 2 - X**2 - 2 * X,
+        symbolic_control=lambda: (X + 1) ** 2 - X**2 - 2 * X - 1,
+        holds=False,
+    )
+    assert check(ok).evidence[-1].status == "passed" and check(ok).as_expected
+    hollow = Claim(ok.name, ok.source, ok.statement, symbolic=ok.symbolic, symbolic_control=ok.symbolic, holds=False)
+    assert check(hollow).evidence[-1].status == "failed" and not check(hollow).as_expected
+
+
+def test_a_crashing_control_is_an_error():
+    def boom(case):
+        raise RuntimeError("broken control")
+
+    claim = Claim("c", "s", "AB = BA", numeric=Numeric(_square_pairs(), _commutator, control=boom), holds=False)
+    result = check(claim)
+    assert (result.evidence[-1].kind, result.evidence[-1].status) == ("control", "error")
+    assert result.verdict is Verdict.ERROR and not result.as_expected
+
+
+def test_true_claims_get_no_control_rows():
+    assert all(e.kind != "control" for e in check(TRANSPOSE).evidence)
+
+
+# ---------------------------------------------------------------------------------------------
+# Explaining a refutation (issue 11, item 6)
+
+
+def test_refutation_shows_the_dimension_free_residual_when_sympy_cannot_decide():
+    A, B = MatrixSymbol("A", n, n), MatrixSymbol("B", n, n)
+    claim = Claim(
+        "commute",
+        "s",
+        "AB = BA",
+        symbolic=lambda: A * B - B * A,
+        numeric=Numeric(_square_pairs(), _commutator, control=_transpose_rule),
+        holds=False,
+    )
+    result = check(claim)
+    assert result.verdict is Verdict.REFUTED
+    assert result.residual.sizes is None and result.residual.latex == sp.latex(A * B - B * A)
+    assert result.to_dict()["residual"]["latex"] == sp.latex(A * B - B * A)
+    assert "lhs − rhs (dimension-free): " in table([result])
+
+
+def test_refutation_shows_the_explicit_residual_at_the_refuting_size():
+    result = check(
+        Claim("c", "s", "AB = BA", explicit=Explicit(_commutator_residual, [{"k": 1}, {"k": 2}]), holds=False)
+    )
+    assert result.residual.sizes == {"k": 2}
+    A, B = sp.Matrix(MatrixSymbol("A", 2, 2)), sp.Matrix(MatrixSymbol("B", 2, 2))
+    assert result.residual.text == str(sp.ImmutableMatrix(A * B - B * A))  # already in simplest form
+
+
+def test_long_residuals_are_truncated_with_a_note():
+    big = sum(sp.Symbol(f"a_long_name_for_quantity_number_{i}") for i in range(20))  # ≈ 700 characters
+    claim = Claim("long", "s", "st", symbolic=lambda: big, numeric=Numeric(st.just({}), lambda c: (1.0, 0.0)))
+    result = check(claim)
+    assert result.residual.truncated and len(result.residual.text) == MAX_RESIDUAL_CHARS
+    assert result.residual.latex == ""
+    assert f"(truncated to {MAX_RESIDUAL_CHARS} characters)" in table([result])
+
+
+def test_no_residual_for_a_claim_that_is_not_refuted():
+    assert check(TRANSPOSE).residual is None and check(TRANSPOSE).to_dict()["residual"] is None

@@ -12,7 +12,13 @@
 
 Verdicts never overstate the evidence: ``PROVED`` needs the dimension-free check;
 ``VERIFIED`` means the explicit and/or numeric checks passed on what they covered;
-``UNPROVEN`` (SymPy could not decide, nothing else passed) is never a pass.
+``UNPROVEN`` (SymPy could not decide, nothing else passed) is never a pass; an ``ERROR`` in any
+check (a crash, or NaN/inf in a numeric comparison) makes the claim ``ERROR`` whatever the others say.
+
+A refutation must discriminate: for a claim expected to be false, the corrected form (the checks'
+``control``) is run at the counterexample with the same comparison and tolerance and reported as
+evidence of kind ``control`` — ``passed``, ``failed`` (the refutation is hollow: not as expected),
+``waived`` (``Claim.no_control`` says why there is no corrected form) or ``missing``.
 """
 
 from __future__ import annotations
@@ -23,15 +29,17 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import partial
 from typing import Any
 
 import numpy as np
+import sympy as sp
 from hypothesis import HealthCheck, Phase, Verbosity, find, settings
 from hypothesis.errors import NoSuchExample
 from hypothesis.strategies import SearchStrategy
 
 from icl_verify.engine import display
-from icl_verify.engine.symbolic import describe_sizes, find_witness, is_zero, max_abs
+from icl_verify.engine.symbolic import definite_value, describe_sizes, find_witness, is_zero, max_abs, simplified
 from icl_verify.numerics.shared.checks import seed_value
 
 USER_FAMILY = "user"
@@ -206,15 +214,66 @@ class Claim:
         return display.markdown(self)
 
 
+MAX_RESIDUAL_CHARS = 400
+"""Longer residuals are cut to this many characters in reports (``Residual.truncated``)."""
+
+
+@dataclass(frozen=True)
+class Residual:
+    """The simplified lhs − rhs of a statement, to explain a refutation (docs/json-report.md).
+
+    ``sizes`` is ``None`` for a dimension-free residual, else the concrete sizes it was built at.
+    ``text`` is SymPy's (deterministic) printing, cut to :data:`MAX_RESIDUAL_CHARS` when
+    ``truncated``; ``latex`` is empty when truncated (a cut formula does not typeset).
+    """
+
+    text: str
+    latex: str
+    sizes: dict[str, int] | None
+    truncated: bool
+
+    @classmethod
+    def of(cls, residual: Any, sizes: Mapping[str, int] | None) -> Residual:
+        """The residual simplified for display (:func:`~icl_verify.engine.symbolic.simplified`)."""
+        expr = simplified(residual)
+        text = str(expr)
+        truncated = len(text) > MAX_RESIDUAL_CHARS
+        latex = "" if truncated else sp.latex(expr)
+        return cls(text[:MAX_RESIDUAL_CHARS] if truncated else text, latex, _none_or_dict(sizes), truncated)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "latex": self.latex, "sizes": self.sizes, "truncated": self.truncated}
+
+
+def _none_or_dict(sizes: Mapping[str, int] | None) -> dict[str, int] | None:
+    return None if sizes is None else {k: int(v) for k, v in sizes.items()}
+
+
 @dataclass(frozen=True)
 class Evidence:
-    """What one check found: status is proved / verified / refuted / undecided / error."""
+    """What one check found.
+
+    A check's status is proved / verified / refuted / undecided / error; a ``control`` row's
+    status is passed / failed / waived / missing / error. ``residual`` is the simplified
+    lhs − rhs of a symbolic or explicit check that did not reduce to zero.
+    """
 
     kind: str
     status: str
     detail: str
     seconds: float
     counterexample: dict[str, Any] | None = None
+    residual: Residual | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "status": self.status,
+            "detail": self.detail,
+            "seconds": round(self.seconds, 4),
+            "counterexample": self.counterexample,
+            "residual": None if self.residual is None else self.residual.to_dict(),
+        }
 
 
 @dataclass(frozen=True)
@@ -229,24 +288,42 @@ class Result:
     seconds: float = field(default=0.0, compare=False)
 
     @property
+    def control_failed(self) -> bool:
+        """A control (the corrected form at the counterexample) failed: the refutation is hollow."""
+        return any(e.kind == "control" and e.status == "failed" for e in self.evidence)
+
+    @property
     def as_expected(self) -> bool:
-        return self.verdict == self.claim.expected
+        """The expected verdict, reached by a refutation that discriminates (no failed control)."""
+        return self.verdict == self.claim.expected and not self.control_failed
 
     @property
     def counterexample(self) -> dict[str, Any] | None:
         """The counterexample behind a REFUTED verdict (the numeric, shrunk one first)."""
-        for kind in ("numeric", "explicit", "measured"):
+        for kind in ("numeric", "explicit", "symbolic", "measured"):
             for e in self.evidence:
                 if e.kind == kind and e.counterexample is not None:
                     return e.counterexample
         return None
 
     @property
+    def residual(self) -> Residual | None:
+        """For a REFUTED verdict: the simplified lhs − rhs, dimension-free (symbolic) first."""
+        if self.verdict is not Verdict.REFUTED:
+            return None
+        return next((e.residual for e in self.evidence if e.residual is not None), None)
+
+    @property
     def summary(self) -> str:
-        """One line: the verdict in words, e.g. 'refuted, as expected'."""
+        """One line: the verdict in words, e.g. 'refuted, as expected' or 'refuted, but the control failed'."""
         word = self.verdict.value.lower()
+        if self.verdict == self.claim.expected and self.control_failed:
+            return f"{word}, but the control failed"
+        if self.as_expected and self.claim.holds:
+            return word
         if self.as_expected:
-            return f"{word}, as expected" if not self.claim.holds else word
+            missing = any(e.kind == "control" and e.status == "missing" for e in self.evidence)
+            return f"{word}, as expected" + (" (no control)" if missing else "")
         return f"{word}, expected {self.claim.expected.value.lower()}"
 
     def _repr_markdown_(self) -> str | None:
@@ -267,35 +344,82 @@ class Result:
             "seed": self.seed,
             "max_examples": self.max_examples,
             "seconds": round(self.seconds, 4),
-            "evidence": [
-                {"kind": e.kind, "status": e.status, "detail": e.detail, "seconds": round(e.seconds, 4)}
-                for e in self.evidence
-            ],
+            "evidence": [e.to_dict() for e in self.evidence],
             "counterexample": self.counterexample,
+            "residual": None if self.residual is None else self.residual.to_dict(),
         }
 
 
 # ---------------------------------------------------------------------------------------------
-# The three checks
+# The checks. Each runner returns its evidence and, when it refuted and the check has a control,
+# a thunk running that control at the counterexample.
+
+Control = Callable[[], Evidence] | None
+
+
+class NonFiniteComparison(ValueError):
+    """A comparison met NaN or inf: the check is broken there, which is no counterexample."""
+
+
+def counterexample(
+    kind: str,
+    sizes: Mapping[str, int],
+    values: Mapping[str, Any],
+    residual: float,
+    tolerance: float,
+    seed: int | None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """A counterexample in the one vocabulary of every check (docs/json-report.md).
+
+    ``sizes`` are the integer dimensions, ``values`` the other drawn or witness values, ``residual``
+    the largest |lhs − rhs| (for a measurement |estimate − predicted|), ``tolerance`` what it
+    exceeds (0 for an exact check) and ``seed`` the seed of the random search (``None`` if exact).
+    """
+    cex = {
+        "kind": kind,
+        "sizes": {k: int(v) for k, v in sizes.items()},
+        "values": _jsonable(dict(values)),
+        "residual": float(residual),
+        "tolerance": float(tolerance),
+        "seed": seed,
+    }
+    return cex | extra
 
 
 def _residuals(value: Any) -> list[Any]:
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
-def _run_symbolic(fn: Callable[[], Any]) -> Evidence:
+def _run_symbolic(claim: Claim) -> tuple[Evidence, Control]:
+    """Dimension-free check; a residual SymPy evaluates to a definite non-zero number refutes."""
     t0 = time.perf_counter()
-    answers = [is_zero(r) for r in _residuals(fn())]
-    seconds = time.perf_counter() - t0
+    residuals = _residuals(claim.symbolic())
+    answers = [is_zero(r) for r in residuals]
     if all(a is True for a in answers):
-        return Evidence("symbolic", "proved", "lhs − rhs reduces to 0 for symbolic dimensions", seconds)
+        return Evidence(
+            "symbolic", "proved", "lhs − rhs reduces to 0 for symbolic dimensions", time.perf_counter() - t0
+        ), None
+    values = [definite_value(r) if a is False else None for r, a in zip(residuals, answers)]
+    refuting = next((i for i, v in enumerate(values) if v is not None), None)
+    if refuting is not None:
+        value = values[refuting]
+        cex = counterexample("symbolic", {}, {}, max_abs(value), 0.0, None, exact_residual=str(value))
+        detail = f"lhs − rhs = {_short(value)} ≠ 0 whatever the symbols' values"
+        explanation = Residual.of(value, None)
+        return Evidence("symbolic", "refuted", detail, time.perf_counter() - t0, cex, explanation), None
+    explanation = Residual.of(residuals[answers.index(None) if None in answers else answers.index(False)], None)
     undecided = sum(a is not True for a in answers)
-    return Evidence(
-        "symbolic", "undecided", f"{undecided} of {len(answers)} residual(s) not reduced to 0 by SymPy", seconds
-    )
+    detail = f"{undecided} of {len(answers)} residual(s) not reduced to 0 by SymPy"
+    return Evidence("symbolic", "undecided", detail, time.perf_counter() - t0, residual=explanation), None
 
 
-def _run_explicit(ex: Explicit) -> Evidence:
+def _short(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= 80 else text[:80] + "…"
+
+
+def _run_explicit(ex: Explicit) -> tuple[Evidence, Control]:
     t0 = time.perf_counter()
     for size in ex.sizes:
         for residual in _residuals(ex.residual(**size)):
@@ -304,26 +428,45 @@ def _run_explicit(ex: Explicit) -> Evidence:
                 continue
             witness = find_witness(residual)
             seconds = time.perf_counter() - t0
+            explanation = Residual.of(residual, size)
             if witness is None:
-                return Evidence("explicit", "undecided", f"residual at {dict(size)} not reduced to 0", seconds)
+                detail = f"residual at {dict(size)} not reduced to 0"
+                return Evidence("explicit", "undecided", detail, seconds, residual=explanation), None
             values, value = witness
-            cex = {
-                "kind": "explicit",
-                "sizes": dict(size),
-                "values": {k: str(v) for k, v in values.items()},
-                "residual": str(value),
-                "max_abs_residual": max_abs(value),
-            }
-            return Evidence("explicit", "refuted", f"exact non-zero residual at {dict(size)}", seconds, cex)
+            cex = counterexample(
+                "explicit",
+                size,
+                {k: str(v) for k, v in values.items()},
+                max_abs(value),
+                0.0,
+                None,
+                exact_residual=str(value),
+            )
+            evidence = Evidence(
+                "explicit", "refuted", f"exact non-zero residual at {dict(size)}", seconds, cex, explanation
+            )
+            return evidence, None if ex.control is None else partial(_explicit_control, ex, size)
     detail = f"lhs − rhs expands to 0 at {describe_sizes(ex.sizes)} ({len(ex.sizes)} size(s))"
-    return Evidence("explicit", "verified", detail, time.perf_counter() - t0)
+    return Evidence("explicit", "verified", detail, time.perf_counter() - t0), None
+
+
+def _explicit_control(ex: Explicit, size: Mapping[str, int]) -> Evidence:
+    """The corrected form's residual(s) at the refuting size must expand to exactly 0."""
+    t0 = time.perf_counter()
+    answers = [is_zero(r) for r in _residuals(ex.control(**size))]
+    seconds = time.perf_counter() - t0
+    if all(a is True for a in answers):
+        return Evidence("control", "passed", f"explicit: the corrected form expands to 0 at {dict(size)}", seconds)
+    open_ = sum(a is not True for a in answers)
+    detail = f"explicit: {open_} of {len(answers)} residual(s) of the corrected form not 0 at {dict(size)}"
+    return Evidence("control", "failed", detail, seconds)
 
 
 def compare_with_tolerance(result: tuple, rtol: float, atol: float) -> tuple[bool, float, float]:
     """Return ``(ok, max |lhs − rhs|, tolerance)`` with tolerance ``atol + rtol · scale``.
 
     ``scale`` is the largest magnitude among lhs, rhs and an optional third element.
-    Non-finite values never compare equal.
+    NaN or inf anywhere is no comparison at all: :class:`NonFiniteComparison` names the part.
     """
     if len(result) not in (2, 3):
         raise ValueError("compare must return (lhs, rhs) or (lhs, rhs, scale)")
@@ -332,15 +475,16 @@ def compare_with_tolerance(result: tuple, rtol: float, atol: float) -> tuple[boo
     if lhs.shape != rhs.shape:
         raise ValueError(f"lhs and rhs have different shapes {lhs.shape} and {rhs.shape}")
     extra = float(result[2]) if len(result) == 3 else 0.0
-    if not (np.all(np.isfinite(lhs)) and np.all(np.isfinite(rhs)) and np.isfinite(extra)):
-        return False, float("inf"), float("nan")
+    for name, part in (("lhs", lhs), ("rhs", rhs), ("scale", extra)):
+        if not np.all(np.isfinite(part)):
+            raise NonFiniteComparison(f"{name} is not finite (NaN or inf)")
     err = float(np.max(np.abs(lhs - rhs), initial=0.0))
     scale = max(float(np.max(np.abs(lhs), initial=0.0)), float(np.max(np.abs(rhs), initial=0.0)), abs(extra))
     tol = atol + rtol * scale
     return err <= tol, err, tol
 
 
-def _dims_of(case: Mapping[str, Any]) -> dict[str, int]:
+def _sizes_of(case: Mapping[str, Any]) -> dict[str, int]:
     return {k: int(v) for k, v in case.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool)}
 
 
@@ -364,13 +508,24 @@ def _coverage(seen: Iterable[Mapping[str, int]]) -> str:
     return ", ".join(f"{k}∈[{min(s[k] for s in seen)},{max(s[k] for s in seen)}]" for k in keys)
 
 
-def _run_numeric(num: Numeric, seed: int, max_examples: int) -> Evidence:
+class _BrokenCase(Exception):
+    """Carries a case whose comparison was not finite out of Hypothesis' search."""
+
+    def __init__(self, case: Mapping[str, Any], error: NonFiniteComparison) -> None:
+        super().__init__(str(error))
+        self.case, self.error = case, error
+
+
+def _run_numeric(num: Numeric, seed: int, max_examples: int) -> tuple[Evidence, Control]:
     t0 = time.perf_counter()
     seen: list[dict[str, int]] = []
 
     def fails(case: Mapping[str, Any]) -> bool:
-        seen.append(_dims_of(case))
-        ok, _, _ = compare_with_tolerance(num.compare(case), num.rtol, num.atol)
+        seen.append(_sizes_of(case))
+        try:
+            ok, _, _ = compare_with_tolerance(num.compare(case), num.rtol, num.atol)
+        except NonFiniteComparison as exc:
+            raise _BrokenCase(case, exc) from exc
         return not ok
 
     config = settings(
@@ -387,61 +542,111 @@ def _run_numeric(num: Numeric, seed: int, max_examples: int) -> Evidence:
         detail = f"{len(seen)} random cases pass (seed {seed})"
         if any(seen):
             detail += f"; {_coverage(seen)}"
-        return Evidence("numeric", "verified", detail, time.perf_counter() - t0)
+        return Evidence("numeric", "verified", detail, time.perf_counter() - t0), None
+    except _BrokenCase as broken:
+        detail = f"{broken.error} in case {len(seen)} at sizes {_sizes_of(broken.case)} (seed {seed})"
+        return Evidence("numeric", "error", detail, time.perf_counter() - t0), None
     _, err, tol = compare_with_tolerance(num.compare(case), num.rtol, num.atol)
-    cex = {
-        "kind": "numeric",
-        "dims": _dims_of(case),
-        "case": _jsonable(dict(case)),
-        "max_abs_residual": err,
-        "tolerance": tol,
-        "seed": seed,
-    }
-    detail = f"shrunk counterexample at {_dims_of(case)}: |lhs − rhs| = {err:.3g} > {tol:.3g} (seed {seed})"
-    return Evidence("numeric", "refuted", detail, time.perf_counter() - t0, cex)
+    sizes = _sizes_of(case)
+    values = {k: v for k, v in case.items() if k not in sizes}
+    cex = counterexample("numeric", sizes, values, err, tol, seed)
+    detail = f"shrunk counterexample at {sizes}: |lhs − rhs| = {err:.3g} > {tol:.3g} (seed {seed})"
+    evidence = Evidence("numeric", "refuted", detail, time.perf_counter() - t0, cex)
+    return evidence, None if num.control is None else partial(_numeric_control, num, case)
 
 
-def _run_measured(m: Measured, seed: int) -> Evidence:
+def _numeric_control(num: Numeric, case: Mapping[str, Any]) -> Evidence:
+    """The corrected compare on the shrunk case, same rtol and atol, must pass."""
+    t0 = time.perf_counter()
+    ok, err, tol = compare_with_tolerance(num.control(case), num.rtol, num.atol)
+    relation = "≤" if ok else ">"
+    detail = f"numeric: the corrected form at the shrunk counterexample, |lhs − rhs| = {err:.3g} {relation} {tol:.3g}"
+    return Evidence("control", "passed" if ok else "failed", detail, time.perf_counter() - t0)
+
+
+def _band(est: Estimate, predicted: float) -> tuple[float, float]:
+    return predicted - est.tolerance, predicted + est.tolerance
+
+
+def _run_measured(m: Measured, seed: int) -> tuple[Evidence, Control]:
     t0 = time.perf_counter()
     est = m.measure(seed)
     if not isinstance(est, Estimate):
         raise TypeError(f"measure must return an Estimate, got {type(est).__name__}")
-    band = (est.predicted - est.tolerance, est.predicted + est.tolerance)
+    low, high = _band(est, est.predicted)
     text = f"measured {est} vs predicted {est.predicted:.4g} ± {est.tolerance:.3g} (seed {seed})" + (
         f"; {est.detail}" if est.detail else ""
     )
     seconds = time.perf_counter() - t0
-    if est.high < band[0] or est.low > band[1]:
-        cex = {
-            "kind": "measured",
-            "estimate": est.value,
-            "interval": [est.low, est.high],
-            "predicted": est.predicted,
-            "tolerance": est.tolerance,
-            "seed": seed,
-            "detail": est.detail,
-        }
-        return Evidence("measured", "refuted", "interval excludes the prediction: " + text, seconds, cex)
-    if band[0] <= est.low and est.high <= band[1]:
-        return Evidence("measured", "verified", text, seconds)
-    return Evidence("measured", "undecided", "interval too wide to decide: " + text, seconds)
+    if est.high < low or est.low > high:
+        values = {"estimate": est.value, "interval": [est.low, est.high], "predicted": est.predicted}
+        residual = abs(est.value - est.predicted)
+        cex = counterexample("measured", {}, values, residual, est.tolerance, seed, detail=est.detail)
+        evidence = Evidence("measured", "refuted", "interval excludes the prediction: " + text, seconds, cex)
+        return evidence, None if est.control is None else partial(_measured_control, est)
+    if low <= est.low and est.high <= high:
+        return Evidence("measured", "verified", text, seconds), None
+    return Evidence("measured", "undecided", "interval too wide to decide: " + text, seconds), None
 
 
-def _guarded(kind: str, run: Callable[[], Evidence]) -> Evidence:
+def _measured_control(est: Estimate) -> Evidence:
+    """The same estimate's interval must lie inside the corrected prediction ± the same tolerance."""
+    low, high = _band(est, est.control)
+    ok = low <= est.low and est.high <= high
+    detail = (
+        f"measured: the same estimate {est} {'lies inside' if ok else 'is not inside'} "
+        f"the corrected {est.control:.4g} ± {est.tolerance:.3g}"
+    )
+    return Evidence("control", "passed" if ok else "failed", detail, 0.0)
+
+
+def _symbolic_control(claim: Claim) -> Evidence:
+    """The corrected form's dimension-free residual(s) must reduce to 0."""
+    t0 = time.perf_counter()
+    answers = [is_zero(r) for r in _residuals(claim.symbolic_control())]
+    seconds = time.perf_counter() - t0
+    if all(a is True for a in answers):
+        return Evidence(
+            "control", "passed", "symbolic: the corrected form reduces to 0 for symbolic dimensions", seconds
+        )
+    open_ = sum(a is not True for a in answers)
+    return Evidence(
+        "control", "failed", f"symbolic: {open_} of {len(answers)} residual(s) of the corrected form not 0", seconds
+    )
+
+
+def _guarded(kind: str, run: Callable[[], Any], *, pair: bool = True) -> Any:
+    """Run a check; a crash becomes ``error`` evidence (with no control), never a pass."""
     t0 = time.perf_counter()
     try:
         return run()
     except Exception as exc:  # a crashing check is evidence of nothing: report it, never pass it
-        return Evidence(kind, "error", f"{type(exc).__name__}: {exc}", time.perf_counter() - t0)
+        evidence = Evidence(kind, "error", f"{type(exc).__name__}: {exc}", time.perf_counter() - t0)
+        return (evidence, None) if pair else evidence
+
+
+def _controls(claim: Claim, runs: Sequence[tuple[Evidence, Control]]) -> list[Evidence]:
+    """Control rows for an expected-false claim: each refuting check's control, then the symbolic one."""
+    thunks = [control for _, control in runs if control is not None]
+    refuted = any(e.status == "refuted" for e, _ in runs)
+    if claim.symbolic_control is not None and refuted:
+        thunks.append(lambda: _symbolic_control(claim))
+    rows = [_guarded("control", thunk, pair=False) for thunk in thunks]
+    if rows:
+        return rows
+    if claim.no_control:
+        return [Evidence("control", "waived", f"no corrected form: {claim.no_control}", 0.0)]
+    detail = "no control ran: give the refuting check the corrected form (control=), or no_control= a reason"
+    return [Evidence("control", "missing", detail, 0.0)]
 
 
 def combine(evidence: Sequence[Evidence]) -> Verdict:
-    """The verdict the evidence supports: any refutation wins; PROVED needs the symbolic proof."""
+    """The verdict the evidence supports: any error wins, then any refutation; PROVED needs the symbolic proof."""
     statuses = {(e.kind, e.status) for e in evidence}
-    if any(s == "refuted" for _, s in statuses):
-        return Verdict.REFUTED
     if any(s == "error" for _, s in statuses):
         return Verdict.ERROR
+    if any(s == "refuted" for _, s in statuses):
+        return Verdict.REFUTED
     if ("symbolic", "proved") in statuses:
         return Verdict.PROVED
     if any(s == "verified" for _, s in statuses):
@@ -450,7 +655,7 @@ def combine(evidence: Sequence[Evidence]) -> Verdict:
 
 
 def check(claim: Claim, seed: int = 0, max_examples: int = 100) -> Result:
-    """Check ``claim``: run its symbolic, explicit and numeric checks and combine the evidence.
+    """Check ``claim``: run its checks, the controls of an expected-false claim, and combine the evidence.
 
     ``seed`` seeds Hypothesis' search (recorded in the result); ``max_examples`` bounds it.
     """
@@ -458,13 +663,14 @@ def check(claim: Claim, seed: int = 0, max_examples: int = 100) -> Result:
     if isinstance(max_examples, bool) or not isinstance(max_examples, int) or max_examples < 1:
         raise ValueError(f"max_examples must be a positive integer, got {max_examples!r}")
     t0 = time.perf_counter()
-    evidence: list[Evidence] = []
+    runs: list[tuple[Evidence, Control]] = []
     if claim.symbolic is not None:
-        evidence.append(_guarded("symbolic", lambda: _run_symbolic(claim.symbolic)))
+        runs.append(_guarded("symbolic", lambda: _run_symbolic(claim)))
     if claim.explicit is not None:
-        evidence.append(_guarded("explicit", lambda: _run_explicit(claim.explicit)))
+        runs.append(_guarded("explicit", lambda: _run_explicit(claim.explicit)))
     if claim.numeric is not None:
-        evidence.append(_guarded("numeric", lambda: _run_numeric(claim.numeric, seed, max_examples)))
+        runs.append(_guarded("numeric", lambda: _run_numeric(claim.numeric, seed, max_examples)))
     if claim.measured is not None:
-        evidence.append(_guarded("measured", lambda: _run_measured(claim.measured, seed)))
+        runs.append(_guarded("measured", lambda: _run_measured(claim.measured, seed)))
+    evidence = [e for e, _ in runs] + ([] if claim.holds else _controls(claim, runs))
     return Result(claim, combine(evidence), tuple(evidence), seed, max_examples, time.perf_counter() - t0)

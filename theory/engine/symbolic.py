@@ -108,8 +108,46 @@ def _substitute(expr: Any, values: Mapping[sp.Symbol, Any]) -> Any:
 def max_abs(value: Any) -> float:
     """The largest entry in absolute value of a concrete residual, as a float."""
     if isinstance(value, sp.MatrixBase):
-        return max(abs(float(sp.N(e))) for e in value)
-    return abs(float(sp.N(value)))
+        return max(abs(complex(sp.N(e))) for e in value)
+    return abs(complex(sp.N(value)))
+
+
+def definite_value(expr: Any) -> Any | None:
+    """``expr`` simplified, if that is a definite non-zero number or matrix of numbers; else ``None``.
+
+    Such a residual refutes an identity with no witness needed: it is the same for every value
+    of every symbol (e.g. ``(x + 1)**2 - x**2 - 2*x`` is ``1``).
+
+    >>> x = sp.Symbol("x")
+    >>> definite_value((x + 1)**2 - x**2 - 2*x)
+    1
+    >>> definite_value(x) is None
+    True
+    """
+    value = simplified(expr)
+    entries = list(value) if isinstance(value, sp.MatrixBase) else [value]
+    if not all(isinstance(e, sp.Expr) and e.is_number for e in entries):
+        return None
+    return value if is_zero(value) is False else None
+
+
+def simplified(expr: Any) -> Any:
+    """A residual in its simplest printable form: matrix expressions collapsed and expanded,
+    explicit matrices and scalars simplified and factored entrywise. Deterministic, for reports.
+
+    >>> x, y = sp.symbols("x y")
+    >>> simplified((x + y)**2 - x**2 - y**2)
+    2*x*y
+    """
+    if isinstance(expr, sp.MatrixBase):
+        return sp.ImmutableMatrix(expr.applyfunc(_simplified_scalar))
+    if isinstance(expr, MatrixExpr):
+        return sp.expand(block_collapse(expr))
+    return _simplified_scalar(sp.sympify(expr))
+
+
+def _simplified_scalar(expr: sp.Expr) -> sp.Expr:
+    return sp.factor_terms(sp.simplify(expr))
 
 
 def describe_sizes(sizes: Iterable[Mapping[str, int]]) -> str:

@@ -119,7 +119,7 @@ def write(files: Mapping[str, bytes], out: Path = DEFAULT_OUT) -> None:
 
 
 _NUMBER = re.compile(rb"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")
-_EVIDENCE_ROW = re.compile(rb"^(\| (?:symbolic|explicit|numeric|measured) \| [^|]+ \|)(.*)$")
+_EVIDENCE_ROW = re.compile(rb"^(\| (?:symbolic|explicit|numeric|measured|control) \| [^|]+ \|)(.*)$")
 _MEASURED_NUMBERS = (
     re.compile(rb"^\| `[^`]+` \| `.*` \|$"),  # a shrunk counterexample's values
     re.compile(rb"^\$\|\\mathrm\{lhs\} - \\mathrm\{rhs\}\| = "),  # its residual and tolerance
@@ -131,10 +131,11 @@ _FIGURE_DIGEST = re.compile(rb"^<!-- figure data sha256: [0-9a-f]+ -->$")
 def skeleton(content: bytes) -> bytes:
     """What of a document is deterministic by construction, whatever the machine.
 
-    Kept: statements, notes, verdicts, which checks ran and their outcomes, counterexample
-    sizes, exact witnesses and every derivation step. Masked (each number becomes ``#``): the
-    details of each check — measured estimates, residuals, how many random cases ran and which
-    sizes they visited — and a shrunk counterexample's values, all of which may change in their
+    Kept: statements, notes, verdicts, which checks and controls ran and their outcomes,
+    counterexample sizes, exact witnesses, the simplified symbolic residual of a refutation and
+    every derivation step. Masked (each number becomes ``#``): the details of each check and
+    control — measured estimates, residuals, how many random cases ran and which sizes they
+    visited — and a shrunk counterexample's values, all of which may change in their
     last digits with the CPU, the BLAS build or the Hypothesis release. Dropped: the figure-data
     digests (figures are drawn from simulations). ``--strict`` compares bytes instead.
     """

@@ -14,7 +14,7 @@ from typing import Any
 import sympy as sp
 
 from icl_verify.engine import display
-from icl_verify.engine.claims import Claim, Result, format_interval
+from icl_verify.engine.claims import MAX_RESIDUAL_CHARS, Claim, Residual, Result, format_interval
 from icl_verify.engine.derivation import Derivation, DerivationResult
 
 MARKS = {
@@ -24,6 +24,10 @@ MARKS = {
     "undecided": "❔ undecided",
     "unproven": "❔ unproven",
     "error": "💥 error",
+    "passed": "✅ passed",  # control rows: the corrected form passes at the counterexample
+    "failed": "❌ failed",  # the corrected form fails too: the refutation is hollow
+    "waived": "➖ waived",  # no corrected form exists (the claim says why)
+    "missing": "⚠️ missing",  # no control was given
 }
 
 
@@ -60,32 +64,51 @@ def counterexample_markdown(cex: dict[str, Any] | None) -> str:
     if cex is None:
         return ""
     if cex["kind"] == "numeric":
-        values = {k: v for k, v in cex["case"].items() if k not in cex["dims"]}
-        rows = [f"| `{k}` | `{json.dumps(v)}` |" for k, v in values.items()]
+        rows = [f"| `{k}` | `{json.dumps(v)}` |" for k, v in cex["values"].items()]
         return "\n".join(
             [
-                f"**Counterexample** (shrunk by Hypothesis, seed {cex['seed']}) at dimensions "
-                f"{', '.join(f'${k} = {v}$' for k, v in cex['dims'].items())}:",
+                f"**Counterexample** (shrunk by Hypothesis, seed {cex['seed']}) at sizes "
+                f"{', '.join(f'${k} = {v}$' for k, v in cex['sizes'].items())}:",
                 "",
                 "| value | |",
                 "|---|---|",
                 *rows,
                 "",
-                f"$|\\mathrm{{lhs}} - \\mathrm{{rhs}}| = {_fmt(cex['max_abs_residual'])}$ "
+                f"$|\\mathrm{{lhs}} - \\mathrm{{rhs}}| = {_fmt(cex['residual'])}$ "
                 f"> tolerance ${_fmt(cex['tolerance'])}$.",
             ]
         )
-    if cex["kind"] == "explicit":
+    if cex["kind"] in ("explicit", "symbolic"):
         values = ", ".join(f"${sp.latex(sp.Symbol(k))} = {v}$" for k, v in cex["values"].items())
-        return f"**Counterexample** (exact) at sizes {_fmt(cex['sizes'])} with {values}: residual `{cex['residual']}`."
+        where = f" at sizes {_fmt(cex['sizes'])}" if cex["sizes"] else ""
+        return f"**Counterexample** (exact){where}{' with ' + values if values else ''}: residual `{cex['exact_residual']}`."
+    values = cex["values"]
     return (
         f"**Counterexample** (measured, seed {cex['seed']}): estimate "
-        f"{format_interval(cex['estimate'], *cex['interval'])} excludes {_fmt(cex['predicted'])} ± {_fmt(cex['tolerance'])}."
+        f"{format_interval(values['estimate'], *values['interval'])} excludes {_fmt(values['predicted'])} "
+        f"± {_fmt(cex['tolerance'])}."
     )
 
 
+def residual_markdown(residual: Residual | None) -> str:
+    """The simplified lhs − rhs of a refuted claim: display math, or code when it was truncated."""
+    if residual is None:
+        return ""
+    where = "dimension-free" if residual.sizes is None else f"at sizes {_fmt(residual.sizes)}"
+    if residual.truncated:
+        return "\n".join(
+            [
+                f"**Residual** lhs − rhs ({where}; first {MAX_RESIDUAL_CHARS} characters):",
+                "",
+                f"```\n{residual.text} …\n```",
+            ]
+        )
+    return "\n".join([f"**Residual** lhs − rhs ({where}):", "", math_block(residual.latex)])
+
+
 def result_markdown(result: Result, level: int = 3, corrected: Claim | None = None) -> str:
-    """A checked claim: statement, verdict, evidence table, counterexample and correction."""
+    """A checked claim: statement, verdict, every evidence row (controls included), counterexample,
+    the simplified residual of a refutation, and the correction."""
     lines = [claim_markdown(result.claim, level), ""]
     outcome = result.summary
     flag = "" if result.as_expected else " — **not as expected**"
@@ -94,9 +117,9 @@ def result_markdown(result: Result, level: int = 3, corrected: Claim | None = No
     for e in result.evidence:
         detail = e.detail.replace("|", r"\|")
         lines.append(f"| {e.kind} | {MARKS.get(e.status, e.status)} | {detail} |")
-    cex = counterexample_markdown(result.counterexample)
-    if cex:
-        lines += ["", cex]
+    for extra in (counterexample_markdown(result.counterexample), residual_markdown(result.residual)):
+        if extra:
+            lines += ["", extra]
     if corrected is not None:
         lines += ["", f"**Corrected form** (`{corrected.name}`):", "", math_block(corrected.statement)]
     return "\n".join(lines)

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from icl_verify.engine import registry
-from icl_verify.engine.claims import Claim, Result, check, format_interval
+from icl_verify.engine.claims import MAX_RESIDUAL_CHARS, Claim, Result, check, format_interval
 from icl_verify.output import render
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def _counterexample_lines(result: Result) -> list[str]:
@@ -19,27 +19,37 @@ def _counterexample_lines(result: Result) -> list[str]:
     if cex is None:
         return []
     if cex["kind"] == "numeric":
-        values = {k: v for k, v in cex["case"].items() if k not in cex["dims"]}
         return [
-            f"    counterexample (shrunk, seed {cex['seed']}): dims {cex['dims']}",
-            f"      values {json.dumps(values)}",
-            f"      |lhs − rhs| = {cex['max_abs_residual']:.6g} > tolerance {cex['tolerance']:.3g}",
+            f"    counterexample (shrunk, seed {cex['seed']}): sizes {cex['sizes']}",
+            f"      values {json.dumps(cex['values'])}",
+            f"      |lhs − rhs| = {cex['residual']:.6g} > tolerance {cex['tolerance']:.3g}",
         ]
     if cex["kind"] == "measured":
+        values = cex["values"]
         return [
             f"    counterexample (measured, seed {cex['seed']}): estimate"
-            f" {format_interval(cex['estimate'], *cex['interval'])}",
-            f"      excludes {cex['predicted']:.6g} ± {cex['tolerance']:.3g}",
+            f" {format_interval(values['estimate'], *values['interval'])}",
+            f"      excludes {values['predicted']:.6g} ± {cex['tolerance']:.3g}",
         ]
     return [
         f"    counterexample (exact): sizes {cex['sizes']}",
         f"      values {json.dumps(cex['values'])}",
-        f"      residual {cex['residual']}",
+        f"      residual {cex['exact_residual']}",
     ]
 
 
+def _residual_lines(result: Result) -> list[str]:
+    res = result.residual
+    if res is None:
+        return []
+    where = "dimension-free" if res.sizes is None else f"at sizes {res.sizes}"
+    note = f" … (truncated to {MAX_RESIDUAL_CHARS} characters)" if res.truncated else ""
+    return [f"    lhs − rhs ({where}): {res.text}{note}"]
+
+
 def table(results: Sequence[Result]) -> str:
-    """A plain-text report: one row per claim, evidence beneath, counterexamples for refutations."""
+    """A plain-text report: one row per claim, every evidence row beneath (controls and errors included),
+    then the counterexample and the simplified lhs − rhs of a refutation."""
     width = max([len(r.claim.name) for r in results] + [5])
     lines = [f"{'claim':<{width}}  {'verdict':<9}  {'outcome':<28}  source", "-" * (width + 60)]
     for r in results:
@@ -48,6 +58,7 @@ def table(results: Sequence[Result]) -> str:
         for e in r.evidence:
             lines.append(f"    {e.kind:<9} {e.status:<10} {e.detail}")
         lines.extend(_counterexample_lines(r))
+        lines.extend(_residual_lines(r))
     lines.append("-" * (width + 60))
     lines.append(summary_line(results))
     return "\n".join(lines)
