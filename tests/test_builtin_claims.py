@@ -36,29 +36,29 @@ def test_proposition_1_is_proved_dimension_free():
 def test_query_in_keys_is_refuted_at_one_by_one_with_one_example():
     # The query adds (2η/N) W0 x_q ‖x_q‖² to its own update, so Nx = Ny = N = 1 already fails.
     cex = check(lsa_gd.PROP1_QUERY_IN_KEYS).counterexample
-    assert cex["dims"] == {"Nx": 1, "Ny": 1, "N": 1}
-    case = cex["case"]
+    assert cex["sizes"] == {"Nx": 1, "Ny": 1, "N": 1}
+    case = cex["values"]
     W0, x_q, eta, n = case["W0"][0][0], case["x_q"][0][0], case["eta"], 1
-    assert cex["max_abs_residual"] == pytest.approx(abs(2 * eta / n * W0 * x_q**3))
+    assert cex["residual"] == pytest.approx(abs(2 * eta / n * W0 * x_q**3))
 
 
 def test_p_eta_misprint_needs_two_examples_to_show():
     # P = ηI is a GD step with rate ηN: identical to the correct layer when N = 1, so the
     # smallest counterexample has N = 2.
     cex = check(lsa_gd.PROP1_P_ETA).counterexample
-    assert cex["dims"] == {"Nx": 1, "Ny": 1, "N": 2}
+    assert cex["sizes"] == {"Nx": 1, "Ny": 1, "N": 2}
     explicit = next(e.counterexample for e in check(lsa_gd.PROP1_P_ETA).evidence if e.kind == "explicit")
     assert explicit["sizes"]["N"] == 2
 
 
 def test_softmax_dual_form_is_refuted_in_one_dimension():
     cex = check(dual_claims.SOFTMAX_AS_RELAXED).counterexample
-    assert set(cex["dims"].values()) == {1}
+    assert set(cex["sizes"].values()) == {1}
 
 
 def test_counterexample_reproduces_independently():
     # Rebuild the reported query-in-keys counterexample by hand and recompute its residual.
-    case = check(lsa_gd.PROP1_QUERY_IN_KEYS).counterexample["case"]
+    case = check(lsa_gd.PROP1_QUERY_IN_KEYS).counterexample["values"]
     X, Y, x_q, W0 = (np.array(case[k], dtype=float) for k in ("X", "Y", "x_q", "W0"))
     tokens = lsa.make_tokens(X[None], Y[None], x_q[None], W0)
     params = lsa.theta_gd(1, 1, case["eta"], 1, W0)

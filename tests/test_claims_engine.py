@@ -10,8 +10,8 @@ from sympy.matrices.expressions import MatrixSymbol
 
 from icl_verify import Claim, Estimate, Explicit, Measured, Numeric, Verdict, check, compare_with_tolerance
 from icl_verify.engine.claims import MAX_RESIDUAL_CHARS, NonFiniteComparison
-from icl_verify.output.report import table, to_json
 from icl_verify.engine.strategies import dims, matrices
+from icl_verify.output.report import table, to_json
 
 n = sp.Symbol("n", positive=True, integer=True)
 

@@ -68,7 +68,7 @@ def test_check_named_claims_json(runner):
     verdicts = {c["name"]: (c["verdict"], c["as_expected"]) for c in report["claims"]}
     assert verdicts == {"prop1-lsa-equals-gd-step": ("PROVED", True), "prop1-p-eta-not-eta-over-n": ("REFUTED", True)}
     refuted = next(c for c in report["claims"] if c["verdict"] == "REFUTED")
-    assert refuted["counterexample"]["dims"]["N"] == 2
+    assert refuted["counterexample"]["sizes"]["N"] == 2
 
 
 def test_table_says_refuted_as_expected(runner):

@@ -103,12 +103,12 @@ def test_traps_are_refuted_by_both_checks(builtin_results):
     for claim in (o.RATE_WITHOUT_1_OVER_N, o.GAMMA_AS_INVERSE_COVARIANCE):
         statuses = {e.kind: e.status for e in builtin_results[claim.name].evidence}
         assert statuses == {"explicit": "refuted", "measured": "refuted"}, claim.name
-    assert builtin_results[o.X_RANGE_TEXT.name].counterexample["estimate"] == pytest.approx(245 / 297, rel=0.03)
+    assert builtin_results[o.X_RANGE_TEXT.name].counterexample["values"]["estimate"] == pytest.approx(245 / 297, rel=0.03)
 
 
 def test_training_claims_measure_what_they_state(builtin_results):
     raw = builtin_results[o.TRAINED_RAW_RATE.name].counterexample
-    assert raw["estimate"] == pytest.approx(float(sp.Rational(200, 33)) / 10, rel=0.05)  # η*/N
+    assert raw["values"]["estimate"] == pytest.approx(float(sp.Rational(200, 33)) / 10, rel=0.05)  # η*/N
     for claim in (o.TRAINED_LOSS, o.TRAINED_MODEL_COS, o.TRAINED_GAMMA, o.TRAINED_NOISY_RATE):
         assert builtin_results[claim.name].verdict.value == "VERIFIED", claim.name
 

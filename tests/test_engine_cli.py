@@ -1,0 +1,69 @@
+"""The verdict rules seen from the command line: a claim file that tries to fool the engine exits 1."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from icl_verify.cli.main import main
+
+HEADER = """
+import numpy as np
+from hypothesis import strategies as st
+from icl_verify import Claim, Explicit, Numeric
+import sympy as sp
+"""
+
+FOOLING_FILES = {
+    # an expected-false claim whose compare returns NaN: not "refuted, as expected"
+    "nan": """
+    nan_claim = Claim(
+        name="nan-refuted", source="s", statement="x = x + 1",
+        numeric=Numeric(st.fixed_dictionaries({"x": st.floats(0, 1)}), lambda c: (np.nan, c["x"])),
+        holds=False, no_control="a test",
+    )
+    """,
+    # a crashing check beside a refuting one: the crash is not hidden
+    "crash": """
+    def boom(case):
+        raise RuntimeError("broken compare")
+
+    crash_claim = Claim(
+        name="crash-and-refute", source="s", statement="1 = 0",
+        explicit=Explicit(lambda: [sp.Integer(1)], [{}]),
+        numeric=Numeric(st.just({}), boom),
+        holds=False, no_control="a test",
+    )
+    """,
+    # a refutation whose corrected form fails the same comparison: hollow
+    "hollow": """
+    hollow_claim = Claim(
+        name="root-squared-sign", source="s", statement="sqrt(x)^2 = -x",
+        numeric=Numeric(
+            st.just({"x": 2.0}), lambda c: (np.sqrt(c["x"]) ** 2, -c["x"]), rtol=0, atol=0,
+            control=lambda c: (np.sqrt(c["x"]) ** 2, c["x"]),
+        ),
+        holds=False,
+    )
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOOLING_FILES))
+def test_a_claim_file_cannot_fool_the_exit_status(name, tmp_path):
+    path = tmp_path / f"{name}.py"
+    path.write_text(HEADER + textwrap.dedent(FOOLING_FILES[name]))
+    result = CliRunner().invoke(main, ["check", str(path), "--max-examples", "10"])
+    assert result.exit_code == 1, result.output
+    assert "1 NOT as expected" in result.output and "Traceback" not in result.output
+    as_json = CliRunner().invoke(main, ["check", str(path), "--max-examples", "10", "--json"])
+    report = json.loads(as_json.output)
+    assert as_json.exit_code == 1 and report["ok"] is False and report["schema"] == 2
+    (claim,) = report["claims"]
+    assert claim["as_expected"] is False
+    statuses = {(e["kind"], e["status"]) for e in claim["evidence"]}
+    expected = {"nan": ("numeric", "error"), "crash": ("numeric", "error"), "hollow": ("control", "failed")}[name]
+    assert expected in statuses
