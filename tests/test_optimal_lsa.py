@@ -103,7 +103,9 @@ def test_traps_are_refuted_by_both_checks(builtin_results):
     for claim in (o.RATE_WITHOUT_1_OVER_N, o.GAMMA_AS_INVERSE_COVARIANCE):
         statuses = {e.kind: e.status for e in builtin_results[claim.name].evidence}
         assert statuses == {"explicit": "refuted", "measured": "refuted"}, claim.name
-    assert builtin_results[o.X_RANGE_TEXT.name].counterexample["values"]["estimate"] == pytest.approx(245 / 297, rel=0.03)
+    assert builtin_results[o.X_RANGE_TEXT.name].counterexample["values"]["estimate"] == pytest.approx(
+        245 / 297, rel=0.03
+    )
 
 
 def test_training_claims_measure_what_they_state(builtin_results):

@@ -428,7 +428,7 @@ def _run_explicit(ex: Explicit) -> tuple[Evidence, Control]:
                 continue
             witness = find_witness(residual)
             seconds = time.perf_counter() - t0
-            explanation = Residual.of(residual, size)
+            explanation = Residual.of(residual, size or None)  # no sizes at all: dimension-free
             if witness is None:
                 detail = f"residual at {dict(size)} not reduced to 0"
                 return Evidence("explicit", "undecided", detail, seconds, residual=explanation), None

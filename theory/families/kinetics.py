@@ -507,7 +507,9 @@ K_STAR_PRINTED_IN_SLAVED_REGIME = Claim(
     name="kinetics-k-star-e-beta0-over-nu-when-beta0-very-negative",
     source=f"{PAPER}, §3.6 formula applied in the β₀ ≪ 0 regime of §3.5",
     statement=r"\beta_0 \ll 0:\ K^* \sim N^{1/\nu} e^{-\beta_0/\nu}",
-    explicit=Explicit(lambda: [sp.simplify(_k_star_slaved_log_derivative() + 1 / NU)], [{}]),
+    explicit=Explicit(
+        lambda: [sp.simplify(_k_star_slaved_log_derivative() + 1 / NU)], [{}], control=K_STAR_SLAVED.symbolic
+    ),
     holds=False,
     correction="kinetics-k-star-strongly-negative-beta0",
     note="The printed exponent −β₀/ν uses τ* ∝ e^{−β₀} (κ ≪ 1); where τ* ∝ e^{−2β₀} it becomes −2β₀/ν.",

@@ -112,7 +112,9 @@ def theorem1_program_residual(d: int, lam_term: str = "formula") -> list:
 
 
 def _t1_explicit(lam_term: str) -> Explicit:
-    return Explicit(lambda d: theorem1_program_residual(d, lam_term), [{"d": 1}, {"d": 2}, {"d": 3}])
+    """Exact check at d = 1, 2, 3; a printed λ variant's control is the program with Theorem 1's own λ term."""
+    control = None if lam_term == "formula" else (lambda d: theorem1_program_residual(d, "formula"))
+    return Explicit(lambda d: theorem1_program_residual(d, lam_term), [{"d": 1}, {"d": 2}, {"d": 3}], control)
 
 
 @st.composite
@@ -161,7 +163,13 @@ THEOREM1_OP_LIST = Claim(
     source=f"{PAPER}, Appendix A operation list (−λw)",
     statement=r"\text{the program with } g \leftarrow g - \lambda w \text{ computes } w'^\top x_2 \text{ of Theorem 1}",
     explicit=_t1_explicit("op-list"),
-    numeric=Numeric(theorem1_cases(), lambda c: _theorem1_compiled(c, "op-list"), rtol=COMPILED_RTOL, atol=1e-12),
+    numeric=Numeric(
+        theorem1_cases(),
+        lambda c: _theorem1_compiled(c, "op-list"),
+        rtol=COMPILED_RTOL,
+        atol=1e-12,
+        control=_theorem1_compiled,
+    ),
     holds=False,
     correction="theorem1-formula-is-gd-step",
     note="Differs by 4αλ wᵀx₂ from the theorem whenever λ wᵀx₂ ≠ 0.",
