@@ -138,6 +138,8 @@ def simplified(expr: Any) -> Any:
     >>> x, y = sp.symbols("x y")
     >>> simplified((x + y)**2 - x**2 - y**2)
     2*x*y
+    >>> simplified(6.0 * x * y + 6.0 * x)
+    6*x*(y + 1)
     """
     if isinstance(expr, sp.MatrixBase):
         return sp.ImmutableMatrix(expr.applyfunc(_simplified_scalar))
@@ -147,7 +149,9 @@ def simplified(expr: Any) -> Any:
 
 
 def _simplified_scalar(expr: sp.Expr) -> sp.Expr:
-    return sp.factor_terms(sp.simplify(expr))
+    """Simplified, common factors pulled out, integer-valued floats (from float weights) as integers."""
+    whole = {f: sp.Integer(int(f)) for f in expr.atoms(sp.Float) if float(f).is_integer()}
+    return sp.factor_terms(sp.simplify(expr.xreplace(whole)))
 
 
 def describe_sizes(sizes: Iterable[Mapping[str, int]]) -> str:
