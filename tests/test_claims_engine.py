@@ -457,3 +457,14 @@ def test_long_residuals_are_truncated_with_a_note():
 
 def test_no_residual_for_a_claim_that_is_not_refuted():
     assert check(TRANSPOSE).residual is None and check(TRANSPOSE).to_dict()["residual"] is None
+
+
+def test_a_residual_that_cannot_be_simplified_does_not_break_the_check(monkeypatch):
+    from icl_verify.engine import claims
+
+    def unprintable(residual, sizes):
+        raise TypeError("cannot simplify")
+
+    monkeypatch.setattr(claims.Residual, "of", unprintable)
+    result = check(Claim("c", "s", "AB = BA", explicit=Explicit(_commutator_residual, [{"k": 2}]), holds=False))
+    assert result.verdict is Verdict.REFUTED and result.residual is None

@@ -406,12 +406,20 @@ def _run_symbolic(claim: Claim) -> tuple[Evidence, Control]:
         value = values[refuting]
         cex = counterexample("symbolic", {}, {}, max_abs(value), 0.0, None, exact_residual=str(value))
         detail = f"lhs − rhs = {_short(value)} ≠ 0 whatever the symbols' values"
-        explanation = Residual.of(value, None)
+        explanation = _explain(value, None)
         return Evidence("symbolic", "refuted", detail, time.perf_counter() - t0, cex, explanation), None
-    explanation = Residual.of(residuals[answers.index(None) if None in answers else answers.index(False)], None)
+    explanation = _explain(residuals[answers.index(None) if None in answers else answers.index(False)], None)
     undecided = sum(a is not True for a in answers)
     detail = f"{undecided} of {len(answers)} residual(s) not reduced to 0 by SymPy"
     return Evidence("symbolic", "undecided", detail, time.perf_counter() - t0, residual=explanation), None
+
+
+def _explain(residual: Any, sizes: Mapping[str, int] | None) -> Residual | None:
+    """The residual for display, or ``None`` if SymPy cannot simplify it: an aid to reading, never a check."""
+    try:
+        return Residual.of(residual, sizes)
+    except Exception:  # a residual that does not print must not turn the check into an error
+        return None
 
 
 def _short(value: Any) -> str:
@@ -428,7 +436,7 @@ def _run_explicit(ex: Explicit) -> tuple[Evidence, Control]:
                 continue
             witness = find_witness(residual)
             seconds = time.perf_counter() - t0
-            explanation = Residual.of(residual, size or None)  # no sizes at all: dimension-free
+            explanation = _explain(residual, size or None)  # no sizes at all: dimension-free
             if witness is None:
                 detail = f"residual at {dict(size)} not reduced to 0"
                 return Evidence("explicit", "undecided", detail, seconds, residual=explanation), None
