@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from icl_verify.blocks.backend import block, eye, hstack, inverse, scale, vstack, zeros
+from icl_verify.engine.statement import matrix, scalar
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,35 @@ def lsa_layer(heads: Head | Sequence[Head], E: Any, e_q: Any, *, include_query: 
     """
     keys = hstack(E, e_q) if include_query else E
     return E + lsa_update(heads, keys, E), e_q + lsa_update(heads, keys, e_q)
+
+
+def lsa_prediction(heads: Head | Sequence[Head], X: Any, Y: Any, x_q: Any, W0: Any = None, **layer: Any) -> Any:
+    """ŷ_q: the readout of the query token after one LSA layer on context (X, Y) and query (x_q, −W0 x_q).
+
+    Keyword arguments (``include_query``) go to :func:`lsa_layer`; ``W0=None`` starts from W0 = 0.
+    """
+    ny = Y.shape[0]
+    _, e_q = lsa_layer(heads, context_tokens(X, Y), query_token(x_q, W0, ny), **layer)
+    return readout(e_q, ny)
+
+
+def regression_symbols(*, w0: str = "any", bound: float = 3.0) -> dict[str, Any]:
+    """The symbols of one linear-regression task for :func:`icl_verify.statement` (eq. 1–2, columns):
+    X (Nx × N), Y (Ny × N), W0 (Ny × Nx), x_q (Nx × 1) and a step size η > 0.
+
+    ``w0``: ``"any"``, ``"nonzero"`` (never all zero on the numeric side) or ``"zero"`` (no W0).
+    """
+    if w0 not in ("any", "nonzero", "zero"):
+        raise ValueError(f"w0 must be 'any', 'nonzero' or 'zero', got {w0!r}")
+    symbols = {
+        "X": matrix("Nx", "N", bound=bound),
+        "Y": matrix("Ny", "N", bound=bound),
+        "x_q": matrix("Nx", 1, bound=bound),
+        "eta": scalar(positive=True),
+    }
+    if w0 != "zero":
+        symbols["W0"] = matrix("Ny", "Nx", nonzero=w0 == "nonzero", bound=bound)
+    return symbols
 
 
 def _selectors(Nx: Any, Ny: Any, like: Any) -> tuple[Any, Any]:

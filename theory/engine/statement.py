@@ -25,13 +25,12 @@ from typing import Any
 import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 from sympy.matrices.expressions import MatrixSymbol
 
 from icl_verify.engine.claims import Claim, Explicit, Numeric
-from icl_verify.engine.strategies import reals
+from icl_verify.engine.strategies import Dimension, dimension, matrices, nonzero_matrices, reals
 from icl_verify.engine.symbolic import as_explicit, grid
-from icl_verify.engine.tolerance import RTOL, term_scale
+from icl_verify.engine.tolerance import ATOL, RTOL, term_scale
 
 Size = str | int
 
@@ -114,15 +113,6 @@ def symbolic_values(symbols: Mapping[str, Spec], sizes: Mapping[str, Any]) -> di
     }
 
 
-def _nonzero(a: np.ndarray) -> np.ndarray:
-    """``a`` itself, or with its first entry set to 1 if it is all zero (shrinks towards a unit matrix entry)."""
-    if np.any(a != 0):
-        return a
-    a = a.copy()
-    a.flat[0] = 1.0
-    return a
-
-
 def _draw_spec(spec: Spec, sizes: Mapping[str, int]) -> st.SearchStrategy:
     if isinstance(spec, ScalarSpec):
         if spec.positive:
@@ -131,25 +121,17 @@ def _draw_spec(spec: Spec, sizes: Mapping[str, int]) -> st.SearchStrategy:
             magnitude = reals(spec.bound, positive=True)
             return st.one_of(magnitude, magnitude.map(lambda v: -v))
         return reals(spec.bound)
-    shape = tuple(sizes[s] if isinstance(s, str) else s for s in (spec.rows, spec.cols))
-    arrays = hnp.arrays(np.float64, shape, elements=reals(spec.bound))
-    return arrays.map(_nonzero) if spec.nonzero else arrays
+    rows, cols = (sizes[s] if isinstance(s, str) else s for s in (spec.rows, spec.cols))
+    return (nonzero_matrices if spec.nonzero else matrices)(rows, cols, spec.bound)
 
 
-def _range(name: str, value: Any) -> tuple[int, int]:
-    bounds = (value, value) if isinstance(value, int) and not isinstance(value, bool) else value
-    ok = isinstance(bounds, tuple) and len(bounds) == 2 and all(isinstance(b, int) and b >= 1 for b in bounds)
-    if not ok or bounds[0] > bounds[1]:
-        raise ValueError(f"sizes[{name!r}] must be a positive int or a (low, high) pair of them, got {value!r}")
-    return bounds
-
-
-def cases(symbols: Mapping[str, Spec], sizes: Mapping[str, tuple[int, int]]) -> st.SearchStrategy[dict]:
+def cases(symbols: Mapping[str, Spec], sizes: Mapping[str, Dimension]) -> st.SearchStrategy[dict]:
     """Hypothesis cases: every size drawn in its range (shrinking to the low end), then every symbol."""
+    dimensions = {name: dimension(f"sizes[{name!r}]", value) for name, value in sizes.items()}
 
     @st.composite
     def draw_case(draw) -> dict:
-        case: dict[str, Any] = {name: draw(st.integers(*sizes[name])) for name in sizes}
+        case: dict[str, Any] = {name: draw(d) for name, d in dimensions.items()}
         for name, spec in symbols.items():
             case[name] = draw(_draw_spec(spec, case))
         return case
@@ -280,7 +262,7 @@ def statement(
         unknown = set(given or {}) - set(names)
         if unknown:
             raise ValueError(f"{arg} names {sorted(unknown)}, which no declared matrix uses (sizes: {names})")
-    ranges = {n: _range(n, (sizes or {}).get(n, (1, 4))) for n in names}
+    ranges = {n: (sizes or {}).get(n, (1, 4)) for n in names}
     exact = grid(**{n: list((explicit_sizes or {}).get(n, (1, 2))) for n in names})
     claim_sides, control_sides = _Sides(symbols, lhs, rhs), _Sides(symbols, lhs, corrected) if corrected else None
     return Claim(
@@ -292,7 +274,7 @@ def statement(
         if explicit
         else None,
         numeric=Numeric(
-            cases(symbols, ranges), claim_sides.numeric, rtol, 0.0, control_sides.numeric if control_sides else None
+            cases(symbols, ranges), claim_sides.numeric, rtol, ATOL, control_sides.numeric if control_sides else None
         ),
         holds=holds,
         symbolic_control=control_sides.symbolic if control_sides and symbolic else None,

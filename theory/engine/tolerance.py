@@ -32,6 +32,10 @@ ROUNDING_FACTOR = 2048
 RTOL = ROUNDING_FACTOR * UNIT_ROUNDOFF
 """The relative tolerance applied to the term magnitude (≈ 2.3e-13)."""
 
+ATOL = ROUNDING_FACTOR * float(np.finfo(np.float64).smallest_subnormal)
+"""The absolute floor for results that underflow: each operation may add an error up to the smallest
+subnormal (Higham 2002, §2.1, the model fl(x op y) = (x op y)(1 + δ) + η with gradual underflow)."""
+
 _MAGNITUDE_OF = {np.subtract: np.add, np.negative: np.positive}
 
 
