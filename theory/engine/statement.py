@@ -252,6 +252,7 @@ def statement(
     """
     _check_symbols(symbols)
     names = size_names(symbols)
+    names = [n for n in (sizes or {}) if n in names] + [n for n in names if n not in (sizes or {})]  # sizes' order
     known = [*symbols, *names]
     _check_side("lhs", lhs, known)
     _check_side("rhs", rhs, known)
