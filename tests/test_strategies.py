@@ -78,9 +78,15 @@ def test_spd_rejects_bad_bounds():
         spd_matrices(2, min_eigenvalue=0.0)
 
 
-def test_readme_claim_snippet_runs_and_is_verified():
+def test_readme_claim_snippet_runs_with_a_proved_and_a_refuted_lsa_statement():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     snippet = re.search(r"## Write your own claim.*?```python\n(.*?)```", readme, re.S).group(1)
+    claims = re.findall(r"^(\w+) = iv\.statement\(.*?$\n(.*?)^\)$", snippet, re.S | re.M)
+    assert [name for name, _ in claims] == ["lsa_is_gd", "query_in_keys"]
+    assert all(len(body.strip().splitlines()) <= 10 for _, body in claims)
     namespace: dict = {}
     exec(compile(snippet, "README.md", "exec"), namespace)
-    assert check(namespace["trace_cyclic"]).verdict is Verdict.VERIFIED
+    assert check(namespace["lsa_is_gd"], max_examples=30).verdict is Verdict.PROVED
+    refuted = check(namespace["query_in_keys"], max_examples=30)
+    assert refuted.verdict is Verdict.REFUTED and refuted.as_expected
+    assert refuted.counterexample["case"] | {"Nx": 1, "Ny": 1, "N": 1} == refuted.counterexample["case"]

@@ -101,15 +101,10 @@ def regression_symbols(*, w0: str = "any", bound: float = 3.0) -> dict[str, Any]
     """
     if w0 not in ("any", "nonzero", "zero"):
         raise ValueError(f"w0 must be 'any', 'nonzero' or 'zero', got {w0!r}")
-    symbols = {
-        "X": matrix("Nx", "N", bound=bound),
-        "Y": matrix("Ny", "N", bound=bound),
-        "x_q": matrix("Nx", 1, bound=bound),
-        "eta": scalar(positive=True),
-    }
+    symbols = {"X": matrix("Nx", "N", bound=bound), "Y": matrix("Ny", "N", bound=bound)}
     if w0 != "zero":
         symbols["W0"] = matrix("Ny", "Nx", nonzero=w0 == "nonzero", bound=bound)
-    return symbols
+    return {**symbols, "x_q": matrix("Nx", 1, bound=bound), "eta": scalar(positive=True)}
 
 
 def _selectors(Nx: Any, Ny: Any, like: Any) -> tuple[Any, Any]:
