@@ -144,6 +144,11 @@ def test_numeric_only_statement_with_concrete_sizes():
         ({"no_control": "none"}, "for statements expected to be false"),
         ({"sizes": {"Q": 2}}, r"sizes names \['Q'\]"),
         ({"sizes": {"N": (3, 1)}}, r"sizes\['N'\] must be a positive int or a \(low, high\) pair"),
+        ({"explicit_sizes": {"N": []}}, r"explicit_sizes\['N'\] must be a non-empty list"),
+        (
+            {"symbols": {"N": iv.matrix("N", 1)}, "lhs": lambda N: N, "rhs": lambda N: N},
+            "name both a symbol and a size",
+        ),
     ],
 )
 def test_bad_input_names_the_argument(kwargs, message):

@@ -60,18 +60,13 @@ def is_matrix(value: Any) -> bool:
     return isinstance(value, (MatrixExpr, sp.MatrixBase)) or (isinstance(value, np.ndarray) and value.ndim == 2)
 
 
-def entry(m: Any) -> Any:
-    """The single entry of a 1 × 1 matrix, as a scalar."""
-    return m[0, 0]
-
-
 def elementwise(fn_sympy: Callable[[sp.Expr], sp.Expr], fn_numpy: Callable[[Any], Any], x: Any) -> Any:
-    """Apply a scalar function entry by entry (an explicit matrix on the symbolic side)."""
-    if isinstance(x, (MatrixExpr, sp.MatrixBase)):
-        return sp.Matrix(x.as_explicit()).applyfunc(fn_sympy) if isinstance(x, MatrixExpr) else x.applyfunc(fn_sympy)
-    if isinstance(x, sp.Basic):
-        return fn_sympy(x)
-    return fn_numpy(x)
+    """Apply a scalar function entry by entry (to an explicit matrix on the symbolic side)."""
+    if isinstance(x, MatrixExpr):
+        x = sp.Matrix(x.as_explicit())
+    if isinstance(x, sp.MatrixBase):
+        return x.applyfunc(fn_sympy)
+    return fn_sympy(x) if isinstance(x, sp.Basic) else fn_numpy(x)
 
 
 def exp(x: Any) -> Any:
@@ -91,9 +86,9 @@ def sqrt(x: Any) -> Any:
 
 def total(m: Any) -> Any:
     """The sum of all entries."""
-    if isinstance(m, (MatrixExpr, sp.MatrixBase)):
-        return sum(sp.Matrix(m.as_explicit()) if isinstance(m, MatrixExpr) else m, sp.Integer(0))
-    return np.sum(m)
+    if isinstance(m, MatrixExpr):
+        m = sp.Matrix(m.as_explicit())
+    return sum(m, sp.Integer(0)) if isinstance(m, sp.MatrixBase) else np.sum(m)
 
 
 def inverse(m: Any) -> Any:

@@ -178,7 +178,7 @@ def compare(lhs: Callable[..., Any], rhs: Callable[..., Any], case: Mapping[str,
 
 @dataclass(frozen=True)
 class _Sides:
-    """The checks of ``lhs = rhs`` over the declared symbols (picklable, no closures over loops)."""
+    """The three checks of ``lhs = rhs`` over the declared symbols, as bound methods for a :class:`Claim`."""
 
     symbols: Mapping[str, Spec]
     lhs: Callable[..., Any]
@@ -222,6 +222,26 @@ def _check_control(holds: bool, corrected: Any, no_control: str) -> None:
         raise ValueError("a statement with holds=False needs exactly one of corrected (its true rhs) or no_control")
 
 
+def _ordered_sizes(symbols: Mapping[str, Spec], sizes: Mapping[str, Any], explicit_sizes: Mapping[str, Any]) -> list:
+    """The size names, those given in ``sizes`` first and in its order; unknown names are an error."""
+    names = size_names(symbols)
+    clash = set(names) & set(symbols)
+    if clash:
+        raise ValueError(f"symbols: {sorted(clash)} name both a symbol and a size")
+    for arg, given in (("sizes", sizes), ("explicit_sizes", explicit_sizes)):
+        unknown = set(given) - set(names)
+        if unknown:
+            raise ValueError(f"{arg} names {sorted(unknown)}, which no declared matrix uses (sizes: {names})")
+    return [n for n in sizes if n in names] + [n for n in names if n not in sizes]
+
+
+def _explicit_values(name: str, values: Iterable[int]) -> list[int]:
+    values = list(values) if isinstance(values, Iterable) else []
+    if not values or not all(type(v) is int and v >= 1 for v in values):
+        raise ValueError(f"explicit_sizes[{name!r}] must be a non-empty list of positive ints")
+    return values
+
+
 def statement(
     name: str,
     source: str,
@@ -251,20 +271,16 @@ def statement(
     ``correction``, …) go to the :class:`Claim`.
     """
     _check_symbols(symbols)
-    names = size_names(symbols)
-    names = [n for n in (sizes or {}) if n in names] + [n for n in names if n not in (sizes or {})]  # sizes' order
+    sizes, explicit_sizes = dict(sizes or {}), dict(explicit_sizes or {})
+    names = _ordered_sizes(symbols, sizes, explicit_sizes)
     known = [*symbols, *names]
     _check_side("lhs", lhs, known)
     _check_side("rhs", rhs, known)
     _check_control(holds, corrected, no_control)
     if corrected is not None:
         _check_side("corrected", corrected, known)
-    for arg, given in (("sizes", sizes), ("explicit_sizes", explicit_sizes)):
-        unknown = set(given or {}) - set(names)
-        if unknown:
-            raise ValueError(f"{arg} names {sorted(unknown)}, which no declared matrix uses (sizes: {names})")
-    ranges = {n: (sizes or {}).get(n, (1, 4)) for n in names}
-    exact = grid(**{n: list((explicit_sizes or {}).get(n, (1, 2))) for n in names})
+    ranges = {n: sizes.get(n, (1, 4)) for n in names}
+    exact = grid(**{n: _explicit_values(n, explicit_sizes.get(n, (1, 2))) for n in names})
     claim_sides, control_sides = _Sides(symbols, lhs, rhs), _Sides(symbols, lhs, corrected) if corrected else None
     return Claim(
         name=name,
