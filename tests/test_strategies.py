@@ -7,10 +7,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import find, given, settings
 
 from icl_verify import Verdict, check
-from icl_verify.engine.strategies import dims, matrices, reals, regression_cases, spd_matrices, token_batches
+from icl_verify.engine.strategies import (
+    dims,
+    matrices,
+    nonzero_matrices,
+    reals,
+    regression_cases,
+    spd_matrices,
+    token_batches,
+)
 
 FAST = settings(max_examples=30, deadline=None)
 
@@ -32,10 +40,37 @@ def test_shapes_and_bounds(tokens, M, r):
 
 
 @FAST
-@given(regression_cases(max_dim=2, max_n=3))
+@given(regression_cases(Nx=(1, 2), N=(1, 3)))
 def test_regression_cases_are_consistent(case):
     assert case["X"].shape == (case["N"], case["Nx"]) and case["Y"].shape == (case["N"], case["Ny"])
     assert case["W0"].shape == (case["Ny"], case["Nx"]) and case["eta"] > 0
+    assert case["Nx"] <= 2 and case["N"] <= 3
+
+
+@FAST
+@given(regression_cases(Ny=1, N=(1, 5), w0="nonzero"))
+def test_regression_dimensions_can_be_fixed_and_w0_forced_nonzero(case):
+    assert case["Ny"] == 1 and 1 <= case["N"] <= 5
+    assert np.any(case["W0"] != 0)
+
+
+def test_w0_can_be_forced_nonzero_even_when_every_draw_is_zero():
+    assert np.array_equal(find(nonzero_matrices(2, 3), lambda _: True), [[1, 0, 0], [0, 0, 0]])
+
+
+@FAST
+@given(regression_cases(w0=False))
+def test_w0_false_is_zero(case):
+    assert not np.any(case["W0"])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [({"Ny": 0}, "Ny must be a positive int"), ({"N": (4, 2)}, r"N must be .* \(low, high\)"), ({"w0": "x"}, "w0")],
+)
+def test_regression_cases_reject_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        find(regression_cases(**kwargs), lambda _: True)
 
 
 def test_spd_rejects_bad_bounds():
@@ -43,9 +78,15 @@ def test_spd_rejects_bad_bounds():
         spd_matrices(2, min_eigenvalue=0.0)
 
 
-def test_readme_claim_snippet_runs_and_is_verified():
+def test_readme_claim_snippet_runs_with_a_proved_and_a_refuted_lsa_statement():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     snippet = re.search(r"## Write your own claim.*?```python\n(.*?)```", readme, re.S).group(1)
+    claims = re.findall(r"^(\w+) = iv\.statement\(.*?$\n(.*?)^\)$", snippet, re.S | re.M)
+    assert [name for name, _ in claims] == ["lsa_is_gd", "query_in_keys"]
+    assert all(len(body.strip().splitlines()) <= 10 for _, body in claims)
     namespace: dict = {}
     exec(compile(snippet, "README.md", "exec"), namespace)
-    assert check(namespace["trace_cyclic"]).verdict is Verdict.VERIFIED
+    assert check(namespace["lsa_is_gd"], max_examples=30).verdict is Verdict.PROVED
+    refuted = check(namespace["query_in_keys"], max_examples=30)
+    assert refuted.verdict is Verdict.REFUTED and refuted.as_expected
+    assert refuted.counterexample["case"] | {"Nx": 1, "Ny": 1, "N": 1} == refuted.counterexample["case"]

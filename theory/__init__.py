@@ -6,6 +6,10 @@ The public API for writing and checking claims::
     import icl_verify as iv
     from icl_verify.engine.strategies import dims, matrices, reals, spd_matrices, regression_cases
 
+    from icl_verify.blocks import gd_step, theta_gd  # the papers' objects, on SymPy and NumPy alike
+
+    claim = iv.statement(name=..., source=..., statement=..., symbols={"X": iv.matrix("Nx", "N"), ...},
+                         lhs=lambda X, ...: ..., rhs=lambda X, ...: ...)  # symbolic, explicit, numeric
     claim = iv.Claim(name=..., source=..., statement=..., numeric=iv.Numeric(cases, compare))
     result = iv.check(claim, seed=0)        # an iv.Result with an iv.Verdict
     report = iv.check_all()                 # every built-in claim
@@ -39,6 +43,9 @@ _EXPORTS = {
     "Verdict": "icl_verify.engine.claims",
     "check": "icl_verify.engine.claims",
     "compare_with_tolerance": "icl_verify.engine.claims",
+    "matrix": "icl_verify.engine.statement",
+    "scalar": "icl_verify.engine.statement",
+    "statement": "icl_verify.engine.statement",
     "Derivation": "icl_verify.engine.derivation",
     "Step": "icl_verify.engine.derivation",
     "Figure": "icl_verify.engine.figure",

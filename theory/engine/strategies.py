@@ -59,13 +59,59 @@ def token_batches(batch: int, tokens: int, width: int, bound: float = 3.0) -> st
     return arrays((batch, tokens, width), bound)
 
 
+Dimension = int | tuple[int, int]
+"""A dimension fixed to an ``int`` or ranged over a ``(low, high)`` pair (inclusive)."""
+
+
+def dimension(name: str, value: Dimension) -> st.SearchStrategy[int]:
+    """A strategy for a dimension given as an ``int`` (fixed) or a ``(low, high)`` pair (shrinks to low)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = (value, value)
+    ok = isinstance(value, tuple) and len(value) == 2 and all(type(v) is int and v >= 1 for v in value)
+    if not ok or value[0] > value[1]:
+        raise ValueError(f"{name} must be a positive int or a (low, high) pair of them, got {value!r}")
+    return dims(*value)
+
+
+def nonzero_matrices(rows: int, cols: int, bound: float = 3.0) -> st.SearchStrategy[np.ndarray]:
+    """Like :func:`matrices`, never all zero: an all-zero draw gets a 1 in its first entry."""
+
+    def lift(a: np.ndarray) -> np.ndarray:
+        if np.any(a != 0):
+            return a
+        out = a.copy()
+        out.flat[0] = 1.0
+        return out
+
+    return matrices(rows, cols, bound).map(lift)
+
+
+W0_CHOICES = (True, False, "nonzero")
+
+
 @st.composite
-def regression_cases(draw, *, max_dim: int = 3, max_n: int = 5, w0: bool = True, bound: float = 3.0) -> dict:
+def regression_cases(
+    draw,
+    *,
+    Nx: Dimension = (1, 3),
+    Ny: Dimension = (1, 3),
+    N: Dimension = (1, 5),
+    w0: bool | str = True,
+    bound: float = 3.0,
+) -> dict:
     """A random regression context as rows: X (N×Nx), Y (N×Ny), query x_q (1×Nx), W0 and η > 0.
 
-    The dimensions are reported as ``Nx``, ``Ny`` and ``N`` (von Oswald et al.'s names).
+    Every dimension is fixed (``Ny=1``) or ranged (``N=(1, 5)``); they are reported as ``Nx``,
+    ``Ny`` and ``N`` (von Oswald et al.'s names). ``w0``: ``True`` draws W0, ``False`` sets
+    W0 = 0, ``"nonzero"`` draws a W0 that is never all zero.
     """
-    nx, ny, n = draw(dims(1, max_dim)), draw(dims(1, max_dim)), draw(dims(1, max_n))
+    if w0 not in W0_CHOICES:
+        raise ValueError(f"w0 must be one of {W0_CHOICES}, got {w0!r}")
+    nx, ny, n = draw(dimension("Nx", Nx)), draw(dimension("Ny", Ny)), draw(dimension("N", N))
+    if w0 == "nonzero":
+        W0 = draw(nonzero_matrices(ny, nx, bound))
+    else:
+        W0 = draw(matrices(ny, nx, bound)) if w0 else np.zeros((ny, nx))
     return {
         "Nx": nx,
         "Ny": ny,
@@ -73,6 +119,6 @@ def regression_cases(draw, *, max_dim: int = 3, max_n: int = 5, w0: bool = True,
         "X": draw(matrices(n, nx, bound)),
         "Y": draw(matrices(n, ny, bound)),
         "x_q": draw(matrices(1, nx, bound)),
-        "W0": draw(matrices(ny, nx, bound)) if w0 else np.zeros((ny, nx)),
+        "W0": W0,
         "eta": draw(reals(2.0, positive=True)),
     }

@@ -14,9 +14,11 @@ import sympy as sp
 from hypothesis import strategies as st
 from sympy.matrices.expressions import BlockMatrix, MatrixSymbol
 
+from icl_verify.blocks import delta_w_icl, demo_mass, icl_attention, softmax_attention, w_zsl
 from icl_verify.engine.claims import Claim, Explicit, Numeric
 from icl_verify.engine.derivation import Derivation, Step
 from icl_verify.engine.figure import Figure
+from icl_verify.engine.statement import matrix, statement
 from icl_verify.engine.strategies import dims, matrices, reals
 from icl_verify.engine.symbolic import grid
 from icl_verify.numerics import dual
@@ -112,6 +114,7 @@ DUAL_LAYER = Claim(
     numeric=Numeric(dual_layer_cases(), _dual_layer, rtol=1e-6),
     note="Explicit check: squared and softplus losses, gradients by SymPy differentiation; "
     "numeric check: ∇_W L by central differences.",
+    assumptions=("a linear layer W0 trained by one GD step on a differentiable per-example loss",),
 )
 
 
@@ -120,21 +123,70 @@ DUAL_LAYER = Claim(
 
 D_IN, D_K, D_V, N_DEMO, N_TEXT = sp.symbols("d d_k d_v n' n", positive=True, integer=True)
 
+ICL_SYMBOLS = {
+    "W_V": matrix("d_v", "d", bound=2.0),
+    "W_K": matrix("d_k", "d", bound=2.0),
+    "demos": matrix("d", "n_demo", bound=2.0),
+    "text": matrix("d", "n_text", bound=2.0),
+    "q": matrix("d_k", 1, bound=2.0),
+}
+"""Dai et al.'s objects as columns: values W_V x, keys W_K x, demonstrations X', query text X, query q."""
+ICL_SIZES = {"d": (1, 4), "d_k": (1, 3), "d_v": (1, 3), "n_demo": (1, 4), "n_text": (1, 4)}
+UNNORMALISED = "softmax and the 1/√d scale dropped (relaxed linear attention)"
 
-def relaxed_icl_residuals() -> list:
-    """W_V [X' X] (W_K [X' X])ᵀ q − (W_V X (W_K X)ᵀ + Σ_i (W_V x'_i)(W_K x'_i)ᵀ) q."""
-    W_V, W_K = MatrixSymbol("W_V", D_V, D_IN), MatrixSymbol("W_K", D_K, D_IN)
-    Xd, X = MatrixSymbol("X'", D_IN, N_DEMO), MatrixSymbol("X", D_IN, N_TEXT)
-    q = MatrixSymbol("q", D_K, 1)
-    tokens = BlockMatrix([[Xd, X]])
-    lhs = (W_V * tokens) * (W_K * tokens).T * q
-    w_zsl = W_V * X * (W_K * X).T
-    delta_icl = W_V * Xd * (W_K * Xd).T  # = Σ_i (W_V x'_i) ⊗ (W_K x'_i)
-    return [lhs - (w_zsl + delta_icl) * q]
+
+def dual_weights_times_q(W_V: Any, W_K: Any, demos: Any, text: Any, q: Any) -> Any:
+    """(W_ZSL + ΔW_ICL) q: the zero-shot weights plus the demonstrations' implicit update, applied to q (eq. 9)."""
+    return (w_zsl(W_V, W_K, text) + delta_w_icl(W_V, W_K, demos)) @ q
+
+
+RELAXED_ICL = statement(
+    name="dai-relaxed-icl-attention",
+    source=f"{PAPER}, §3.2 eq. 8–9",
+    statement=(
+        r"W_V [X'; X] (W_K [X'; X])^\top q = (W_{ZSL} + \Delta W_{ICL})\, q,\quad"
+        r" \Delta W_{ICL} = \sum_i (W_V x_i') \otimes (W_K x_i')"
+    ),
+    symbols=ICL_SYMBOLS,
+    lhs=icl_attention,
+    rhs=dual_weights_times_q,
+    explicit=False,
+    sizes=ICL_SIZES,
+    assumptions=(UNNORMALISED,),
+    builds_on=("dai-dual-form-linear-layer",),
+)
+
+
+def softmax_mixture(W_V: Any, W_K: Any, demos: Any, text: Any, q: Any) -> Any:
+    """(1 − λ(q)) Attn_ZSL(q) + λ(q) Attn_demo(q): the exact form of softmax attention over [X', X] (§3.2)."""
+    lam = demo_mass(W_K, demos, text, q)
+    zsl = softmax_attention(W_V @ text, W_K @ text, q)
+    demo = softmax_attention(W_V @ demos, W_K @ demos, q)
+    return (1 - lam) * zsl + lam * demo
+
+
+SOFTMAX_AS_RELAXED = statement(
+    name="dai-relaxed-form-under-softmax",
+    source=f"{PAPER}, §3.2 (the relaxed dual form applied to softmax attention)",
+    statement=r"\mathrm{softmax\ attention}_{[X'; X]}(q) = (W_{ZSL} + \Delta W_{ICL})\, q",
+    symbols=ICL_SYMBOLS,
+    lhs=lambda W_V, W_K, demos, text, q: icl_attention(W_V, W_K, demos, text, q, softmax=True),
+    rhs=dual_weights_times_q,
+    holds=False,
+    corrected=softmax_mixture,
+    symbolic=False,
+    explicit=False,
+    sizes=ICL_SIZES,
+    correction="dai-softmax-convex-mixture",
+    note="The dual form needs the softmax (and 1/√d) dropped; with softmax the exact identity is a convex mixture.",
+    assumptions=("softmax kept, 1/√d scale dropped",),
+    builds_on=("dai-relaxed-icl-attention",),
+)
 
 
 @st.composite
 def icl_cases(draw) -> dict:
+    """Rows-convention cases for ``numerics.dual`` (demonstrations and text tokens as rows)."""
     d, dk, dv = draw(dims(1, 4)), draw(dims(1, 3)), draw(dims(1, 3))
     n_demo, n_text = draw(dims(1, 4)), draw(dims(1, 4))
     return {
@@ -152,43 +204,11 @@ def icl_cases(draw) -> dict:
 
 
 def _dual_weights_times_q(case: dict) -> np.ndarray:
+    """(W_ZSL + ΔW_ICL) q through ``numerics.dual`` (rows), for the figure."""
     W = dual.zero_shot_weight(case["W_V"], case["W_K"], case["text"]) + dual.delta_w_icl(
         case["W_V"], case["W_K"], case["demos"]
     )
     return W @ case["q"]
-
-
-def _attention_scale(case: dict) -> float:
-    tokens = np.abs(np.vstack([case["demos"], case["text"]]))
-    values, keys = tokens @ np.abs(case["W_V"]).T, tokens @ np.abs(case["W_K"]).T
-    return float(np.max(values.T @ (keys @ np.abs(case["q"]))))
-
-
-def _relaxed(case: dict, *, use_softmax: bool = False) -> tuple:
-    attn = dual.icl_attention(case["W_V"], case["W_K"], case["demos"], case["text"], case["q"], use_softmax=use_softmax)
-    return attn, _dual_weights_times_q(case), _attention_scale(case)
-
-
-RELAXED_ICL = Claim(
-    name="dai-relaxed-icl-attention",
-    source=f"{PAPER}, §3.2 eq. 8–9",
-    statement=(
-        r"W_V [X'; X] (W_K [X'; X])^\top q = (W_{ZSL} + \Delta W_{ICL})\, q,\quad"
-        r" \Delta W_{ICL} = \sum_i (W_V x_i') \otimes (W_K x_i')"
-    ),
-    symbolic=relaxed_icl_residuals,
-    numeric=Numeric(icl_cases(), _relaxed),
-)
-
-SOFTMAX_AS_RELAXED = Claim(
-    name="dai-relaxed-form-under-softmax",
-    source=f"{PAPER}, §3.2 (the relaxed dual form applied to softmax attention)",
-    statement=r"\mathrm{softmax\ attention}_{[X'; X]}(q) = (W_{ZSL} + \Delta W_{ICL})\, q",
-    numeric=Numeric(icl_cases(), lambda c: _relaxed(c, use_softmax=True)),
-    holds=False,
-    correction="dai-softmax-convex-mixture",
-    note="The dual form needs the softmax (and 1/√d) dropped; with softmax the exact identity is a convex mixture.",
-)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -225,6 +245,7 @@ SOFTMAX_MIXTURE = Claim(
     ),
     explicit=Explicit(softmax_mixture_residuals, grid(n_demo=(1, 2, 3), n_text=(1, 2), d_v=(1, 2))),
     numeric=Numeric(icl_cases(), _softmax_mixture),
+    assumptions=("softmax kept, 1/√d scale dropped",),
 )
 
 

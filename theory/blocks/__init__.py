@@ -1,0 +1,72 @@
+"""Building blocks of the papers' objects, on both sides: SymPy matrices (symbolic or concrete
+sizes) and NumPy arrays alike, tokens as columns (the papers' convention).
+
+Write a statement's two sides with these and ``icl_verify.statement`` derives the dimension-free
+proof, the exact check at small sizes and the numeric property from that one definition.
+"""
+
+from icl_verify.blocks.attention import (
+    delta_w_icl,
+    demo_mass,
+    dual_form,
+    icl_attention,
+    linear_attention,
+    softmax_attention,
+    w_zsl,
+)
+from icl_verify.blocks.lsa import (
+    Head,
+    context_tokens,
+    delta_w,
+    gd_gradient,
+    gd_step,
+    gd_steps,
+    head,
+    lsa_layer,
+    lsa_prediction,
+    lsa_update,
+    preconditioned_gd_step,
+    query_token,
+    readout,
+    regression_symbols,
+    ridge,
+    sherman_morrison,
+    theta_gd,
+    theta_gdpp,
+    x_part,
+    y_part,
+)
+from icl_verify.blocks.nonlinear import gelu, layer_norm, sgd_step
+
+__all__ = [
+    "Head",
+    "context_tokens",
+    "delta_w",
+    "delta_w_icl",
+    "demo_mass",
+    "dual_form",
+    "gd_gradient",
+    "gd_step",
+    "gd_steps",
+    "gelu",
+    "head",
+    "icl_attention",
+    "layer_norm",
+    "linear_attention",
+    "lsa_layer",
+    "lsa_prediction",
+    "lsa_update",
+    "preconditioned_gd_step",
+    "query_token",
+    "readout",
+    "regression_symbols",
+    "ridge",
+    "sgd_step",
+    "sherman_morrison",
+    "softmax_attention",
+    "theta_gd",
+    "theta_gdpp",
+    "w_zsl",
+    "x_part",
+    "y_part",
+]

@@ -1,0 +1,100 @@
+"""One code path for both sides: the few operations whose spelling differs between SymPy and NumPy.
+
+A building block is written once with ``@``, ``+``, ``−``, scalar ``*`` and ``.T`` (shared by
+NumPy arrays and SymPy matrices) and the helpers here for everything else (stacking, identity,
+zero blocks, element-wise functions). An argument that is a SymPy object — a ``MatrixSymbol`` of
+symbolic or concrete size, an explicit ``Matrix``, a ``Symbol`` — selects the symbolic side;
+otherwise the arguments are NumPy arrays (tokens are **columns** on both sides, as in the papers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import sympy as sp
+from scipy import special
+from sympy.matrices.expressions import BlockMatrix, Identity, MatrixExpr, ZeroMatrix
+
+
+def is_symbolic(*values: Any) -> bool:
+    """True when any of ``values`` is a SymPy expression or matrix."""
+    return any(isinstance(v, (sp.Basic, sp.MatrixBase)) for v in values)
+
+
+def block(rows: Sequence[Sequence[Any]]) -> Any:
+    """The block matrix with the given rows of blocks (``BlockMatrix`` or ``np.block``)."""
+    if is_symbolic(*(b for row in rows for b in row)):
+        return BlockMatrix([list(row) for row in rows])
+    return np.block([list(row) for row in rows])
+
+
+def vstack(*parts: Any) -> Any:
+    """``parts`` stacked on top of each other."""
+    return block([[p] for p in parts])
+
+
+def hstack(*parts: Any) -> Any:
+    """``parts`` side by side."""
+    return block([list(parts)])
+
+
+def eye(n: Any, like: Any) -> Any:
+    """The n × n identity on the side of ``like`` (``Identity(n)`` for symbolic ``n`` or ``like``)."""
+    return Identity(n) if is_symbolic(n, like) else np.eye(int(n))
+
+
+def zeros(rows: Any, cols: Any, like: Any) -> Any:
+    """The rows × cols zero block on the side of ``like``."""
+    return ZeroMatrix(rows, cols) if is_symbolic(rows, cols, like) else np.zeros((int(rows), int(cols)))
+
+
+def scale(p: Any, m: Any) -> Any:
+    """``p · m`` for a scalar ``p``, ``p @ m`` for a matrix ``p``."""
+    return p @ m if is_matrix(p) else p * m
+
+
+def is_matrix(value: Any) -> bool:
+    """True for a matrix on either side (not for a scalar or a 0-d array)."""
+    return isinstance(value, (MatrixExpr, sp.MatrixBase)) or (isinstance(value, np.ndarray) and value.ndim == 2)
+
+
+def elementwise(fn_sympy: Callable[[sp.Expr], sp.Expr], fn_numpy: Callable[[Any], Any], x: Any) -> Any:
+    """Apply a scalar function entry by entry (to an explicit matrix on the symbolic side)."""
+    if isinstance(x, MatrixExpr):
+        x = sp.Matrix(x.as_explicit())
+    if isinstance(x, sp.MatrixBase):
+        return x.applyfunc(fn_sympy)
+    return fn_sympy(x) if isinstance(x, sp.Basic) else fn_numpy(x)
+
+
+def exp(x: Any) -> Any:
+    """Element-wise exponential."""
+    return elementwise(sp.exp, np.exp, x)
+
+
+def erf(x: Any) -> Any:
+    """Element-wise error function."""
+    return elementwise(sp.erf, special.erf, x)
+
+
+def sqrt(x: Any) -> Any:
+    """Square root of a scalar (or element-wise)."""
+    return elementwise(sp.sqrt, np.sqrt, x)
+
+
+def total(m: Any) -> Any:
+    """The sum of all entries."""
+    if isinstance(m, MatrixExpr):
+        m = sp.Matrix(m.as_explicit())
+    return sum(m, sp.Integer(0)) if isinstance(m, sp.MatrixBase) else np.sum(m)
+
+
+def inverse(m: Any) -> Any:
+    """The matrix inverse (``Inverse`` on the symbolic side)."""
+    if isinstance(m, MatrixExpr):
+        return m.I
+    if isinstance(m, sp.MatrixBase):
+        return m.inv()
+    return np.linalg.inv(m)
