@@ -15,6 +15,7 @@ from icl_verify import Claim, Numeric, Verdict, check
 from icl_verify.cli.main import main
 from icl_verify.engine import ledger, registry
 from icl_verify.engine.claims import Result
+from icl_verify.output import docs
 from icl_verify.output import ledger as drawn
 from icl_verify.output.render import claim_markdown
 from icl_verify.output.report import check_all
@@ -60,6 +61,11 @@ def _claim(name: str, builds_on: tuple[str, ...] = (), holds: bool = True) -> Cl
 def _result(claim: Claim, verdict: Verdict) -> Result:
     """A result with a chosen verdict, without running the claim's checks."""
     return Result(claim, verdict, (), seed=0, max_examples=1)
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
 
 
 @pytest.fixture
@@ -264,6 +270,11 @@ def test_builtin_graph_has_one_node_per_claim_with_its_verdict_class_and_is_dete
         assert f"  classDef {verdict.value.lower()} " in text
 
 
-@pytest.fixture
-def runner():
-    return CliRunner()
+def test_the_index_links_the_ledger_page():
+    assert "](ledger.md)" in docs.index_document([], {}, seed=0, max_examples=1)
+
+
+def test_the_graph_depends_only_on_the_claims_and_their_verdicts(chain_results):
+    bare = [Result(r.claim, r.verdict, (), seed=99, max_examples=1, seconds=123.0) for r in chain_results]
+    assert drawn.flowchart({"chain": bare}) == drawn.flowchart({"chain": chain_results})
+    assert drawn.document({"chain": bare}, "n") == drawn.document({"chain": chain_results}, "n")
