@@ -9,7 +9,7 @@ import click
 from tqdm import tqdm
 
 from icl_verify.cli import InputError
-from icl_verify.engine import registry
+from icl_verify.engine import ledger, registry
 from icl_verify.engine.claims import Claim, check
 from icl_verify.output import report
 
@@ -20,9 +20,12 @@ def _gather(targets: tuple[str, ...]) -> list[Claim]:
     try:
         user = [c for f in files for c in registry.load_file(f)]
         if files and not names:
-            return user
-        pool = registry.builtin_claims() + user
-        return registry.select(pool, names) if names else pool
+            chosen = user
+        else:
+            pool = registry.builtin_claims() + user
+            chosen = registry.select(pool, names) if names else pool
+        ledger.validate(chosen)
+        return chosen
     except ValueError as exc:
         raise InputError(str(exc)) from None
 

@@ -198,6 +198,10 @@ class Claim:
             raise ValueError("name must be a non-empty string")
         if all(getattr(self, k) is None for k in ("symbolic", "explicit", "numeric", "measured")):
             raise ValueError(f"claim {self.name!r} needs at least one of symbolic, explicit, numeric, measured")
+        for key in ("assumptions", "builds_on"):
+            value = getattr(self, key)
+            if not isinstance(value, tuple) or not all(isinstance(v, str) and v for v in value):
+                raise ValueError(f"claim {self.name!r}: {key} must be a tuple of non-empty strings, got {value!r}")
 
     @property
     def expected(self) -> Verdict:
@@ -338,6 +342,8 @@ class Result:
             "source": c.source,
             "statement": c.statement,
             "holds": c.holds,
+            "assumptions": list(c.assumptions),
+            "builds_on": list(c.builds_on),
             "verdict": self.verdict.value,
             "expected": c.expected.value,
             "as_expected": self.as_expected,

@@ -102,6 +102,7 @@ def simplified_loss_residuals() -> list:
 SIMPLIFIED_LOSS = Claim(
     name="kinetics-simplified-loss",
     source=f"{PAPER}, §3.4 eq. 3",
+    assumptions=("D → ∞ (x_t·x_j → δ_tj)", "the query occurs once in its context", "|w| ≪ √N", "e^β ≪ N"),
     statement=(
         r"L \approx L_{IWL} - \frac{c_1}{N}\left(w e^{\beta} - \frac{c_2}{2} w^2\right),\ "
         r"c_1 = \langle\sigma(-\phi_+)\rangle,\ c_2 = 1 - \langle\sigma(-\phi_+)^2\rangle / c_1"
@@ -133,6 +134,8 @@ def measure_simplified_loss_error(seed: int, u: float = 0.3, w: float = 1.0, bet
 SIMPLIFIED_LOSS_ACCURACY = Claim(
     name="kinetics-simplified-loss-error-is-order-one-over-n",
     source=f"{PAPER}, §3.4 eq. 3 (regime e^β ≪ N)",
+    assumptions=("e^β ≪ N",),
+    builds_on=("kinetics-simplified-loss",),
     statement=(
         r"\frac{\langle \log(1 + e^{-u-\delta})\rangle_S - \log(1 + e^{-u})}{-\frac{c_1}{N}(w e^\beta - \frac{c_2}{2}w^2)}"
         r" - 1 = O(N^{-1})"
@@ -156,6 +159,7 @@ def paper_flow() -> tuple[sp.Expr, sp.Expr]:
 GRADIENT_FLOW = Claim(
     name="kinetics-gradient-flow",
     source=f"{PAPER}, §3.4 eq. 4",
+    builds_on=("kinetics-simplified-loss",),
     statement=r"\dot w = \frac{c_1}{N}(e^\beta - c_2 w),\quad \dot\beta = \frac{c_1}{N} w e^\beta",
     symbolic=lambda: [d - p for d, p in zip(flow(derived_loss()), paper_flow())],
     note="The flow is obtained by differentiating the derived loss, not typed in.",
@@ -195,6 +199,8 @@ def _conserved_along_trajectory(case: dict) -> tuple:
 CONSERVED = Claim(
     name="kinetics-conserved-quantity",
     source=f"{PAPER}, §3.5",
+    assumptions=("c₂ = 0 (approximately: c₂ w ≪ e^β)", "c₁(t) ≥ 0"),
+    builds_on=("kinetics-gradient-flow",),
     statement=r"c_2 = 0:\quad \frac{d}{d\tau}\left(\beta - \tfrac{w^2}{2}\right) = 0,\quad d\tau = c_1\,dt/N",
     symbolic=conserved_residuals,
     numeric=Numeric(_conserved_cases(), _conserved_along_trajectory, rtol=1e-7, atol=1e-8),
@@ -239,6 +245,8 @@ def _blowup_vs_derived(case: dict) -> tuple:
 BLOWUP_TIME = Claim(
     name="kinetics-blowup-time",
     source=f"{PAPER}, §3.5",
+    assumptions=("c₂ w ≪ e^β",),
+    builds_on=("kinetics-conserved-quantity",),
     statement=(
         r"c_2 = 0:\ \beta \to \infty \text{ at } \tau^* = e^{-\beta_0 + w_0^2/2}\sqrt{\pi/2}\,"
         r"\mathrm{erfc}(w_0/\sqrt 2)"
@@ -269,6 +277,8 @@ def _k_infinity(case: dict) -> tuple:
 T_ICL_INFINITE_K = Claim(
     name="kinetics-t-icl-infinite-k",
     source=f"{PAPER}, §3.5",
+    assumptions=("K → ∞: c₁ = ½", "w₀ = 0", "κ = c₂ e^{−β₀} ≪ 1"),
+    builds_on=("kinetics-blowup-time",),
     statement=r"K\to\infty,\ c_1 = \tfrac12,\ w_0 = 0,\ c_2 w \ll e^\beta:\quad t_{ICL} = \sqrt{2\pi}\, N e^{-\beta_0}",
     symbolic=t_icl_infinite_k_residuals,
     numeric=Numeric(_k_infinity_cases(), _k_infinity, rtol=1e-7, atol=0.0),
@@ -308,6 +318,7 @@ def _icl_iff_integral_exceeds(case: dict) -> tuple:
 ICL_IFF_MEMORISATION_SLOWER = Claim(
     name="kinetics-icl-iff-integral-exceeds",
     source=f"{PAPER}, §3.6 (I_K(t_ICL) = N τ*)",
+    builds_on=("kinetics-blowup-time",),
     statement=(
         r"c_2 = 0:\ \text{ICL is acquired iff } I(\infty) = \int_0^\infty c_1\,dt > N\tau^*,"
         r" \text{ at } I(t_{ICL}) = N\tau^*"
@@ -358,6 +369,8 @@ def _slaved_remainder(case: dict) -> tuple:
 SLAVED_REGIME = Claim(
     name="kinetics-strongly-negative-beta0",
     source=f"{PAPER}, §3.5",
+    assumptions=("β₀ ≪ 0 (κ ≫ 1)",),
+    builds_on=("kinetics-gradient-flow",),
     statement=(
         r"\beta_0 \ll 0,\ c_2 > 0:\ \tau^* = \frac{c_2}{2} e^{-2\beta_0}\left(1 + \frac{2\ln\kappa + O(1)}{\kappa^2}\right)"
         r" \to \frac{c_2}{2}e^{-2\beta_0},\quad \kappa = c_2 e^{-\beta_0} \to \infty"
@@ -416,6 +429,8 @@ def _small_kappa(case: dict) -> tuple:
 SMALL_KAPPA = Claim(
     name="kinetics-small-kappa-correction",
     source=f"{PAPER}, §3.5 (regime of τ* = √(π/2) e^{{−β₀}})",
+    assumptions=("κ ≪ 1",),
+    builds_on=("kinetics-blowup-time",),
     statement=(
         r"w_0 = 0,\ \kappa = c_2 e^{-\beta_0} \ll 1:\ \tau^*(c_2) = \sqrt{\pi/2}\,e^{-\beta_0}"
         r"\left(1 + C\kappa + O(\kappa^2)\right),\ C = 0.17123"
@@ -439,6 +454,7 @@ def measure_ode_slope_in_n(seed: int) -> Estimate:
 ODE_SLOPE_IN_N = Claim(
     name="kinetics-ode-t-icl-linear-in-n",
     source=f"{PAPER}, §3.5 (t_ICL ∝ N)",
+    builds_on=("kinetics-gradient-flow",),
     statement=r"\text{ODE}, c_1 = c_2 = \tfrac12:\ d\ln t_{ICL}/d\ln N = 1 \pm 0.01 \text{ over } N \in [10, 1000]",
     measured=Measured(measure_ode_slope_in_n),
     note="Exact in theory (the ODE depends on N only through the clock τ = c₁t/N); the fit checks the integrator.",
@@ -456,6 +472,7 @@ def measure_ode_slope_in_beta0(seed: int) -> Estimate:
 ODE_SLOPE_IN_BETA0 = Claim(
     name="kinetics-ode-log-t-icl-linear-in-beta0",
     source=f"{PAPER}, §3.5 (t_ICL ∝ e^{{−β₀}})",
+    builds_on=("kinetics-gradient-flow", "kinetics-small-kappa-correction"),
     statement=(
         r"\text{ODE}, c_2 = \tfrac12,\ \beta_0 \in [1, 4]\ (\kappa \le 0.18):\ "
         r"d\ln t_{ICL}/d(-\beta_0) = 1 \pm 0.05"
@@ -485,6 +502,8 @@ def k_star_residuals() -> list:
 K_STAR = Claim(
     name="kinetics-k-star-threshold",
     source=f"{PAPER}, §3.6",
+    assumptions=("I_K(∞) ~ K^ν (the memorisation law)", "κ ≪ 1", "w₀ = 0"),
+    builds_on=("kinetics-icl-iff-integral-exceeds", "kinetics-t-icl-infinite-k"),
     statement=r"I_K(\infty) \sim K^\nu = N\tau^* \Rightarrow K^* \sim N^{1/\nu} e^{-\beta_0/\nu}\quad(\kappa \ll 1,\ w_0 = 0)",
     symbolic=k_star_residuals,
     note="With ν ≈ 0.7 the slope of log K* vs log N is 1/ν ≈ 1.43 (the memorisation law itself is the scaling family).",
@@ -499,6 +518,8 @@ def _k_star_slaved_log_derivative() -> sp.Expr:
 K_STAR_SLAVED = Claim(
     name="kinetics-k-star-strongly-negative-beta0",
     source=f"{PAPER}, §3.5–3.6 combined",
+    assumptions=("I_K(∞) ~ K^ν (the memorisation law)", "β₀ ≪ 0"),
+    builds_on=("kinetics-icl-iff-integral-exceeds", "kinetics-strongly-negative-beta0"),
     statement=r"\beta_0 \ll 0:\ \tau^* \approx \tfrac{c_2}{2}e^{-2\beta_0} \Rightarrow K^* \sim N^{1/\nu} e^{-2\beta_0/\nu}",
     symbolic=lambda: [sp.simplify(_k_star_slaved_log_derivative() + 2 / NU)],
 )
@@ -552,6 +573,7 @@ def _equalised_slower(case: dict) -> tuple:
 EQUALISED_SLOWER_ODE = Claim(
     name="kinetics-equalised-slower-ode",
     source=f"{PAPER}, §3.7",
+    builds_on=("kinetics-equalised-context-drive",),
     statement=r"\tau^*_{\text{equalised}}(w_0, \beta_0) > \tau^*(w_0, \beta_0)\quad (w_0 \ge 0,\ \beta_0 > 0)",
     numeric=Numeric(_equalised_cases(), _equalised_slower, rtol=0.0, atol=0.0),
 )
@@ -624,6 +646,7 @@ def measure_follows_ode(seed: int, config: icl_models.ReducedConfig = FOLLOW, ru
 FOLLOWS_ODE = Claim(
     name="kinetics-reduced-model-follows-ode",
     source=f"{PAPER}, §3.4 (eq. 4) vs the reduced model of §3.2",
+    builds_on=("kinetics-gradient-flow",),
     statement=(
         r"\text{SGD on } z = \phi(x_t) + w\sum_j \mathrm{softmax}_j(\beta x_t\cdot x_j)\ell_j:\ "
         r"t_{\beta = \ln(N/16)}^{\,sim} / t^{\,ODE} = 1 \pm 0.1,\ \text{ODE driven by the measured } c_1(t), c_2(t)"
@@ -672,6 +695,7 @@ def measure_t_icl_linear_in_n(seed: int, ns: tuple[int, ...] = (32, 64, 96), run
 T_ICL_LINEAR_IN_N = Claim(
     name="kinetics-sim-t-icl-linear-in-n",
     source=f"{PAPER}, §3.5 (t_ICL ∝ N)",
+    builds_on=("kinetics-reduced-model-follows-ode", "kinetics-ode-t-icl-linear-in-n"),
     statement=(
         r"K\to\infty:\ t_{ICL}^{sim} = a N + b \text{ with } a = \tau^*(\beta_0{=}0; c_2)/c_1 \ (\pm 10\%),"
         r"\ b = O(1)"
@@ -711,6 +735,7 @@ def measure_t_icl_exponential_in_beta0(
 T_ICL_EXPONENTIAL_IN_BETA0 = Claim(
     name="kinetics-sim-t-icl-exponential-in-beta0",
     source=f"{PAPER}, §3.5 (t_ICL ∝ e^{{−β₀}} for κ ≪ 1)",
+    builds_on=("kinetics-reduced-model-follows-ode", "kinetics-ode-log-t-icl-linear-in-beta0"),
     statement=(
         r"K\to\infty:\ t_{ICL}^{sim}(\beta_0) = a\, t_{ICL}^{ODE}(\beta_0) + b,\ a = 1 \pm 0.1,\quad"
         r" t_{ICL}^{ODE} \propto e^{-\beta_0} (\kappa \ll 1) \text{ to } e^{-2\beta_0} (\kappa \gg 1)"
@@ -767,6 +792,7 @@ def measure_persistence(seed: int, config: icl_models.ReducedConfig = PERSISTENT
 TRANSIENCE = Claim(
     name="kinetics-transience-with-attention-decay",
     source=f"{PAPER}, §3.7 (transient ICL)",
+    builds_on=("kinetics-reduced-model-follows-ode",),
     statement=(
         r"\lambda > 0 \text{ on } (w,\beta) \text{ only}:\ \text{ICL emerges (acc} > 0.75\text{), then fades to chance:}"
         r"\ acc(t_{end}) = 0.5 \pm 0.1"
@@ -809,6 +835,7 @@ def measure_equalised_slowdown(seed: int, config: icl_models.ReducedConfig = EQU
 EQUALISED_SLOWER_SIM = Claim(
     name="kinetics-sim-equalised-contexts-slower",
     source=f"{PAPER}, §3.7 (equalised contexts)",
+    builds_on=("kinetics-equalised-slower-ode", "kinetics-reduced-model-follows-ode"),
     statement=(
         r"\frac{t^{sim}_{\text{equalised}}}{t^{sim}_{\text{random}}} = \frac{t^{ODE}_{\text{equalised}}}"
         r"{t^{ODE}_{\text{random}}} \pm 10\%\ (> 1),\ \ t = \text{first time } e^\beta = N/16"

@@ -53,6 +53,7 @@ def _bayes_vs_ridge(case: dict) -> tuple:
 BAYES_IS_RIDGE = Claim(
     name="bayes-posterior-mean-is-ridge",
     source=f"{PAPER}, §4 (Bayes estimator for w ~ N(0, τ²I), noise N(0, σ²))",
+    assumptions=("prior w ~ N(0, τ² I)", "label noise N(0, σ²)"),
     statement=r"\mathbb E[w \mid X, y] = \tau^2 X^\top(\tau^2 XX^\top + \sigma^2 I)^{-1} y = (X^\top X + \tfrac{\sigma^2}{\tau^2} I)^{-1} X^\top y",
     explicit=Explicit(bayes_ridge_residual, grid(n=range(1, 3), d=range(1, 3))),
     numeric=Numeric(bayes_cases(), _bayes_vs_ridge, rtol=1e-10, atol=1e-12),
@@ -111,6 +112,7 @@ def measure_spd_compiled_ridge(seed: int) -> Estimate:
 SPD_COMPILED_RIDGE = Claim(
     name="spd-compiled-ridge-chain",
     source=f"{PAPER}, §3 (a transformer can implement ridge regression) measured with SPD (§4)",
+    builds_on=("ridge-chain-compiled",),
     statement=r"\mathrm{SPD}(\text{compiled ridge chain},\ \mathrm{ridge}_\lambda) \le 10^{-9}\quad (n = 4,\ d = 3)",
     measured=Measured(measure_spd_compiled_ridge),
     note="The compiled transformer is a learner like any other: SPD ≈ 1e-12 at the default scales.",

@@ -399,6 +399,11 @@ def _estimate(
 ETA_STAR = Claim(
     name="optimal-rate-iid-inputs",
     source="von Oswald et al. 2023 (tuned GD baseline) [derived]",
+    assumptions=(
+        "iid input coordinates (variance s², kurtosis κ)",
+        "w ~ N(0, I), no label noise",
+        "one GD step from W0 = 0: ŷ = (η/N) Σ_i y_i x_iᵀ x_q",
+    ),
     statement=r"\eta^* = \arg\min_\eta \tfrac12 E(\tfrac{\eta}{N}\textstyle\sum_i y_i x_i^\top x_q - y_q)^2 = \frac{N}{s^2(N+d+\kappa-2)}",
     symbolic=lambda: [iid_optimum()[0] - stated_eta()],
     measured=Measured(
@@ -412,6 +417,12 @@ ETA_STAR = Claim(
 LOSS_STAR = Claim(
     name="optimal-one-step-loss-iid-inputs",
     source="von Oswald et al. 2023 (one-step GD loss) [derived]",
+    assumptions=(
+        "iid input coordinates (variance s², kurtosis κ)",
+        "w ~ N(0, I), no label noise",
+        "one GD step from W0 = 0: ŷ = (η/N) Σ_i y_i x_iᵀ x_q",
+    ),
+    builds_on=("optimal-rate-iid-inputs",),
     statement=r"\tfrac12\,\mathrm{MSE}(\eta^*) = \frac{s^2 d (d+\kappa-2)}{2(N+d+\kappa-2)}",
     symbolic=lambda: [iid_optimum()[1] - stated_loss()],
     measured=Measured(
@@ -428,6 +439,11 @@ LOSS_STAR = Claim(
 GAUSSIAN_RATE = Claim(
     name="kurtosis-uniform-gaussian-rate",
     source="Ahn et al. 2023 (isotropic rate n/(n+d+1))",
+    assumptions=(
+        "x ~ N(0, s² I)",
+        "w ~ N(0, I), no label noise",
+        "one GD step from W0 = 0: ŷ = (η/N) Σ_i y_i x_iᵀ x_q",
+    ),
     statement=(
         r"\kappa_{U(-a,a)} = \tfrac95,\ \kappa_{\mathcal N} = 3;\ x \sim \mathcal N(0, s^2 I):\ "
         r"\eta^* = \frac{N}{s^2 (N + d + 1)}"
@@ -448,6 +464,7 @@ GAUSSIAN_RATE = Claim(
 MAHANKALI = Claim(
     name="mahankali-noisy-rate",
     source="Mahankali, Hashimoto, Ma 2024 (optimal one-layer LSA = one GD step)",
+    assumptions=("x, w ~ N(0, I)", "label noise N(0, σ²)", "one GD step from W0 = 0: ŷ = (η/N) Σ_i y_i x_iᵀ x_q"),
     statement=r"x, w \sim \mathcal N(0, I),\ \varepsilon \sim \mathcal N(0, \sigma^2):\ c^* = \frac{n}{n + d + 1 + \sigma^2}",
     symbolic=lambda: [
         minimise(one_step_loss(gaussian_moments(sp.Integer(1)), SIGMA2))[0] - MAHANKALI_STATED,
@@ -462,6 +479,7 @@ MAHANKALI = Claim(
 RATE_WITHOUT_1_OVER_N = Claim(
     name="optimal-rate-without-1-over-n",
     source="von Oswald et al. 2023, Proposition 1 with P = ηI instead of ηI/N",
+    assumptions=("iid input coordinates (variance s², kurtosis κ)", "w ~ N(0, I), no label noise"),
     statement=r"\arg\min_c \tfrac12 E(c \textstyle\sum_i y_i x_i^\top x_q - y_q)^2 = \eta^* = \frac{N}{s^2(N+d+\kappa-2)}",
     explicit=Explicit(
         lambda n, d: [iid_optimum(per_example=False)[0].subs({N: n, D: d}) - stated_eta(n, d)],
@@ -485,6 +503,8 @@ RATE_WITHOUT_1_OVER_N = Claim(
 X_RANGE_TEXT = Claim(
     name="one-step-loss-paper-text-range",
     source="von Oswald et al. 2023, text (x ~ U(−1, 1)) vs reported loss ≈ 0.2",
+    assumptions=("x ~ U(−1, 1)^d, d = N = 10",),
+    builds_on=("optimal-rate-iid-inputs",),
     statement=r"x \sim U(-1, 1)^{10},\ N = 10:\ \tfrac12\,\mathrm{MSE}(\text{tuned one-step GD}) \approx 0.2",
     measured=Measured(
         lambda seed: _estimate(
@@ -503,6 +523,8 @@ X_RANGE_TEXT = Claim(
 X_RANGE_CODE = Claim(
     name="one-step-loss-code-range",
     source="von Oswald et al. 2023, code (x ~ U(−0.5, 0.5)) vs reported loss ≈ 0.2",
+    assumptions=("x ~ U(−½, ½)^d, d = N = 10",),
+    builds_on=("optimal-rate-iid-inputs",),
     statement=r"x \sim U(-\tfrac12, \tfrac12)^{10},\ N = 10:\ \tfrac12\,\mathrm{MSE}(\text{tuned one-step GD}) \approx 0.2",
     measured=Measured(
         lambda seed: _estimate(
@@ -528,6 +550,7 @@ def _gamma_residual(d: int, inverse_covariance: bool = False) -> sp.Matrix:
 GAMMA = Claim(
     name="zfb-preconditioner-gamma",
     source="Zhang, Frei, Bartlett 2024, Thm. 4.1; Ahn et al. 2023 (one-layer global optimum)",
+    assumptions=("x ~ N(0, Λ), Λ diagonal (any Λ by rotation invariance)", "w ~ N(0, I), no label noise"),
     statement=(
         r"x \sim \mathcal N(0, \Lambda):\ \arg\min_A \tfrac12 E(x_q^\top A \tfrac1N \textstyle\sum_i y_i x_i - y_q)^2"
         r" = \Gamma^{-1},\ \Gamma = (1 + \tfrac1N)\Lambda + \tfrac{\operatorname{tr}\Lambda}{N} I"
@@ -547,6 +570,7 @@ GAMMA = Claim(
 GAMMA_AS_INVERSE_COVARIANCE = Claim(
     name="preconditioner-is-inverse-covariance",
     source="Tempting reading of Zhang–Frei–Bartlett 2024 (N → ∞ limit)",
+    assumptions=("x ~ N(0, Λ)", "w ~ N(0, I), no label noise"),
     statement=r"\arg\min_A \tfrac12 E(x_q^\top A \tfrac1N \textstyle\sum_i y_i x_i - y_q)^2 = \Lambda^{-1}",
     explicit=Explicit(
         lambda d: [_gamma_residual(d, inverse_covariance=True)],
@@ -725,6 +749,11 @@ def _noisy_precond(seed: int) -> Estimate:
 TRAINED_LOSS = Claim(
     name="trained-lsa-loss-closed-form",
     source="von Oswald et al. 2023, §3 and Fig. 2 (trained LSA = GD with the best rate)",
+    assumptions=(
+        "x ~ U(−½, ½)^d, d = N = 10",
+        "one LSA layer (linear, unnormalised attention), query excluded from keys and values",
+    ),
+    builds_on=("prop1-lsa-equals-gd-step", "optimal-one-step-loss-iid-inputs"),
     statement=r"\tfrac12\,\mathrm{MSE}(\text{meta-trained 1-layer LSA}) = \tfrac12\,\mathrm{MSE}^* = \tfrac{245}{1188}\ (\pm 1\,\%)",
     measured=Measured(measure_trained_loss),
     note="d = N = 10, x ~ U(−½, ½); 600 Adam steps (batch 512, lr 3e-3 cosine). Interval: test sampling only.",
@@ -733,6 +762,11 @@ TRAINED_LOSS = Claim(
 TRAINED_VS_TUNED_GD = Claim(
     name="trained-lsa-vs-tuned-gd",
     source="von Oswald et al. 2023, Fig. 2 (GD baseline line-searched over 10⁴ tasks)",
+    assumptions=(
+        "x ~ U(−½, ½)^d, d = N = 10",
+        "one LSA layer (linear, unnormalised attention), query excluded from keys and values",
+    ),
+    builds_on=("prop1-lsa-equals-gd-step",),
     statement=r"\mathrm{loss}(\text{trained LSA}) / \mathrm{loss}(\text{GD}, \hat\eta_{\text{line search}}) = 1 \pm 0.01",
     measured=Measured(measure_vs_tuned_gd),
 )
@@ -740,6 +774,11 @@ TRAINED_VS_TUNED_GD = Claim(
 TRAINED_MODEL_COS = Claim(
     name="trained-lsa-model-cos",
     source="von Oswald et al. 2023, Fig. 2 (model cos ≈ 1)",
+    assumptions=(
+        "x ~ U(−½, ½)^d, d = N = 10",
+        "one LSA layer (linear, unnormalised attention), query excluded from keys and values",
+    ),
+    builds_on=("prop1-lsa-equals-gd-step",),
     statement=r"E\,\cos(\partial_{x_q}\hat y_\theta, \partial_{x_q}\hat y_{GD}) \ge 0.99",
     measured=Measured(measure_model_cos),
 )
@@ -747,6 +786,11 @@ TRAINED_MODEL_COS = Claim(
 TRAINED_PRODUCTS = Claim(
     name="trained-lsa-products-theta-gd",
     source="von Oswald et al. 2023, §3 (trained P W_V, W_Kᵀ W_Q ∝ θ_GD's)",
+    assumptions=(
+        "x ~ U(−½, ½)^d, d = N = 10",
+        "one LSA layer (linear, unnormalised attention), query excluded from keys and values",
+    ),
+    builds_on=("prop1-lsa-equals-gd-step", "lsa-rescaling-invariance"),
     statement=(
         r"\min_s \max\big(\tfrac{\|s\,P W_V - (P W_V)_{GD}\|}{\|(P W_V)_{GD}\|},"
         r" \tfrac{\|W_K^\top W_Q / s - (W_K^\top W_Q)_{GD}\|}{\|(W_K^\top W_Q)_{GD}\|}\big) \le 0.1"
@@ -758,6 +802,11 @@ TRAINED_PRODUCTS = Claim(
 TRAINED_INTERPOLATION = Claim(
     name="trained-lsa-interpolation",
     source="von Oswald et al. 2023, Fig. 2 ('interpolated' model)",
+    assumptions=(
+        "x ~ U(−½, ½)^d, d = N = 10",
+        "one LSA layer (linear, unnormalised attention), query excluded from keys and values",
+    ),
+    builds_on=("prop1-lsa-equals-gd-step", "lsa-rescaling-invariance", "optimal-rate-iid-inputs"),
     statement=r"\tfrac12\,\mathrm{MSE}\big(\tfrac12(\text{rescaled } \theta) + \tfrac12\theta_{GD}(\eta^*)\big) = \tfrac12\,\mathrm{MSE}^* \ (\pm 1\,\%)",
     measured=Measured(measure_interpolation),
 )
@@ -765,6 +814,11 @@ TRAINED_INTERPOLATION = Claim(
 TRAINED_RAW_RATE = Claim(
     name="trained-lsa-rate-without-1-over-n",
     source="von Oswald et al. 2023, Proposition 1 with P = ηI read as the rate",
+    assumptions=(
+        "x ~ U(−½, ½)^d, d = N = 10",
+        "one LSA layer (linear, unnormalised attention), query excluded from keys and values",
+    ),
+    builds_on=("prop1-lsa-equals-gd-step",),
     statement=r"-(P W_V)_{yy} (W_K^\top W_Q)_{xx} \text{ of the trained layer} = \eta^* I",
     measured=Measured(measure_raw_scale),
     holds=False,
@@ -777,6 +831,11 @@ TRAINED_RAW_RATE = Claim(
 TRAINED_GAMMA = Claim(
     name="trained-lsa-preconditioner-gamma",
     source="Zhang, Frei, Bartlett 2024, Thm. 4.1 (trained LSA converges to Γ⁻¹-preconditioned GD)",
+    assumptions=(
+        "x ~ N(0, Λ), Λ = diag(0.25, 1, 4), N = 5",
+        "one LSA layer (linear, unnormalised attention), query excluded from keys and values",
+    ),
+    builds_on=("zfb-preconditioner-gamma",),
     statement=r"\|A_\theta - \Gamma^{-1}\|_F / \|\Gamma^{-1}\|_F \le 0.05,\ \hat y = x_q^\top A_\theta \tfrac1N \textstyle\sum_i y_i x_i",
     measured=Measured(lambda seed: _aniso_precond(seed, gamma_inverse(ANISO_LAMBDA, ANISO.n_context))),
     note="Best of 3 restarts by validation loss, 1500 Adam steps each (batch 1024, lr 1e-2 cosine).",
@@ -785,6 +844,11 @@ TRAINED_GAMMA = Claim(
 TRAINED_NOISY_RATE = Claim(
     name="trained-lsa-noisy-rate",
     source="Mahankali, Hashimoto, Ma 2024 (trained one-layer LSA = one GD step with c*)",
+    assumptions=(
+        "x, w ~ N(0, I_5), N = 8, label noise σ = 0.75",
+        "one LSA layer (linear, unnormalised attention), query excluded from keys and values",
+    ),
+    builds_on=("mahankali-noisy-rate",),
     statement=r"\|A_\theta - c^* I\|_F / \|c^* I\|_F \le 0.05,\ c^* = \frac{n}{n + d + 1 + \sigma^2}",
     measured=Measured(_noisy_precond),
     note="x, w ~ N(0, I_5), N = 8, σ = 0.75; best of 3 restarts by validation loss, 600 Adam steps each.",
@@ -793,6 +857,10 @@ TRAINED_NOISY_RATE = Claim(
 TRAINED_INVERSE_COVARIANCE = Claim(
     name="trained-lsa-preconditioner-inverse-covariance",
     source="Tempting reading of Zhang–Frei–Bartlett 2024 (N → ∞ limit)",
+    assumptions=(
+        "x ~ N(0, Λ), Λ = diag(0.25, 1, 4), N = 5",
+        "one LSA layer (linear, unnormalised attention), query excluded from keys and values",
+    ),
     statement=r"\|A_\theta - \Lambda^{-1}\|_F / \|\Lambda^{-1}\|_F \le 0.05",
     measured=Measured(
         lambda seed: replace(
@@ -861,6 +929,8 @@ def _deep_ratio(num: str, den: str, *, predicted: float, tolerance: float) -> Me
 DEEP_BEATS_GD = Claim(
     name="trained-2-layer-beats-2-step-gd",
     source="von Oswald et al. 2023, §4 and Fig. 3 (trained deeper LSA outperforms plain GD)",
+    assumptions=("two weight-tied LSA layers, d = 5, N = 10, x ~ U(−½, ½)",),
+    builds_on=("k-layers-equal-k-gd-steps",),
     statement=r"\mathrm{loss}(\text{trained 2-layer tied LSA}) / \mathrm{loss}(\text{2 GD steps}, \hat\eta) \le 0.9",
     measured=_deep_ratio("trained", "gd", predicted=0.45, tolerance=0.45),
     note="d = 5, N = 10, x ~ U(−½, ½); the band [0, 0.9] encodes 'at least 10 % better than tuned 2-step GD'.",
@@ -869,6 +939,8 @@ DEEP_BEATS_GD = Claim(
 DEEP_MATCHES_GDPP = Claim(
     name="trained-2-layer-matches-gdpp",
     source="von Oswald et al. 2023, §4 and Fig. 3 (trained recurrent LSA ≈ GD++)",
+    assumptions=("two weight-tied LSA layers, d = 5, N = 10, x ~ U(−½, ½)",),
+    builds_on=("gdpp-update",),
     statement=r"\mathrm{loss}(\text{trained 2-layer tied LSA}) / \mathrm{loss}(\text{2-layer GD++}, \hat\eta, \hat\gamma) = 1 \pm 0.05",
     measured=_deep_ratio("trained", "gdpp", predicted=1.0, tolerance=0.05),
 )
@@ -876,6 +948,8 @@ DEEP_MATCHES_GDPP = Claim(
 DEEP_CLOSER_TO_GDPP = Claim(
     name="trained-2-layer-closer-to-gdpp",
     source="von Oswald et al. 2023, Fig. 3 (preds diff to GD++ ≪ to GD)",
+    assumptions=("two weight-tied LSA layers, d = 5, N = 10, x ~ U(−½, ½)",),
+    builds_on=("gdpp-update", "k-layers-equal-k-gd-steps"),
     statement=r"E\|\hat y_\theta - \hat y_{GD{+}{+}}\| / E\|\hat y_\theta - \hat y_{GD}\| \le 0.5",
     measured=_deep_ratio("to_gdpp", "to_gd", predicted=0.25, tolerance=0.25),
 )
@@ -883,6 +957,7 @@ DEEP_CLOSER_TO_GDPP = Claim(
 DEEP_IS_PLAIN_GD = Claim(
     name="trained-2-layer-is-plain-gd",
     source="Tempting extrapolation of the 1-layer result to depth",
+    assumptions=("two weight-tied LSA layers, d = 5, N = 10, x ~ U(−½, ½)",),
     statement=r"E\cos(\partial_{x_q}\hat y_\theta, \partial_{x_q}\hat y_{\text{2 GD steps}}) \ge 0.99",
     measured=Measured(
         lambda seed: Estimate(

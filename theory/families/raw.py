@@ -204,6 +204,7 @@ _RAW_SIZES = grid(T=range(1, 4), D=range(1, 3))
 MOV_IS_RAW = Claim(
     name="mov-is-raw",
     source=f"{PAPER}, appendix (mov as RAW)",
+    assumptions=("K(i) = ∅ means timestep i is not written",),
     statement=r"\mathrm{mov}(H; s, t, i{:}j \to i'{:}j') = \mathrm{RAW}(+,\ W = 0,\ K(t) = \{s\},\ K(i \ne t) = \emptyset,\ W_a = W_o = I)",
     explicit=Explicit(mov_residuals, _RAW_SIZES),
     numeric=Numeric(mov_cases(), _mov_pair, rtol=0, atol=0),
@@ -468,6 +469,7 @@ def _compiled_raws(case: dict) -> tuple:
 COMPILED_RAW = Claim(
     name="compiled-raw-layer",
     source=f"{PAPER}, Lemmas 3 and 7 (a layer realises independent RAWs)",
+    builds_on=("gelu-multiplication-lemma", "gelu-odd-pair-identity", "layernorm-bypass-limit"),
     statement=(
         r"\text{one compiled layer (softmax attention, GeLU MLP, LayerNorm)} \equiv \mathrm{RAW}_1 \| \dots \| \mathrm{RAW}_m"
         r"\ \text{to } 10^{-8} \cdot \text{scale at } \beta = 100,\ M = N_a = 10^5"
@@ -530,6 +532,7 @@ def measure_mul_rate(seed: int) -> Estimate:
 MUL_RATE = Claim(
     name="compiled-mul-error-rate",
     source=f"{PAPER}, Lemma 3 (error from the GeLU Taylor remainder and the LayerNorm bypass)",
+    builds_on=("compiled-raw-layer", "gelu-multiplication-lemma", "layernorm-bypass-limit"),
     statement=r"\|\text{compiled } \odot\text{-layer} - \mathrm{RAW}\|_\infty \propto N^{-2}\ (\text{slope } -2 \pm 0.1)",
     measured=Measured(measure_mul_rate),
     note="Both terms are 1/N²: −uv(2u²+3uv+2v²)/(6M²) (GeLU) and −uv·R/(2N_a²) (LayerNorm, R = ‖z‖² − 2N_a²).",
@@ -585,6 +588,7 @@ def measure_div_rate(seed: int) -> Estimate:
 DIV_RATE = Claim(
     name="compiled-div-error-rate",
     source=f"{PAPER}, appendix (division via LayerNorm)",
+    builds_on=("layernorm-division-limit",),
     statement=(
         r"\text{compiled div error} = \tfrac{y}{|c|}\big(1 - (1 + \tfrac{2N_a^2 + R}{2N_d^2c^2})^{-1/2}\big)"
         r" \propto N^{-2} \text{ at } N_a = N,\ N_d = N^2\ (\text{slope } -2 \pm 0.1)"
@@ -665,6 +669,8 @@ def measure_attention_rate(seed: int) -> Estimate:
 ATTENTION_RATE = Claim(
     name="compiled-attention-error-rate",
     source=f"{PAPER}, Lemma 3 (hard attention by a large inverse temperature)",
+    assumptions=("hard attention approximated by softmax at inverse temperature β",),
+    builds_on=("mov-is-raw",),
     statement=r"\text{mov layer error} \propto e^{-\beta/2}\ (\text{the sink's logit margin } \beta/2)",
     measured=Measured(measure_attention_rate),
 )

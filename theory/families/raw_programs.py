@@ -77,6 +77,7 @@ def theorem1_gradient_residual() -> list:
 THEOREM1_FORMULA = Claim(
     name="theorem1-formula-is-gd-step",
     source=f"{PAPER}, Theorem 1",
+    assumptions=("squared loss with ridge penalty λ‖w‖², one example",),
     statement=r"w' = w - 2\alpha(x(w^\top x) - y x + \lambda w) = w - \alpha \nabla_w[(w^\top x - y)^2 + \lambda\|w\|^2]",
     symbolic=theorem1_gradient_residual,
 )
@@ -144,6 +145,7 @@ def _theorem1_compiled(case: dict, lam_term: str = "formula") -> tuple:
 THEOREM1_PROGRAM = Claim(
     name="theorem1-program",
     source=f"{PAPER}, Theorem 1, Appendix A (mov, aff, aff, mul, aff, aff, aff, mov, mul)",
+    builds_on=("theorem1-formula-is-gd-step",),
     statement=r"\text{program semantics: } \hat y = w'^\top x_2,\ w' = w - 2\alpha(x(w^\top x) - yx + \lambda w)",
     explicit=_t1_explicit("formula"),
 )
@@ -151,6 +153,7 @@ THEOREM1_PROGRAM = Claim(
 THEOREM1_COMPILED_D8 = Claim(
     name="theorem1-compiled-d8",
     source=f"{PAPER}, Theorem 1 at d = 8",
+    builds_on=("theorem1-program", "compiled-raw-layer"),
     statement=r"d = 8:\ |\text{compiled prediction} - w'^\top x_2| " + BOUND,
     note="m, s: largest entry and largest timestep ℓ1 norm of the program's reference trace (see trace_scale).",
     numeric=Numeric(
@@ -232,6 +235,7 @@ def _theorem2_compiled(case: dict) -> tuple:
 THEOREM2_COMPILED_D8 = Claim(
     name="theorem2-compiled-d8",
     source=f"{PAPER}, Theorem 2 at d = 8",
+    builds_on=("theorem2-program", "compiled-raw-layer", "layernorm-division-limit"),
     statement=r"d = 8:\ |\text{compiled prediction} - ((\lambda I + x_1x_1^\top)^{-1} x_1 y_1)^\top x_2| " + BOUND,
     numeric=Numeric(
         theorem2_cases(d=8).map(lambda c: {**c, "d": 8}), _theorem2_compiled, rtol=COMPILED_RTOL, atol=1e-12
@@ -281,6 +285,7 @@ def _ridge_chain(case: dict, *, compiled: bool) -> tuple:
 SGD_CHAIN_PROGRAM = Claim(
     name="sgd-chain-program",
     source=f"{PAPER}, §3 (n examples need O(n) layers): one-pass SGD",
+    builds_on=("theorem1-program",),
     statement=r"\text{program semantics} = w_n^\top x_q,\ w_k = w_{k-1} - 2\alpha(x_k(w_{k-1}^\top x_k) - y_k x_k + \lambda w_{k-1})",
     numeric=Numeric(chain_cases(), lambda c: _sgd_chain(c, compiled=False), rtol=1e-12, atol=1e-12),
 )
@@ -288,6 +293,7 @@ SGD_CHAIN_PROGRAM = Claim(
 SGD_CHAIN_COMPILED = Claim(
     name="sgd-chain-compiled",
     source=f"{PAPER}, §3: one-pass SGD compiled",
+    builds_on=("sgd-chain-program", "compiled-raw-layer"),
     statement=r"|\text{compiled one-pass SGD prediction} - w_n^\top x_q| " + BOUND,
     numeric=Numeric(chain_cases(), lambda c: _sgd_chain(c, compiled=True), rtol=COMPILED_RTOL, atol=1e-12),
 )
@@ -295,6 +301,7 @@ SGD_CHAIN_COMPILED = Claim(
 RIDGE_CHAIN_PROGRAM = Claim(
     name="ridge-chain-program",
     source=f"{PAPER}, §3 (chaining n Sherman–Morrison updates)",
+    builds_on=("theorem2-program",),
     statement=r"\text{program semantics} = ((X^\top X + \lambda I)^{-1} X^\top y)^\top x_q",
     numeric=Numeric(chain_cases(), lambda c: _ridge_chain(c, compiled=False), rtol=1e-10, atol=1e-12),
 )
@@ -302,6 +309,7 @@ RIDGE_CHAIN_PROGRAM = Claim(
 RIDGE_CHAIN_COMPILED = Claim(
     name="ridge-chain-compiled",
     source=f"{PAPER}, §3: ridge by n Sherman–Morrison updates, compiled",
+    builds_on=("ridge-chain-program", "compiled-raw-layer", "layernorm-division-limit"),
     statement=r"|\text{compiled ridge-chain prediction} - ((X^\top X + \lambda I)^{-1} X^\top y)^\top x_q| " + BOUND,
     numeric=Numeric(chain_cases(), lambda c: _ridge_chain(c, compiled=True), rtol=COMPILED_RTOL, atol=1e-12),
 )
@@ -348,6 +356,7 @@ SIZE_CASES = st.fixed_dictionaries({"d": dims(1, 8)})
 THEOREM1_SIZE = Claim(
     name="theorem1-size",
     source=f"{PAPER}, Theorem 1 (constant depth, O(d) width)",
+    builds_on=("theorem1-program",),
     statement=r"\text{compiled Theorem-1 depth is independent of } d,\ \text{width is affine in } d",
     numeric=Numeric(SIZE_CASES, _theorem1_sizes, rtol=0, atol=0),
     note="Checked over d ∈ [1, 10] (differences of three consecutive d): depth 9, width 5d + 11.",
@@ -356,6 +365,7 @@ THEOREM1_SIZE = Claim(
 THEOREM2_SIZE = Claim(
     name="theorem2-size",
     source=f"{PAPER}, Theorem 2 (constant depth, O(d²) width)",
+    builds_on=("theorem2-program",),
     statement=r"\text{compiled Theorem-2 depth is independent of } d,\ \text{width is quadratic in } d",
     numeric=Numeric(SIZE_CASES, _theorem2_sizes, rtol=0, atol=0),
 )
@@ -363,6 +373,7 @@ THEOREM2_SIZE = Claim(
 CHAIN_DEPTH = Claim(
     name="ridge-chain-depth-linear",
     source=f"{PAPER}, §3 (n examples need O(n) layers)",
+    builds_on=("ridge-chain-program",),
     statement=r"\text{compiled ridge-chain depth is affine in } n",
     numeric=Numeric(st.fixed_dictionaries({"n": dims(1, 6)}), _chain_depth, rtol=0, atol=0),
 )

@@ -322,6 +322,7 @@ def exponent_claim(measure: Callable[[int], Estimate], preset: str) -> Claim:
     return Claim(
         name="memorization-exponent" + ("" if preset == "claim" else f"-{preset}"),
         source=f"{PAPER}, §3.6 (I_K(∞) ~ K^ν, ν ≈ 0.7)",
+        assumptions=("an MLP memorising K random item–label pairs, at the stated preset",),
         statement=r"I_K(\infty) = \int_0^\infty c_1\,dt \sim K^{\nu},\quad \nu = 0.7 \pm 0.1",
         measured=Measured(measure),
         note=f"Measured at the {preset!r} preset (see icl_verify.families.scaling.PRESETS), not necessarily the paper's "
@@ -341,6 +342,7 @@ def _measure_definitions(seed: int) -> Estimate:
 MEMORIZATION_TIME_DEFINITIONS = Claim(
     name="memorization-time-definitions-agree",
     source=f"{PAPER}, §3.6 (I_K(∞)) vs the thresholded time t_IWL (first IWL accuracy ≥ 0.95)",
+    builds_on=("memorization-exponent",),
     statement=r"t_{IWL}(K) \sim K^{\nu'},\quad \nu' - \nu = 0 \pm 0.1",
     measured=Measured(_measure_definitions),
     note="Both 'memorization times' scale alike, so the K* argument does not hinge on the definition.",
@@ -360,6 +362,7 @@ def slope_claim(measure: Callable[[int], Estimate], preset: str) -> Claim:
     return Claim(
         name=f"k-star-slope-is-inverse-nu-{preset}",
         source=f"{PAPER}, §3.6 (K* ~ N^{{1/ν}} e^{{−β₀/ν}}; sigmoid fit of ICL accuracy vs log₁₀ K)",
+        builds_on=("kinetics-k-star-threshold",),
         statement=r"\frac{d\log K^*}{d\log N} - \frac{1}{\nu} = 0 \pm 0.2"
         r"\quad (K^* \text{ measured on the reduced model, } \nu \text{ on the same MLP})",
         measured=Measured(measure),

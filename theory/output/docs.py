@@ -12,9 +12,10 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
+from icl_verify.engine import ledger as claims_ledger
 from icl_verify.engine import registry
 from icl_verify.engine.claims import Claim, Result, Verdict, check
-from icl_verify.output import render
+from icl_verify.output import ledger, render
 from icl_verify.output.figures import digest, render_svg
 
 DEFAULT_OUT = Path("docs") / "derivations"
@@ -83,6 +84,7 @@ def index_document(fams: list[registry.Family], results: Mapping[str, Result], s
             f"| [{fam.title}]({fam.name}.md) | {len(rs)} | {proved} | {verified} | "
             f"{sum(r.verdict is Verdict.REFUTED and r.as_expected for r in rs)} | {sum(not r.as_expected for r in rs)} |"
         )
+    lines += ["", "The [claims ledger](ledger.md) draws which claims build on which, coloured by verdict."]
     return "\n".join(lines) + "\n"
 
 
@@ -100,10 +102,13 @@ def build(
     """
     fams = registry.families()
     all_claims = {c.name: c for fam in fams for c in fam.claims}
+    claims_ledger.validate(all_claims.values())
     known = dict(results or {})
     for claim in progress([c for c in all_claims.values() if c.name not in known]):
         known[claim.name] = check(claim, seed=seed, max_examples=max_examples)
     files: dict[str, bytes] = {"index.md": index_document(fams, known, seed, max_examples).encode()}
+    groups = {fam.title: [known[c.name] for c in fam.claims] for fam in fams}
+    files["ledger.md"] = ledger.document(groups, INDEX_NOTE.format(seed=seed, max_examples=max_examples)).encode()
     for fam in fams:
         text, figures = family_document(fam, known, all_claims, seed, max_examples)
         files[f"{fam.name}.md"] = text.encode()

@@ -57,6 +57,10 @@ def claim_markdown(claim: Claim, level: int = 3) -> str:
     ]
     if claim.note:
         lines += ["", claim.note]
+    if claim.assumptions:
+        lines += ["", f"*Assumes:* {'; '.join(claim.assumptions)}."]
+    if claim.builds_on:
+        lines += ["", f"*Builds on:* {', '.join(f'`{name}`' for name in claim.builds_on)}."]
     return "\n".join(lines)
 
 

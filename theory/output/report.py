@@ -9,7 +9,8 @@ from typing import Any
 
 from icl_verify.engine import registry
 from icl_verify.engine.claims import MAX_RESIDUAL_CHARS, Claim, Result, check, format_interval
-from icl_verify.output import render
+from icl_verify.engine.ledger import undermined, validate
+from icl_verify.output import ledger, render
 
 SCHEMA_VERSION = 2
 
@@ -59,6 +60,7 @@ def table(results: Sequence[Result]) -> str:
             lines.append(f"    {e.kind:<9} {e.status:<10} {e.detail}")
         lines.extend(_counterexample_lines(r))
         lines.extend(_residual_lines(r))
+    lines.extend(ledger.report_lines(results))
     lines.append("-" * (width + 60))
     lines.append(summary_line(results))
     return "\n".join(lines)
@@ -90,6 +92,7 @@ def to_json(results: Sequence[Result], *, seed: int, max_examples: int) -> dict[
         "ok": all(r.as_expected for r in results),
         "summary": summary_line(results),
         "claims": [r.to_dict() for r in results],
+        "builds_on_failed": {name: list(roots) for name, roots in undermined(results).items()},
     }
 
 
@@ -121,4 +124,5 @@ class Report:
 def check_all(claims: Iterable[Claim] | None = None, *, seed: int = 0, max_examples: int = 100) -> Report:
     """Check ``claims`` (default: every built-in claim) and return a :class:`Report`."""
     chosen = registry.builtin_claims() if claims is None else list(claims)
+    validate(chosen)
     return Report(tuple(check(c, seed=seed, max_examples=max_examples) for c in chosen), seed, max_examples)
