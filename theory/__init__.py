@@ -27,6 +27,7 @@ from typing import Any
 from icl_verify.engine import display
 
 display.provide("icl_verify.output.render")  # Markdown for claims, results and derivations in Jupyter
+display.provide("icl_verify.output.docs")  # and for a family (a user's file) as its whole document
 
 _EXPORTS = {
     "Claim": "icl_verify.engine.claims",
