@@ -45,7 +45,8 @@ from icl_verify.output import docs
 def command(
     files: tuple[str, ...], out: str | None, fmt: str, check_only: bool, strict: bool, seed: int, max_examples: int
 ) -> None:
-    """Generate the derivation documents (one per result family or per FILE, an index, figures).
+    """Generate the derivation documents: one per built-in result family (with an index and
+    figures), or one per FILE.py of your own claims, derivations and FIGURES.
 
     --check compares what is deterministic by construction (statements, verdicts, evidence
     outcomes, counterexample sizes, derivation steps); --check --strict compares bytes.
