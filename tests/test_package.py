@@ -12,7 +12,7 @@ import icl_verify as iv
 PUBLIC = {
     "Claim", "Numeric", "Explicit", "Measured", "Estimate", "Derivation", "Step", "check", "check_all",
     "Verdict", "Evidence", "Result", "Report", "Figure", "clear_caches", "compare_with_tolerance",
-    "statement", "matrix", "scalar",
+    "statement", "matrix", "scalar", "load_family",
 }  # fmt: skip
 
 

@@ -13,6 +13,7 @@ The public API for writing and checking claims::
     claim = iv.Claim(name=..., source=..., statement=..., numeric=iv.Numeric(cases, compare))
     result = iv.check(claim, seed=0)        # an iv.Result with an iv.Verdict
     report = iv.check_all()                 # every built-in claim
+    family = iv.load_family("my_claims.py") # a claim file: its claims, derivations and FIGURES
 
 Layers (each a subpackage; dependencies point one way, checked in CI):
 ``icl_verify.numerics`` (simulations and fits, no SymPy) ← ``icl_verify.engine`` (claims, checks,
@@ -31,6 +32,7 @@ from typing import Any
 from icl_verify.engine import display
 
 display.provide("icl_verify.output.render")  # Markdown for claims, results and derivations in Jupyter
+display.provide("icl_verify.output.docs")  # and for a family (a user's file) as its whole document
 
 _EXPORTS = {
     "Claim": "icl_verify.engine.claims",
@@ -49,6 +51,7 @@ _EXPORTS = {
     "Derivation": "icl_verify.engine.derivation",
     "Step": "icl_verify.engine.derivation",
     "Figure": "icl_verify.engine.figure",
+    "load_family": "icl_verify.engine.registry",
     "clear_caches": "icl_verify.engine.caches",
     "Report": "icl_verify.output.report",
     "check_all": "icl_verify.output.report",

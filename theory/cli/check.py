@@ -1,4 +1,8 @@
-"""``icl-verify check``: check built-in claims, named ones, or a user's file, and report the verdicts."""
+"""``icl-verify check``: check built-in claims, named ones, or a user's file, and report the verdicts.
+
+A user's file contributes its module-level claims and derivations (each derivation checked step by
+step); names must be unique in a run, built-ins included (:func:`icl_verify.engine.registry.unique`).
+"""
 
 from __future__ import annotations
 
@@ -11,21 +15,26 @@ from tqdm import tqdm
 from icl_verify.cli import InputError
 from icl_verify.engine import ledger, registry
 from icl_verify.engine.claims import Claim, check
+from icl_verify.engine.derivation import Derivation
 from icl_verify.output import report
 
 
-def _gather(targets: tuple[str, ...]) -> list[Claim]:
+def _gather(targets: tuple[str, ...]) -> tuple[list[Claim], list[Derivation]]:
+    """The claims to check and the derivations of the user's files among ``targets``."""
     files = [t for t in targets if t.endswith(".py")]
     names = [t for t in targets if not t.endswith(".py")]
     try:
-        user = [c for f in files for c in registry.load_file(f)]
+        user = registry.load_files(files)
+        derivations = [d for fam in user for d in fam.derivations]
         if files and not names:
-            chosen = user
+            chosen = [c for fam in user for c in fam.claims]
         else:
-            pool = registry.builtin_claims() + user
+            fams = registry.families() + user
+            registry.unique(fams)  # a user's claim never silently replaces a built-in one
+            pool = [c for fam in fams for c in fam.claims]
             chosen = registry.select(pool, names) if names else pool
         ledger.validate(chosen)
-        return chosen
+        return chosen, derivations
     except ValueError as exc:
         raise InputError(str(exc)) from None
 
@@ -41,14 +50,18 @@ def command(targets: tuple[str, ...], as_json: bool, seed: int, max_examples: in
     """Check claims and report their verdicts.
 
     TARGETS are claim names and/or paths to Python files of claims; none means every
-    built-in claim. A file alone checks the claims it defines.
+    built-in claim. A file alone checks the claims and derivations it defines.
     """
-    claims = _gather(targets)
+    claims, derivations = _gather(targets)
     progress = tqdm(claims, desc="checking", unit="claim", file=sys.stderr, disable=as_json or not sys.stderr.isatty())
     results = [check(claim, seed=seed, max_examples=max_examples) for claim in progress]
+    checked = [d.check() for d in derivations]
     if as_json:
-        text = json.dumps(report.to_json(results, seed=seed, max_examples=max_examples), indent=2, ensure_ascii=False)
-        click.echo(text)
+        record = report.to_json(results, seed=seed, max_examples=max_examples, derivations=checked)
+        click.echo(json.dumps(record, indent=2, ensure_ascii=False))
     else:
-        click.echo(report.table(results))
-    sys.exit(0 if all(r.as_expected for r in results) else 1)
+        if results or not checked:
+            click.echo(report.table(results))
+        if checked:
+            click.echo(report.derivations_table(checked))
+    sys.exit(0 if all(r.as_expected for r in [*results, *checked]) else 1)

@@ -1,4 +1,9 @@
-"""``icl-verify docs``: generate the derivation documents, or report which are stale."""
+"""``icl-verify docs``: generate the derivation documents, or report which are stale.
+
+Without FILES: one document per built-in result family, an index and figures, in docs/derivations.
+With FILES (users' claim files): one document per file, in the same format, in ./derivations
+(``--format latex``: one LaTeX fragment per file instead, for a paper).
+"""
 
 from __future__ import annotations
 
@@ -8,11 +13,27 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
+from icl_verify.cli import InputError
+from icl_verify.engine import registry
 from icl_verify.output import docs
 
 
 @click.command("docs")
-@click.option("--out", type=click.Path(file_okay=False), default=str(docs.DEFAULT_OUT), show_default=True)
+@click.argument("files", nargs=-1, metavar="[FILE.py]...")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help=f"Folder to write to  [default: {docs.DEFAULT_OUT}, or {docs.USER_OUT} with FILES]",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(docs.FORMATS),
+    default="markdown",
+    show_default=True,
+    help="With FILES: Markdown documents, or LaTeX fragments (amsmath, amssymb) for a paper.",
+)
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if the documents are stale.")
 @click.option(
     "--strict",
@@ -21,25 +42,38 @@ from icl_verify.output import docs
 )
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
 @click.option("--max-examples", default=100, show_default=True, type=click.IntRange(min=1))
-def command(out: str, check_only: bool, strict: bool, seed: int, max_examples: int) -> None:
-    """Generate the derivation documents (one per result family, an index, figures).
+def command(
+    files: tuple[str, ...], out: str | None, fmt: str, check_only: bool, strict: bool, seed: int, max_examples: int
+) -> None:
+    """Generate the derivation documents: one per built-in result family (with an index and
+    figures), or one per FILE.py of your own claims, derivations and FIGURES.
 
     --check compares what is deterministic by construction (statements, verdicts, evidence
     outcomes, counterexample sizes, derivation steps); --check --strict compares bytes.
     """
     if strict and not check_only:
         raise click.UsageError("--strict is only used with --check")
+    if fmt != "markdown" and not files:
+        raise click.UsageError("--format latex needs FILE.py arguments (the built-in documents are Markdown)")
 
     def progress(items):
         return tqdm(list(items), desc="checking", unit="claim", file=sys.stderr, disable=not sys.stderr.isatty())
 
-    files = docs.build(seed=seed, max_examples=max_examples, progress=progress)
-    out_dir = Path(out)
+    if files:
+        try:
+            rendered = docs.user_documents(
+                registry.load_files(files), fmt=fmt, seed=seed, max_examples=max_examples, progress=progress
+            )
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+    else:
+        rendered = docs.build(seed=seed, max_examples=max_examples, progress=progress)
+    out_dir = Path(out) if out is not None else docs.USER_OUT if files else docs.DEFAULT_OUT
     if check_only:
-        stale = docs.stale_files(files, out_dir, strict=strict)
+        stale = docs.stale_files(rendered, out_dir, strict=strict)
         for rel in stale:
             click.echo(f"stale: {out_dir / rel}")
-        click.echo(f"{len(stale)} stale of {len(files)} files" if stale else f"up to date ({len(files)} files)")
+        click.echo(f"{len(stale)} stale of {len(rendered)} files" if stale else f"up to date ({len(rendered)} files)")
         sys.exit(1 if stale else 0)
-    docs.write(files, out_dir)
-    click.echo(f"wrote {len(files)} files to {out_dir}")
+    docs.write(rendered, out_dir)
+    click.echo(f"wrote {len(rendered)} files to {out_dir}")

@@ -4,8 +4,10 @@ A :class:`Derivation` starts from an expression and rewrites it step by step; ev
 states the new expression, a one-line justification and the paper's equation label. Checking
 a derivation decides, for each step, whether the previous expression minus the new one is
 zero: ``proved`` (SymPy reduced it to 0), ``refuted`` (an exact non-zero witness) or
-``unproven`` (SymPy could not decide — never a pass). The derivation is PROVED only when
-every step is.
+``unproven`` (SymPy could not decide — never a pass), or ``error`` (the check itself crashed).
+The derivation is PROVED only when every step is; a step that errs makes it ERROR, whatever the
+other steps say. ``holds=False`` declares a derivation expected to fail (a printed derivation with
+a wrong step): its expected verdict is REFUTED.
 """
 
 from __future__ import annotations
@@ -42,10 +44,18 @@ class Derivation:
     steps: Sequence[Step]
     family: str = USER_FAMILY
     intro: str = ""
+    holds: bool = True
 
     def __post_init__(self) -> None:
+        if not self.name or not isinstance(self.name, str):
+            raise ValueError("derivation name must be a non-empty string")
         if not self.steps:
             raise ValueError(f"derivation {self.name!r} needs at least one step")
+
+    @property
+    def expected(self) -> Verdict:
+        """PROVED for a derivation expected to hold, REFUTED for one declared ``holds=False``."""
+        return Verdict.PROVED if self.holds else Verdict.REFUTED
 
     def check(self) -> DerivationResult:
         """Check every step against the expression before it."""
@@ -61,7 +71,7 @@ class Derivation:
 
 @dataclass(frozen=True)
 class StepMark:
-    """The outcome of one step: ``proved``, ``refuted`` (with a witness) or ``unproven``."""
+    """The outcome of one step: ``proved``, ``refuted`` (with a witness), ``unproven`` or ``error`` (its message)."""
 
     status: str
     witness: dict[str, str] | None = None
@@ -69,21 +79,71 @@ class StepMark:
 
 @dataclass(frozen=True)
 class DerivationResult:
+    """A checked derivation: one :class:`StepMark` per step, in order."""
+
     derivation: Derivation
     marks: tuple[StepMark, ...]
 
     @property
     def verdict(self) -> Verdict:
+        """ERROR if any step's check crashed, else REFUTED if any step is, PROVED if all are, else UNPROVEN."""
         statuses = {m.status for m in self.marks}
+        if "error" in statuses:
+            return Verdict.ERROR
         if "refuted" in statuses:
             return Verdict.REFUTED
         return Verdict.PROVED if statuses == {"proved"} else Verdict.UNPROVEN
+
+    @property
+    def as_expected(self) -> bool:
+        return self.verdict == self.derivation.expected
+
+    @property
+    def summary(self) -> str:
+        """One line: the verdict in words, e.g. 'refuted, as expected' (the wording of claims)."""
+        word = self.verdict.value.lower()
+        if self.as_expected:
+            return f"{word}, as expected" if not self.derivation.holds else word
+        return f"{word}, expected {self.derivation.expected.value.lower()}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready record (see docs/json-report.md): identity, verdict and every step with its mark."""
+        d = self.derivation
+        return {
+            "name": d.name,
+            "family": d.family,
+            "title": d.title,
+            "source": d.source,
+            "holds": d.holds,
+            "verdict": self.verdict.value,
+            "expected": d.expected.value,
+            "as_expected": self.as_expected,
+            "start": sp.latex(d.start),
+            "steps": [
+                {
+                    "expr": sp.latex(step.expr),
+                    "why": step.why,
+                    "label": step.label,
+                    "status": mark.status,
+                    "witness": mark.witness,
+                }
+                for step, mark in zip(d.steps, self.marks)
+            ],
+        }
 
     def _repr_markdown_(self) -> str | None:
         return display.markdown(self)
 
 
 def _check_step(before: Any, after: Any) -> StepMark:
+    """Decide ``before = after`` (a crash is an ``error`` mark with its message, never a pass)."""
+    try:
+        return _decide_step(before, after)
+    except Exception as exc:  # a crashing check is evidence of nothing: report it
+        return StepMark("error", {"error": f"{type(exc).__name__}: {exc}"})
+
+
+def _decide_step(before: Any, after: Any) -> StepMark:
     difference = before - after if isinstance(before, MatrixExpr) else sp.sympify(before) - sp.sympify(after)
     answer = is_zero(difference)
     if answer is True:

@@ -4,21 +4,32 @@ A family is a module of :mod:`icl_verify.families`, discovered by :func:`familie
 maintain: adding a module adds a family). Every module-level :class:`~icl_verify.engine.claims.Claim`
 and :class:`~icl_verify.engine.derivation.Derivation` in it is collected in definition order and
 labelled with the module's ``FAMILY`` name; its ``FIGURES`` go into its document. A user's file is
-loaded with the same rule, so built-in claims are just examples of the API.
+loaded with the same rule (:func:`load_family`), so built-in claims are just examples of the API.
+
+Loading a user's file: it is imported with its own folder first on ``sys.path`` (so helper modules
+beside it import; ``sys.path`` is restored afterwards); any failure while importing it — an
+exception, ``SystemExit``, ``KeyboardInterrupt`` — is a one-line ``ValueError``. Names are unique
+within a run: two claims (or two derivations) with one name, in one file or across the files and
+families of a run, are a ``ValueError`` naming both sources (``file:line`` or the family), so a
+user's claim never silently replaces another or a built-in (:func:`unique`).
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import hashlib
 import importlib
 import importlib.util
 import pkgutil
 import sys
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
+from icl_verify.engine import display
 from icl_verify.engine.claims import USER_FAMILY, Claim
 from icl_verify.engine.derivation import Derivation
 from icl_verify.engine.figure import Figure
@@ -36,6 +47,18 @@ class Family:
     claims: list[Claim]
     derivations: list[Derivation]
     figures: list[Figure]
+    path: Path | None = None  # a user's file; None for a built-in family
+    locations: tuple[str, ...] = field(default=(), compare=False)  # ``file:line`` of each claim, then derivation
+
+    def origin(self, item: Claim | Derivation) -> str:
+        """Where ``item`` comes from: ``file:line`` for a user's file, ``family NAME`` for a built-in one."""
+        if self.path is None:
+            return f"family {self.name}"
+        items = [*self.claims, *self.derivations]
+        return next(loc for other, loc in zip(items, self.locations) if other is item)
+
+    def _repr_markdown_(self) -> str | None:
+        return display.markdown(self)
 
     @property
     def intro(self) -> str:
@@ -52,28 +75,73 @@ def _labelled(items: list, family: str) -> list:
     return [item if item.family != USER_FAMILY else dataclasses.replace(item, family=family) for item in items]
 
 
+def _module_level(module: ModuleType, kind: type) -> dict[str, Any]:
+    """The distinct module-level objects of ``kind`` by their first variable (one bound twice counts once)."""
+    found: dict[str, Any] = {}
+    for var, value in vars(module).items():
+        if isinstance(value, kind) and not any(value is f for f in found.values()):
+            found[var] = value
+    return found
+
+
 def claims_in(module: ModuleType) -> list[Claim]:
     """Every module-level ``Claim`` of ``module``, in definition order, labelled with its family."""
-    seen: dict[str, Claim] = {}
-    for value in vars(module).values():
-        if isinstance(value, Claim) and value.name not in seen:
-            seen[value.name] = value
-    return _labelled(list(seen.values()), getattr(module, "FAMILY", USER_FAMILY))
+    return _labelled(list(_module_level(module, Claim).values()), getattr(module, "FAMILY", USER_FAMILY))
 
 
 def derivations_in(module: ModuleType) -> list[Derivation]:
     """Every module-level ``Derivation`` of ``module``, in definition order, labelled with its family."""
-    found = [v for v in vars(module).values() if isinstance(v, Derivation)]
-    return _labelled(found, getattr(module, "FAMILY", USER_FAMILY))
+    return _labelled(list(_module_level(module, Derivation).values()), getattr(module, "FAMILY", USER_FAMILY))
 
 
-def family_of(module: ModuleType) -> Family:
-    """The :class:`Family` a module declares; its title is the docstring's first paragraph."""
-    doc = (module.__doc__ or module.__name__).strip()
+def family_of(module: ModuleType, path: Path | None = None) -> Family:
+    """The :class:`Family` a module declares; its title is the docstring's first paragraph.
+
+    ``path`` is the user's file it was loaded from (its stem names the family unless the file sets
+    ``FAMILY``); the family's claims and derivations must have distinct names (:func:`unique`).
+    """
+    doc = (module.__doc__ or (path.stem if path else module.__name__)).strip()
     title = " ".join(doc.split("\n\n")[0].split()).removeprefix("Claims:").strip().rstrip(".")
     title = title[:1].upper() + title[1:]
     figures = list(getattr(module, "FIGURES", ()))
-    return Family(module, _name(module), title, claims_in(module), derivations_in(module), figures)
+    name = getattr(module, "FAMILY", path.stem) if path else _name(module)
+    locations: tuple[str, ...] = ()
+    if path is not None:
+        lines = _assignment_lines(path)
+        variables = [*_module_level(module, Claim), *_module_level(module, Derivation)]
+        locations = tuple(f"{path}:{lines[v]}" if v in lines else str(path) for v in variables)
+    fam = Family(module, name, title, claims_in(module), derivations_in(module), figures, path, locations)
+    unique([fam])
+    return fam
+
+
+def _assignment_lines(path: Path) -> dict[str, int]:
+    """The line of the last module-level assignment to each variable name in the file at ``path``."""
+    lines: dict[str, int] = {}
+    for node in ast.parse(path.read_text(encoding="utf-8"), str(path)).body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        for target in targets:
+            if isinstance(target, ast.Name):
+                lines[target.id] = node.lineno
+    return lines
+
+
+def _items(fams: Iterable[Family]) -> Iterator[tuple[str, str, str]]:
+    """(kind, name, origin) of every claim and derivation of ``fams``."""
+    for fam in fams:
+        for c in fam.claims:
+            yield "claim", c.name, fam.origin(c)
+        for d in fam.derivations:
+            yield "derivation", d.name, fam.origin(d)
+
+
+def unique(fams: Iterable[Family]) -> None:
+    """``ValueError`` naming both sources if two claims, or two derivations, of ``fams`` share a name."""
+    seen: dict[tuple[str, str], str] = {}
+    for kind, name, origin in _items(fams):
+        if (kind, name) in seen:
+            raise ValueError(f"two {kind}s named {name!r}: {seen[kind, name]} and {origin} (names must be unique)")
+        seen[kind, name] = origin
 
 
 def family_modules() -> list[ModuleType]:
@@ -93,26 +161,46 @@ def builtin_claims() -> list[Claim]:
     return [c for fam in families() for c in fam.claims]
 
 
-def load_file(path: str | Path) -> list[Claim]:
-    """Import a user's Python file and return its claims; ``ValueError`` if it has none or cannot load."""
+def load_family(path: str | Path) -> Family:
+    """Import a user's Python file as a :class:`Family`; ``ValueError`` if it cannot load or declares nothing."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"claims file {str(path)!r} does not exist")
-    module_name = f"icl_verify_user_{path.stem}"
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+    module_name = f"icl_verify_user_{path.stem}_{digest}"  # two files with one stem do not collide
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise ValueError(f"claims file {str(path)!r} is not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
+    saved_path = list(sys.path)
+    sys.path.insert(0, str(path.resolve().parent))
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:  # a file's failure is the user's input error
         del sys.modules[module_name]
-        raise ValueError(f"claims file {str(path)!r} failed to import: {type(exc).__name__}: {exc}") from exc
-    found = claims_in(module)
-    if not found:
-        raise ValueError(f"claims file {str(path)!r} defines no Claim objects at module level")
-    return found
+        raise ValueError(f"claims file {str(path)!r} failed to import: {type(exc).__name__}: {exc}") from None
+    finally:
+        sys.path[:] = saved_path
+    fam = family_of(module, path)
+    if not fam.claims and not fam.derivations:
+        raise ValueError(f"claims file {str(path)!r} defines no Claim or Derivation objects at module level")
+    return fam
+
+
+def load_files(paths: Iterable[str | Path]) -> list[Family]:
+    """The user's files as families (a file given twice loads once); ``ValueError`` on any clash of names."""
+    by_file: dict[Path, Path] = {}
+    for p in paths:
+        by_file.setdefault(Path(p).resolve(), Path(p))  # the first spelling of each file
+    fams = [load_family(path) for path in by_file.values()]
+    unique(fams)
+    return fams
+
+
+def load_file(path: str | Path) -> list[Claim]:
+    """Import a user's Python file and return its claims (see :func:`load_family`)."""
+    return load_family(path).claims
 
 
 def select(claims: Iterable[Claim], names: Iterable[str]) -> list[Claim]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from icl_verify.engine import registry
 from icl_verify.engine.claims import MAX_RESIDUAL_CHARS, Claim, Result, check, format_interval
+from icl_verify.engine.derivation import DerivationResult
 from icl_verify.engine.ledger import undermined, validate
 from icl_verify.output import ledger, render
 
@@ -67,17 +68,50 @@ def table(results: Sequence[Result]) -> str:
 
 
 def summary_line(results: Sequence[Result]) -> str:
+    return _tally(results, "claims")
+
+
+def _tally(checked: Sequence[Result | DerivationResult], noun: str) -> str:
+    """'N <noun>: counts per verdict — all as expected' (or how many were not)."""
     counts: dict[str, int] = {}
-    for r in results:
+    for r in checked:
         counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
-    unexpected = sum(not r.as_expected for r in results)
+    unexpected = sum(not r.as_expected for r in checked)
     parts = ", ".join(f"{n} {v.lower()}" for v, n in sorted(counts.items()))
     status = "all as expected" if unexpected == 0 else f"{unexpected} NOT as expected"
-    return f"{len(results)} claims: {parts} — {status}"
+    return f"{len(checked)} {noun}: {parts} — {status}"
 
 
-def to_json(results: Sequence[Result], *, seed: int, max_examples: int) -> dict[str, Any]:
-    """The JSON report as a dict (``json.dumps`` it to print)."""
+def derivations_table(checked: Sequence[DerivationResult]) -> str:
+    """A plain-text report of checked derivations: one row each, every step's mark beneath, witnesses."""
+    width = max([len(r.derivation.name) for r in checked] + [10])
+    lines = [f"{'derivation':<{width}}  {'verdict':<9}  {'outcome':<28}  source", "-" * (width + 60)]
+    for r in checked:
+        mark = " " if r.as_expected else "!"
+        lines.append(
+            f"{r.derivation.name:<{width}}  {r.verdict.value:<9}  {mark}{r.summary:<27}  {r.derivation.source}"
+        )
+        for i, (step, step_mark) in enumerate(zip(r.derivation.steps, r.marks), start=1):
+            label = f" ({step.label})" if step.label else ""
+            lines.append(f"    step {i:<3} {step_mark.status:<10} {step.why}{label}")
+            if step_mark.witness:
+                lines.append(
+                    f"      {'error' if step_mark.status == 'error' else 'witness'} {json.dumps(step_mark.witness)}"
+                )
+    lines.append("-" * (width + 60))
+    lines.append(derivations_summary_line(checked))
+    return "\n".join(lines)
+
+
+def derivations_summary_line(checked: Sequence[DerivationResult]) -> str:
+    """One line: how many derivations reached each verdict and whether all were as expected."""
+    return _tally(checked, "derivations")
+
+
+def to_json(
+    results: Sequence[Result], *, seed: int, max_examples: int, derivations: Sequence[DerivationResult] = ()
+) -> dict[str, Any]:
+    """The JSON report as a dict (``json.dumps`` it to print); ``derivations`` are checked user derivations."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -89,10 +123,11 @@ def to_json(results: Sequence[Result], *, seed: int, max_examples: int) -> dict[
         "icl_verify_version": pkg_version,
         "seed": seed,
         "max_examples": max_examples,
-        "ok": all(r.as_expected for r in results),
+        "ok": all(r.as_expected for r in [*results, *derivations]),
         "summary": summary_line(results),
         "claims": [r.to_dict() for r in results],
         "builds_on_failed": {name: list(roots) for name, roots in undermined(results).items()},
+        "derivations": [r.to_dict() for r in derivations],
     }
 
 

@@ -1,0 +1,128 @@
+"""Loading a user's claim file: its folder on sys.path, failures and duplicate names as usage errors (exit 2)."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from icl_verify.cli.main import main
+from icl_verify.engine import registry
+from icl_verify.families import lsa_gd
+
+
+def _claim(var: str, name: str, value: str = "1") -> str:
+    """A module-level claim ``var`` named ``name`` whose symbolic residual is ``value`` − 1."""
+    return (
+        f'{var} = iv.Claim(name="{name}", source="test", statement="1 = 1", symbolic=lambda: sp.Integer({value}) - 1)\n'
+    )
+
+
+HEADER = "import sympy as sp\nimport icl_verify as iv\n"
+
+
+def _invoke(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def _assert_usage_error(result, *needles: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output  # one line
+    for needle in needles:
+        assert needle in result.output, result.output
+
+
+def test_a_helper_module_beside_the_file_imports_and_sys_path_is_restored(tmp_path):
+    (tmp_path / "my_helpers_i16.py").write_text("RESIDUAL = 0\n")
+    path = tmp_path / "uses_helper.py"
+    path.write_text(HEADER + "from my_helpers_i16 import RESIDUAL\n" + _claim("c", "helper-claim", "RESIDUAL + 1"))
+    before = list(sys.path)
+    fam = registry.load_family(path)
+    assert sys.path == before
+    assert [c.name for c in fam.claims] == ["helper-claim"]
+    result = _invoke("check", str(path))
+    assert result.exit_code == 0, result.output
+    assert "helper-claim" in result.output and "PROVED" in result.output
+
+
+@pytest.mark.parametrize(
+    "statement, kind", [("raise SystemExit(3)", "SystemExit"), ("raise KeyboardInterrupt", "KeyboardInterrupt")]
+)
+def test_system_exit_or_keyboard_interrupt_while_importing_is_a_usage_error(tmp_path, statement, kind):
+    path = tmp_path / "exits.py"
+    path.write_text(HEADER + _claim("c", "never-seen") + statement + "\n")
+    before = list(sys.path)
+    _assert_usage_error(_invoke("check", str(path)), "failed to import", kind, "exits.py")
+    assert sys.path == before
+    _assert_usage_error(_invoke("docs", str(path), "--out", str(tmp_path / "out")), "failed to import", kind)
+    assert not (tmp_path / "out").exists()
+
+
+def test_any_other_import_failure_is_a_usage_error(tmp_path):
+    path = tmp_path / "bad_import.py"
+    path.write_text("import no_such_module_for_icl_verify\n")
+    _assert_usage_error(_invoke("check", str(path)), "failed to import", "ModuleNotFoundError", "no_such_module")
+
+
+def test_two_claims_with_one_name_in_a_file_name_both_lines(tmp_path):
+    path = tmp_path / "twice.py"
+    path.write_text(HEADER + _claim("first", "same-name") + "\n" + _claim("second", "same-name", "2"))
+    # HEADER is two lines: the first claim is assigned on line 3, the second on line 5
+    _assert_usage_error(_invoke("check", str(path)), "'same-name'", f"{path}:3", f"{path}:5")
+
+
+def test_one_claim_bound_to_two_names_is_not_a_duplicate(tmp_path):
+    path = tmp_path / "alias.py"
+    path.write_text(HEADER + _claim("first", "aliased") + "second = first\n")
+    assert [c.name for c in registry.load_family(path).claims] == ["aliased"]
+
+
+def test_two_files_with_one_claim_name_name_both_files(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    one, two = tmp_path / "a" / "claims.py", tmp_path / "b" / "claims.py"
+    one.write_text(HEADER + _claim("c", "shared-name"))
+    two.write_text(HEADER + "\n" + _claim("c", "shared-name"))
+    _assert_usage_error(_invoke("check", str(one), str(two)), "'shared-name'", f"{one}:3", f"{two}:4")
+
+
+def test_the_same_file_given_twice_loads_once(tmp_path):
+    path = tmp_path / "once.py"
+    path.write_text(HEADER + _claim("c", "only-once"))
+    result = _invoke("check", str(path), str(path))
+    assert result.exit_code == 0, result.output
+    assert "1 claims: 1 proved" in result.output
+
+
+def test_two_derivations_with_one_name_are_a_usage_error(tmp_path):
+    path = tmp_path / "derivations.py"
+    body = textwrap.dedent(
+        """
+        x = sp.Symbol("x")
+        d1 = iv.Derivation("dup", "t", "s", start=2 * x, steps=[iv.Step(x + x, "sum")])
+        d2 = iv.Derivation("dup", "t", "s", start=3 * x, steps=[iv.Step(x + 2 * x, "sum")])
+        """
+    )
+    path.write_text(HEADER + body)
+    _assert_usage_error(_invoke("check", str(path)), "two derivations named 'dup'", f"{path}:5", f"{path}:6")
+
+
+def test_a_user_claim_named_like_a_builtin_never_replaces_it(tmp_path):
+    path = tmp_path / "impostor.py"
+    path.write_text(HEADER + _claim("c", "prop1-lsa-equals-gd-step", "2"))  # a false claim under a built-in name
+    result = _invoke("check", str(path), "prop1-lsa-equals-gd-step")
+    _assert_usage_error(result, "'prop1-lsa-equals-gd-step'", f"family {lsa_gd.FAMILY}", f"{path}:3")
+
+
+def test_two_files_that_would_write_one_document_are_a_usage_error(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    one, two = tmp_path / "a" / "notes.py", tmp_path / "b" / "notes.py"
+    one.write_text(HEADER + _claim("c", "first-notes"))
+    two.write_text(HEADER + _claim("c", "second-notes"))
+    out = tmp_path / "out"
+    _assert_usage_error(_invoke("docs", str(one), str(two), "--out", str(out)), "would both write", "'notes'")
+    assert not out.exists()
