@@ -8,11 +8,18 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
+from icl_verify.cli._params import MAX_EXAMPLES, OutputDir, count
 from icl_verify.output import docs
 
 
 @click.command("docs")
-@click.option("--out", type=click.Path(file_okay=False), default=str(docs.DEFAULT_OUT), show_default=True)
+@click.option(
+    "--out",
+    type=OutputDir("folder of icl-verify documents", lambda path: docs.is_generated(path / "index.md")),
+    default=str(docs.DEFAULT_OUT),
+    show_default=True,
+    help="Folder of the documents (created if missing; an existing one must hold icl-verify's documents).",
+)
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if the documents are stale.")
 @click.option(
     "--strict",
@@ -20,7 +27,7 @@ from icl_verify.output import docs
     help="With --check: compare bytes, measured digits and figures included (same machine only).",
 )
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
-@click.option("--max-examples", default=100, show_default=True, type=click.IntRange(min=1))
+@click.option("--max-examples", default=100, show_default=True, type=count(1, MAX_EXAMPLES))
 def command(out: str, check_only: bool, strict: bool, seed: int, max_examples: int) -> None:
     """Generate the derivation documents (one per result family, an index, figures).
 
