@@ -27,7 +27,7 @@ class FiniteFloat(click.FloatRange):
 
     name = "finite number"
 
-    def convert(self, value, param, ctx):  # noqa: ANN001, ANN201 - click's signature
+    def convert(self, value, param, ctx):
         try:
             number = float(value)
         except (TypeError, ValueError):
@@ -72,7 +72,7 @@ class OutputFile(click.ParamType):
         self.kind = kind
         self.is_ours = is_ours
 
-    def convert(self, value, param, ctx):  # noqa: ANN001, ANN201 - click's signature
+    def convert(self, value, param, ctx):
         path = Path(value)
         if path.is_dir() or str(value).endswith(os.sep):
             self.fail(f"expected a {self.kind} file, got the folder {value!r}", param, ctx)
@@ -99,7 +99,7 @@ class OutputDir(click.ParamType):
         self.kind = kind
         self.is_ours = is_ours
 
-    def convert(self, value, param, ctx):  # noqa: ANN001, ANN201 - click's signature
+    def convert(self, value, param, ctx):
         path = Path(value)
         if path.exists() and not path.is_dir():
             self.fail(f"expected a folder, got the file {value!r}", param, ctx)

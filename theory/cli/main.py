@@ -20,7 +20,7 @@ import icl_verify.cli as cli_package
 class _Group(click.Group):
     """A click group whose errors are single lines (see the module docstring)."""
 
-    def main(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201 - click's signature
+    def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
         try:
             status = super().main(*args, **kwargs)

@@ -15,8 +15,8 @@ from pathlib import Path
 from icl_verify.engine import registry
 from icl_verify.engine.claims import Claim, Result, Verdict, check
 from icl_verify.output import render
-from icl_verify.output.files import write_files
 from icl_verify.output.figures import digest, render_svg
+from icl_verify.output.files import write_files
 
 DEFAULT_OUT = Path("docs") / "derivations"
 INDEX_NOTE = (
@@ -128,7 +128,9 @@ def write(files: Mapping[str, bytes], out: Path = DEFAULT_OUT) -> None:
     previous documents intact); an existing file that this command did not write is never overwritten."""
     foreign = [rel for rel in files if (out / rel).exists() and not is_generated(out / rel)]
     if foreign:
-        raise ValueError(f"out: {out / foreign[0]} exists and was not written by icl-verify docs; refusing to overwrite")
+        raise ValueError(
+            f"out: {out / foreign[0]} exists and was not written by icl-verify docs; refusing to overwrite"
+        )
     write_files({out / rel: content for rel, content in files.items()})
 
 

@@ -35,7 +35,9 @@ def _clean(value: Any, path: tuple[str, ...], reasons: dict[str, str]) -> Any:
         bad = [(i, _kind(v)) for i, v in enumerate(value) if isinstance(v, float) and not math.isfinite(v)]
         if bad and all(isinstance(v, (int, float)) for v in value):  # a series: one reason for the whole list
             kinds = " or ".join(_WORDS[k] for k in sorted({k for _, k in bad}))
-            reasons[_pointer(path)] = f"{len(bad)} of {len(value)} entries (the first at index {bad[0][0]}) were {kinds}"
+            reasons[_pointer(path)] = (
+                f"{len(bad)} of {len(value)} entries (the first at index {bad[0][0]}) were {kinds}"
+            )
             return [None if isinstance(v, float) and not math.isfinite(v) else v for v in value]
         return [_clean(v, path + (str(i),), reasons) for i, v in enumerate(value)]
     return value
