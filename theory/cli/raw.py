@@ -36,9 +36,10 @@ def compiled_size(name: str, d: int, n: int) -> tuple[int, int]:
 
 
 def memory_estimate(name: str, d: int, n: int) -> int:
-    """Bytes of the compiled weights: per layer about two width × width float64 blocks (attention, MLP)."""
+    """Bytes of the compiled weights: per layer at most three width × width float64 blocks (attention, MLP in
+    and out)."""
     layers, width = compiled_size(name, d, n)
-    return 16 * layers * width * width
+    return 24 * layers * width * width
 
 
 def build(name: str, d: int, n: int, alpha: float, lam: float, rng: np.random.Generator) -> dict:
