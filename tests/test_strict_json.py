@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from icl_verify.cli.main import main
 from icl_verify.output.strict_json import dumps, sanitise
 
-INF_CLAIM = '''
+INF_CLAIM = """
 import math
 from hypothesis import strategies as st
 import icl_verify as iv
@@ -23,7 +23,7 @@ overflowing = iv.Claim(
     holds=False,
     numeric=iv.Numeric(st.fixed_dictionaries({"x": st.just(1000.0)}), lambda c: (math.inf, 0.0)),
 )
-'''
+"""
 
 
 def strict_loads(text: str):
