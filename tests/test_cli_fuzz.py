@@ -3,6 +3,7 @@ exit status 2, no traceback, nothing written — for Hypothesis-generated bad va
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import tracemalloc
@@ -148,6 +149,7 @@ ISSUE_CASES = [
     (["raw", "theorem1", "--n", "5"], "--n does not apply to theorem1"),
     (["raw", "theorem2", "--alpha", "0.2"], "--alpha does not apply to theorem2"),
     (["kinetics", "--lr", "1", "--decay", "3"], "--decay"),
+    (["kinetics", "--every", "5", "--json"], "--every does not apply with --json"),
 ]
 
 
@@ -167,7 +169,8 @@ def test_a_memory_refusal_states_the_estimate_and_the_limit_and_can_be_overridde
 
 def test_a_value_error_from_the_numerics_is_one_line_exit_2(tmp_path):
     # --equalised needs an even N: ReducedConfig raises ValueError, which main turns into a one-line error
-    assert_refused([*KIN[:5], "--n", "5", "--equalised"], tmp_path, names="n must be even")
+    line = assert_refused([*KIN[:5], "--n", "5", "--equalised"], tmp_path, names="n must be even")
+    assert line.startswith("main kinetics: error: ")  # CliRunner names the program "main"
 
 
 def test_existing_files_that_are_not_ours_are_refused_and_kept(tmp_path):
@@ -281,3 +284,14 @@ def test_the_default_runs_are_within_the_default_memory_limit():
     assert kinetics.memory_estimate(ReducedConfig(d=32, k=512, n=64, hidden=128, batch=128)) < limit
     assert train.memory_estimate(TrainConfig(batch=1024, n_layers=3), 1 << 15) < limit
     assert math.isfinite(limit)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.parametrize("w0, beta0", [(1e3, -40.0), (-1e3, 39.9), (1e3, 39.9)])
+def test_kinetics_at_the_edges_of_its_ranges_stays_finite(w0, beta0):
+    """The bounds of --lr, --w0 and --beta0 are where the simulation still computes (no overflow)."""
+    args = [*KIN[:7], "--steps", "20", "--hidden", "8", "--lr", "10", "--w0", str(w0), "--beta0", str(beta0), "--json"]
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    series = json.loads(result.stdout)["series"]
+    assert all(math.isfinite(v) for key in ("w", "beta", "c1", "c2") for v in series[key])

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 GIB = 1 << 30
 DEFAULT_MAX_MEMORY_GIB = 4.0
@@ -109,6 +110,12 @@ class OutputDir(click.ParamType):
         if path.is_dir() and any(path.iterdir()) and not self.is_ours(path):
             self.fail(f"{value!r} is not empty and is not a {self.kind}; refusing to write into it", param, ctx)
         return str(path)
+
+
+def reject_given(ctx: click.Context, name: str, reason: str) -> None:
+    """Refuse the option ``name`` if the user gave it (rather than leaving the default) although it has no effect."""
+    if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None):
+        raise click.UsageError(f"--{name.replace('_', '-')} {reason}", ctx)
 
 
 def png_signature(head: bytes) -> bool:

@@ -14,7 +14,15 @@ from pathlib import Path
 import click
 import numpy as np
 
-from icl_verify.cli._params import FiniteFloat, OutputFile, count, max_memory_option, png_signature, within_memory
+from icl_verify.cli._params import (
+    FiniteFloat,
+    OutputFile,
+    count,
+    max_memory_option,
+    png_signature,
+    reject_given,
+    within_memory,
+)
 from icl_verify.numerics.kinetics import models as icl_models
 from icl_verify.numerics.kinetics.ode import BETA_CAP
 from icl_verify.numerics.scaling.memorization import first_crossing
@@ -167,6 +175,8 @@ def command(
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    if as_json:
+        reject_given(click.get_current_context(), "every", "does not apply with --json (the full series is printed)")
     _check_stable(lr, decay)
     within_memory(memory_estimate(config), max_memory, f"kinetics with D={d}, K={k}, N={n}, batch {batch}")
     run = icl_models.train_reduced(config, seed)

@@ -15,10 +15,25 @@ import sys
 import click
 
 import icl_verify.cli as cli_package
+from icl_verify.cli import InputError
+
+
+class _RejectedInput(InputError):
+    """A ``ValueError`` of the numerics, with the command it came from (``icl-verify kinetics``)."""
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(message)
+        self.where = where
 
 
 class _Group(click.Group):
     """A click group whose errors are single lines (see the module docstring)."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except ValueError as exc:
+            raise _RejectedInput(" ".join(filter(None, [ctx.command_path, ctx.invoked_subcommand])), str(exc)) from None
 
     def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
@@ -28,10 +43,8 @@ class _Group(click.Group):
             _fail("icl-verify", "aborted", 1)
         except click.ClickException as exc:
             context = getattr(exc, "ctx", None)
-            _fail(context.command_path if context else "icl-verify", exc.format_message(), exc.exit_code)
-        except ValueError as exc:
-            context = click.get_current_context(silent=True)
-            _fail(context.command_path if context else "icl-verify", str(exc), 2)
+            where = context.command_path if context else getattr(exc, "where", "icl-verify")
+            _fail(where, exc.format_message(), exc.exit_code)
         sys.exit(status if isinstance(status, int) else 0)
 
 

@@ -7,9 +7,8 @@ import time
 
 import click
 import numpy as np
-from click.core import ParameterSource
 
-from icl_verify.cli._params import FiniteFloat, count, max_memory_option, within_memory
+from icl_verify.cli._params import FiniteFloat, count, max_memory_option, reject_given, within_memory
 from icl_verify.numerics.raw import compiler as rc
 from icl_verify.numerics.raw.learners import ridge_weights, sgd_weights
 from icl_verify.numerics.raw.programs import encode_examples, ridge_chain, sgd_chain, theorem1, theorem2
@@ -94,10 +93,10 @@ def run(name: str, d: int, n: int, alpha: float, lam: float, scale: float | None
 
 def _check_applies(ctx: click.Context, program: str) -> None:
     """Refuse an option given on the command line that the chosen program does not use."""
-    unused = [("n", SINGLE_EXAMPLE), ("alpha", tuple(p for p in PROGRAMS if p not in USES_ALPHA))]
-    for option, programs in unused:
-        if program in programs and ctx.get_parameter_source(option) is not ParameterSource.DEFAULT:
-            raise click.UsageError(f"--{option} does not apply to {program}", ctx)
+    if program in SINGLE_EXAMPLE:
+        reject_given(ctx, "n", f"does not apply to {program} (one example)")
+    if program not in USES_ALPHA:
+        reject_given(ctx, "alpha", f"does not apply to {program} (no gradient step)")
 
 
 @click.command("raw")
