@@ -7,6 +7,7 @@ import json
 import math
 import os
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -186,6 +187,24 @@ def test_existing_files_that_are_not_ours_are_refused_and_kept(tmp_path):
     assert notes.read_text() == "my notes\n" and (mine / "index.md").read_text() == "my own index\n"
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        [*KIN, "--plot", "afile/x.png"],
+        [*KIN, "--plot", "/proc/x.png"],
+        [*KIN, "--plot", "missing/x.png"],
+        ["docs", "--out", "afile/docs"],
+        ["docs", "--out", "afile"],
+        ["docs", "--out", "/proc/nope"],
+    ],
+    ids=lambda args: " ".join(args[-2:]),
+)
+def test_output_paths_that_cannot_be_written_are_refused_before_computing(args, tmp_path):
+    (tmp_path / "afile").write_text("a file, not a folder\n")
+    assert_refused(args, tmp_path, names=args[-2])
+    assert (tmp_path / "afile").read_text() == "a file, not a folder\n"
+
+
 def test_docs_write_refuses_a_foreign_file_and_writes_nothing(tmp_path):
     (tmp_path / "index.md").write_text("not generated\n")
     with pytest.raises(ValueError, match="refusing to overwrite"):
@@ -295,3 +314,13 @@ def test_kinetics_at_the_edges_of_its_ranges_stays_finite(w0, beta0):
     assert result.exit_code == 0, result.output
     series = json.loads(result.stdout)["series"]
     assert all(math.isfinite(v) for key in ("w", "beta", "c1", "c2") for v in series[key])
+
+
+def test_check_help_and_readme_say_a_claim_file_is_code_run_with_the_users_rights():
+    help_text = " ".join(CliRunner().invoke(main, ["check", "--help"]).output.split())
+    assert "A claim file is Python code, executed with your user's rights" in help_text
+    assert "check only files you trust" in help_text
+    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
+    assert (
+        "**A claim file is Python code**: `icl-verify check` imports it, so it runs with your user's rights" in readme
+    )

@@ -19,7 +19,7 @@ from icl_verify.cli import InputError
 
 
 class _RejectedInput(InputError):
-    """A ``ValueError`` of the numerics, with the command it came from (``icl-verify kinetics``)."""
+    """An :class:`InputError` or a ``ValueError`` of the numerics, with the command it came from."""
 
     def __init__(self, where: str, message: str) -> None:
         super().__init__(message)
@@ -32,8 +32,9 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except ValueError as exc:
-            raise _RejectedInput(" ".join(filter(None, [ctx.command_path, ctx.invoked_subcommand])), str(exc)) from None
+        except (ValueError, InputError) as exc:
+            message = exc.format_message() if isinstance(exc, InputError) else str(exc)
+            raise _RejectedInput(" ".join(filter(None, [ctx.command_path, ctx.invoked_subcommand])), message) from None
 
     def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
