@@ -127,7 +127,7 @@ def _plot(series: dict, path: str, title: str) -> None:
     default=0.0,
     show_default=True,
     type=FiniteFloat(min=-BETA_CAP, max=BETA_CAP, max_open=True),
-    help=f"β₀, below the level {BETA_CAP:g} at which the ODE counts β as blown up.",
+    help=f"Initial β (the ODE counts β ≥ {BETA_CAP:g} as blown up).",
 )
 @click.option(
     "--decay", default=0.0, show_default=True, type=FiniteFloat(min=0, max=1e3), help="Weight decay on (w, β) only."
@@ -135,7 +135,11 @@ def _plot(series: dict, path: str, title: str) -> None:
 @click.option("--equalised", is_flag=True, help="Exactly N/2 context labels of each sign.")
 @click.option("--every", default=10, show_default=True, type=count(1, 10**7), help="Print every n-th record.")
 @click.option(
-    "--plot", "plot_path", default=None, type=OutputFile("PNG image", png_signature), help="Write a PNG here."
+    "--plot",
+    "plot_path",
+    default=None,
+    type=OutputFile("PNG image", png_signature),
+    help="Write a PNG of the trajectories here (an existing file there must be a PNG).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the full series as JSON.")
 @max_memory_option
