@@ -6,17 +6,17 @@ step); names must be unique in a run, built-ins included (:func:`icl_verify.engi
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 from tqdm import tqdm
 
 from icl_verify.cli import InputError
+from icl_verify.cli._params import MAX_EXAMPLES, count
 from icl_verify.engine import ledger, registry
 from icl_verify.engine.claims import Claim, check
 from icl_verify.engine.derivation import Derivation
-from icl_verify.output import report
+from icl_verify.output import report, strict_json
 
 
 def _gather(targets: tuple[str, ...]) -> tuple[list[Claim], list[Derivation]]:
@@ -44,13 +44,20 @@ def _gather(targets: tuple[str, ...]) -> tuple[list[Claim], list[Derivation]]:
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report (docs/json-report.md).")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Seed for Hypothesis.")
 @click.option(
-    "--max-examples", default=100, show_default=True, type=click.IntRange(min=1), help="Random cases per claim."
+    "--max-examples",
+    default=100,
+    show_default=True,
+    type=count(1, MAX_EXAMPLES),
+    help="Random cases per numeric check.",
 )
 def command(targets: tuple[str, ...], as_json: bool, seed: int, max_examples: int) -> None:
     """Check claims and report their verdicts.
 
     TARGETS are claim names and/or paths to Python files of claims; none means every
     built-in claim. A file alone checks the claims and derivations it defines.
+
+    A claim file is Python code, executed with your user's rights when it is loaded, like a
+    test file given to pytest: check only files you trust.
     """
     claims, derivations = _gather(targets)
     progress = tqdm(claims, desc="checking", unit="claim", file=sys.stderr, disable=as_json or not sys.stderr.isatty())
@@ -58,7 +65,7 @@ def command(targets: tuple[str, ...], as_json: bool, seed: int, max_examples: in
     checked = [d.check() for d in derivations]
     if as_json:
         record = report.to_json(results, seed=seed, max_examples=max_examples, derivations=checked)
-        click.echo(json.dumps(record, indent=2, ensure_ascii=False))
+        click.echo(strict_json.dumps(record, indent=2))
     else:
         if results or not checked:
             click.echo(report.table(results))

@@ -14,15 +14,19 @@ import click
 from tqdm import tqdm
 
 from icl_verify.cli import InputError
+from icl_verify.cli._params import MAX_EXAMPLES, OutputDir, count
 from icl_verify.engine import registry
 from icl_verify.output import docs
+
+
+OUT_DIR = OutputDir("folder of icl-verify documents", docs.holds_documents)
 
 
 @click.command("docs")
 @click.argument("files", nargs=-1, metavar="[FILE.py]...")
 @click.option(
     "--out",
-    type=click.Path(file_okay=False),
+    type=OUT_DIR,
     default=None,
     help=f"Folder to write to  [default: {docs.DEFAULT_OUT}, or {docs.USER_OUT} with FILES]",
 )
@@ -41,7 +45,7 @@ from icl_verify.output import docs
     help="With --check: compare bytes, measured digits and figures included (same machine only).",
 )
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
-@click.option("--max-examples", default=100, show_default=True, type=click.IntRange(min=1))
+@click.option("--max-examples", default=100, show_default=True, type=count(1, MAX_EXAMPLES))
 def command(
     files: tuple[str, ...], out: str | None, fmt: str, check_only: bool, strict: bool, seed: int, max_examples: int
 ) -> None:
@@ -55,6 +59,11 @@ def command(
         raise click.UsageError("--strict is only used with --check")
     if fmt != "markdown" and not files:
         raise click.UsageError("--format latex needs FILE.py arguments (the built-in documents are Markdown)")
+    if out is None:  # the default folder is held to the same rules as a given one, before any checking
+        default = docs.USER_OUT if files else docs.DEFAULT_OUT
+        ctx = click.get_current_context()
+        out = OUT_DIR.convert(str(default), next(p for p in ctx.command.params if p.name == "out"), ctx)
+    out_dir = Path(out)
 
     def progress(items):
         return tqdm(list(items), desc="checking", unit="claim", file=sys.stderr, disable=not sys.stderr.isatty())
@@ -68,7 +77,6 @@ def command(
             raise InputError(str(exc)) from None
     else:
         rendered = docs.build(seed=seed, max_examples=max_examples, progress=progress)
-    out_dir = Path(out) if out is not None else docs.USER_OUT if files else docs.DEFAULT_OUT
     if check_only:
         stale = docs.stale_files(rendered, out_dir, strict=strict)
         for rel in stale:

@@ -7,14 +7,29 @@ JSON) both trajectories side by side with t_ICL. matplotlib is imported only for
 
 from __future__ import annotations
 
-import json
+import io
 from dataclasses import asdict
+from pathlib import Path
 
 import click
 import numpy as np
 
+from icl_verify.cli._params import (
+    FiniteFloat,
+    OutputFile,
+    count,
+    max_memory_option,
+    png_signature,
+    reject_given,
+    within_memory,
+)
 from icl_verify.numerics.kinetics import models as icl_models
+from icl_verify.numerics.kinetics.ode import BETA_CAP
 from icl_verify.numerics.scaling.memorization import first_crossing
+from icl_verify.output import strict_json
+from icl_verify.output.files import write_file
+
+MAX_K = 10**9  # K item–label pairs: the memory check below refuses what does not fit
 
 
 def _k(value: str) -> int | None:
@@ -22,9 +37,31 @@ def _k(value: str) -> int | None:
     if value.lower() in ("inf", "infinity"):
         return None
     try:
-        return int(value)
+        k = int(value)
     except ValueError:
         raise click.UsageError(f"k must be an even integer or 'inf', got {value!r}") from None
+    if not 2 <= k <= MAX_K:
+        raise click.UsageError(f"k must be an even integer in [2, {MAX_K}] or 'inf', got {value!r}")
+    return k
+
+
+def memory_estimate(config: icl_models.ReducedConfig) -> int:
+    """Bytes a run allocates at most, counted as float64: the K × D items, the training, evaluation and
+    c-estimation sequences (N + 1 vectors of D each) three times over (data, attention, gradients), and the
+    MLP's weights and activations. tests/test_cli_fuzz.py checks it bounds a measured peak."""
+    c = config
+    items = (c.k or 0) * c.d
+    sequences = 3 * (c.batch + 2 * c.eval_batch + c.constants_items) * (c.n + 1) * c.d
+    mlp = c.hidden * (c.d + c.hidden) + 6 * (c.batch + c.eval_batch + c.constants_items) * c.hidden
+    return 8 * (items + sequences + mlp)
+
+
+def _check_stable(lr: float, decay: float) -> None:
+    """Refuse a decay the SGD step amplifies: w ← (1 − lr·λ)w − lr·∇ diverges when lr·λ > 2."""
+    if lr * decay > 2:
+        raise click.UsageError(
+            f"--decay × --lr must be at most 2 (the step (1 − lr·λ) diverges beyond), got {lr * decay:g}"
+        )
 
 
 def _series(run: icl_models.ReducedRun) -> dict[str, list[float]]:
@@ -64,25 +101,48 @@ def _plot(series: dict, path: str, title: str) -> None:
     axes[2].legend()
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=120)
+    write_file(Path(path), buffer.getvalue())
 
 
 @click.command("kinetics")
-@click.option("--d", "d", default=32, show_default=True, type=click.IntRange(min=1), help="Item dimension D.")
+@click.option("--d", "d", default=32, show_default=True, type=count(1, 100_000), help="Item dimension D.")
 @click.option("--k", "k", default="512", show_default=True, help="Number of item–label pairs K (even), or 'inf'.")
-@click.option("--n", "n", default=64, show_default=True, type=click.IntRange(min=1), help="Context length N.")
+@click.option("--n", "n", default=64, show_default=True, type=count(1, 10**9), help="Context length N.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
-@click.option("--steps", default=600, show_default=True, type=click.IntRange(min=1), help="SGD steps.")
-@click.option("--lr", default=0.5, show_default=True, type=float, help="SGD learning rate (t = lr × steps).")
-@click.option("--batch", default=128, show_default=True, type=click.IntRange(min=1))
-@click.option("--hidden", default=128, show_default=True, type=click.IntRange(min=1), help="MLP width.")
-@click.option("--w0", default=0.0, show_default=True, type=float)
-@click.option("--beta0", default=0.0, show_default=True, type=float)
-@click.option("--decay", default=0.0, show_default=True, type=float, help="Weight decay on (w, β) only.")
+@click.option("--steps", default=600, show_default=True, type=count(1, 10**7), help="SGD steps.")
+@click.option(
+    "--lr",
+    default=0.5,
+    show_default=True,
+    type=FiniteFloat(min=0, max=10, min_open=True),
+    help="SGD learning rate (t = lr × steps).",
+)
+@click.option("--batch", default=128, show_default=True, type=count(1, 10**9))
+@click.option("--hidden", default=128, show_default=True, type=count(1, 100_000), help="MLP width.")
+@click.option("--w0", default=0.0, show_default=True, type=FiniteFloat(min=-1e3, max=1e3))
+@click.option(
+    "--beta0",
+    default=0.0,
+    show_default=True,
+    type=FiniteFloat(min=-BETA_CAP, max=BETA_CAP, max_open=True),
+    help=f"Initial β (the ODE counts β ≥ {BETA_CAP:g} as blown up).",
+)
+@click.option(
+    "--decay", default=0.0, show_default=True, type=FiniteFloat(min=0, max=1e3), help="Weight decay on (w, β) only."
+)
 @click.option("--equalised", is_flag=True, help="Exactly N/2 context labels of each sign.")
-@click.option("--every", default=10, show_default=True, type=click.IntRange(min=1), help="Print every n-th record.")
-@click.option("--plot", "plot_path", default=None, help="Write a PNG of the trajectories here.")
+@click.option("--every", default=10, show_default=True, type=count(1, 10**7), help="Print every n-th record.")
+@click.option(
+    "--plot",
+    "plot_path",
+    default=None,
+    type=OutputFile("PNG image", png_signature),
+    help="Write a PNG of the trajectories here (an existing file there must be a PNG).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the full series as JSON.")
+@max_memory_option
 def command(
     d: int,
     k: str,
@@ -99,6 +159,7 @@ def command(
     every: int,
     plot_path: str | None,
     as_json: bool,
+    max_memory: float,
 ) -> None:
     """Simulate the reduced model and print its (w, β) trajectory against the ODE prediction."""
     try:
@@ -118,9 +179,13 @@ def command(
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    if as_json:
+        reject_given(click.get_current_context(), "every", "does not apply with --json (the full series is printed)")
+    _check_stable(lr, decay)
+    within_memory(memory_estimate(config), max_memory, f"kinetics with D={d}, K={k}, N={n}, batch {batch}")
     run = icl_models.train_reduced(config, seed)
     series = _series(run)
-    level = float(np.log(n / 16)) if n > 16 else None
+    level = float(np.log(n / 16)) if n > 16 and np.log(n / 16) > beta0 else None  # e^β = N/16, if not reached at t = 0
     summary = {
         "config": asdict(config),
         "seed": seed,
@@ -130,7 +195,7 @@ def command(
         "t_level_ode": float(icl_models.ode_for_run(run, beta_cap=level).t_icl[0]) if level else None,
     }
     if as_json:
-        click.echo(json.dumps({**summary, "series": series}, allow_nan=True))
+        click.echo(strict_json.dumps({**summary, "series": series}))
     else:
         click.echo(_table(series, every))
         click.echo(

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from icl_verify.engine import registry
+from icl_verify.output import strict_json
 
 
 @click.command("list")
@@ -16,7 +15,7 @@ def command(as_json: bool) -> None:
     claims = registry.builtin_claims()
     if as_json:
         rows = [{"name": c.name, "family": c.family, "source": c.source, "holds": c.holds} for c in claims]
-        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        click.echo(strict_json.dumps(rows, indent=2))
         return
     width = max(len(c.name) for c in claims)
     for c in claims:

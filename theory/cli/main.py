@@ -1,16 +1,61 @@
-"""The ``icl-verify`` group: every command module of :mod:`icl_verify.cli` is discovered and added."""
+"""The ``icl-verify`` group: every command module of :mod:`icl_verify.cli` is discovered and added.
+
+Errors the user can fix are one line on stderr with exit status 2 and no traceback: click's usage
+errors, :class:`~icl_verify.cli.InputError`, and a ``ValueError`` raised by the numerics for an input
+the command line let through (the library's documented answer to bad input). Any other exception is
+a bug and keeps its traceback.
+"""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 
 import click
 
 import icl_verify.cli as cli_package
+from icl_verify.cli import InputError
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _RejectedInput(InputError):
+    """An :class:`InputError` or a ``ValueError`` of the numerics, with the command it came from."""
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(message)
+        self.where = where
+
+
+class _Group(click.Group):
+    """A click group whose errors are single lines (see the module docstring)."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (ValueError, InputError) as exc:
+            message = exc.format_message() if isinstance(exc, InputError) else str(exc)
+            raise _RejectedInput(" ".join(filter(None, [ctx.command_path, ctx.invoked_subcommand])), message) from None
+
+    def main(self, *args, **kwargs):
+        kwargs["standalone_mode"] = False
+        try:
+            status = super().main(*args, **kwargs)
+        except click.exceptions.Abort:
+            _fail("icl-verify", "aborted", 1)
+        except click.ClickException as exc:
+            context = getattr(exc, "ctx", None)
+            where = context.command_path if context else getattr(exc, "where", "icl-verify")
+            _fail(where, exc.format_message(), exc.exit_code)
+        sys.exit(status if isinstance(status, int) else 0)
+
+
+def _fail(where: str, message: str, status: int) -> None:
+    """Print ``where: error: message`` as one line on stderr and exit with ``status``."""
+    click.echo(f"{where}: error: {' '.join(message.split())}", err=True)
+    sys.exit(status)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="icl-verify")
 def main() -> None:
     """icl-verify: check the mathematics of in-context learning."""

@@ -3,17 +3,42 @@ on a seeded random task and compare it with the closed form (ICLR 2023, Theorems
 
 from __future__ import annotations
 
-import json
 import time
 
 import click
 import numpy as np
 
+from icl_verify.cli._params import FiniteFloat, count, max_memory_option, reject_given, within_memory
 from icl_verify.numerics.raw import compiler as rc
 from icl_verify.numerics.raw.learners import ridge_weights, sgd_weights
 from icl_verify.numerics.raw.programs import encode_examples, ridge_chain, sgd_chain, theorem1, theorem2
+from icl_verify.output import strict_json
 
 PROGRAMS = ("theorem1", "theorem2", "sgd", "ridge")
+SINGLE_EXAMPLE = ("theorem1", "theorem2")  # one (x, y) pair: --n does not apply
+USES_ALPHA = ("theorem1", "sgd")  # GD steps: --alpha applies
+
+
+def compiled_size(name: str, d: int, n: int) -> tuple[int, int]:
+    """(layers, width) of the compiled ``name`` for dimension d and n examples, before compiling.
+
+    The width is the compiler's layout (``numerics.raw.compiler.Geometry``): data and scratch units
+    plus one position unit per timestep (2n + 2 with the sink) plus three control units; the GD
+    programs keep O(d) scratch units, the ridge programs a d × d matrix (O(d²)). Layers: one block
+    per example step. tests/test_cli_fuzz.py checks both against compiled programs.
+    """
+    n = 1 if name in SINGLE_EXAMPLE else n
+    quadratic = name in ("theorem2", "ridge")
+    units = 4 * d * d + (6 if name == "theorem2" else 7) * d + 4 if quadratic else 5 * d + 4
+    layers = {"theorem1": 9, "theorem2": 10, "sgd": 5 * n + 2, "ridge": 6 * n + 3}[name]
+    return layers, units + 2 * n + 2 + 3
+
+
+def memory_estimate(name: str, d: int, n: int) -> int:
+    """Bytes of the compiled weights: per layer at most three width × width float64 blocks (attention, MLP in
+    and out)."""
+    layers, width = compiled_size(name, d, n)
+    return 24 * layers * width * width
 
 
 def build(name: str, d: int, n: int, alpha: float, lam: float, rng: np.random.Generator) -> dict:
@@ -66,27 +91,54 @@ def run(name: str, d: int, n: int, alpha: float, lam: float, scale: float | None
     }
 
 
+def _check_applies(ctx: click.Context, program: str) -> None:
+    """Refuse an option given on the command line that the chosen program does not use."""
+    if program in SINGLE_EXAMPLE:
+        reject_given(ctx, "n", f"does not apply to {program} (one example)")
+    if program not in USES_ALPHA:
+        reject_given(ctx, "alpha", f"does not apply to {program} (no gradient step)")
+
+
 @click.command("raw")
 @click.argument("program", type=click.Choice(PROGRAMS))
-@click.option("--d", "d", default=8, show_default=True, type=click.IntRange(min=1), help="Input dimension.")
-@click.option("--n", "n", default=4, show_default=True, type=click.IntRange(min=1), help="Examples (sgd, ridge).")
-@click.option("--alpha", default=0.1, show_default=True, type=float, help="GD step size (theorem1, sgd).")
-@click.option("--lam", default=0.5, show_default=True, type=click.FloatRange(min=0, min_open=True), help="λ.")
+@click.option("--d", "d", default=8, show_default=True, type=count(1, 100_000), help="Input dimension.")
+@click.option("--n", "n", default=4, show_default=True, type=count(1, 100_000), help="Examples (sgd, ridge).")
+@click.option(
+    "--alpha",
+    default=0.1,
+    show_default=True,
+    type=FiniteFloat(min=0, max=10, min_open=True),
+    help="GD step size (theorem1, sgd).",
+)
+@click.option("--lam", default=0.5, show_default=True, type=FiniteFloat(min=1e-6, max=1e6), help="λ.")
 @click.option(
     "--scale",
     default=None,
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloat(min=1, max=1e8),
     help="One construction scale N (M = N_a = N, N_d = N², β = 100); default: the compiler's.",
 )
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Seed of the random task.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON record.")
+@max_memory_option
+@click.pass_context
 def command(
-    program: str, d: int, n: int, alpha: float, lam: float, scale: float | None, seed: int, as_json: bool
+    ctx: click.Context,
+    program: str,
+    d: int,
+    n: int,
+    alpha: float,
+    lam: float,
+    scale: float | None,
+    seed: int,
+    as_json: bool,
+    max_memory: float,
 ) -> None:
     """Compile PROGRAM (theorem1, theorem2, sgd, ridge) to transformer weights, run it and compare."""
+    _check_applies(ctx, program)
+    within_memory(memory_estimate(program, d, n), max_memory, f"raw {program} with d={d}, n={n}")
     record = run(program, d, n, alpha, lam, scale, seed)
     if as_json:
-        click.echo(json.dumps(record, indent=2))
+        click.echo(strict_json.dumps(record, indent=2))
         return
     click.echo(
         f"{program}: d={d} n={record['n']} seed={seed} — {record['primitives']} primitives → {record['layers']} layers, "

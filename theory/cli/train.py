@@ -12,7 +12,6 @@ Exit status 0 when every stated criterion holds, 1 otherwise.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import asdict
 
@@ -20,6 +19,7 @@ import click
 import numpy as np
 import sympy as sp
 
+from icl_verify.cli._params import FiniteFloat, count, max_memory_option, within_memory
 from icl_verify.families.optimal_lsa import paired_loss, paper_values
 from icl_verify.numerics.lsa.alignment import (
     gd_model,
@@ -38,6 +38,7 @@ from icl_verify.numerics.lsa.alignment import (
 )
 from icl_verify.numerics.lsa.regression import CODE_X_RANGE
 from icl_verify.numerics.lsa.training import TrainConfig, TrainResult, train
+from icl_verify.output import strict_json
 
 
 def _training_options(steps: int, batch: int, lr: float):
@@ -46,9 +47,9 @@ def _training_options(steps: int, batch: int, lr: float):
     def wrap(fn):
         for opt in reversed(
             [
-                click.option("--steps", default=steps, show_default=True, type=click.IntRange(min=1)),
-                click.option("--batch", default=batch, show_default=True, type=click.IntRange(min=1)),
-                click.option("--lr", default=lr, show_default=True, type=click.FloatRange(min=0, min_open=True)),
+                click.option("--steps", default=steps, show_default=True, type=count(1, 10**7)),
+                click.option("--batch", default=batch, show_default=True, type=count(1, 10**9)),
+                click.option("--lr", default=lr, show_default=True, type=FiniteFloat(min=0, max=10, min_open=True)),
                 click.option(
                     "--schedule", default="cosine", show_default=True, type=click.Choice(["constant", "cosine"])
                 ),
@@ -56,13 +57,16 @@ def _training_options(steps: int, batch: int, lr: float):
                     "--x-range",
                     default=CODE_X_RANGE,
                     show_default=True,
-                    type=float,
+                    type=FiniteFloat(min=1e-3, max=1e3),
                     help="x ~ U(−a, a); the paper's text says 1, its code 0.5.",
                 ),
-                click.option("--init-scale", default=0.01, show_default=True, type=float),
+                click.option(
+                    "--init-scale", default=0.01, show_default=True, type=FiniteFloat(min=0, max=10, min_open=True)
+                ),
                 click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0)),
-                click.option("--test-tasks", default=1 << 15, show_default=True, type=click.IntRange(min=100)),
+                click.option("--test-tasks", default=1 << 15, show_default=True, type=count(100, 10**7)),
                 click.option("--json", "as_json", is_flag=True, help="Print a JSON record instead of text."),
+                max_memory_option,
             ]
         ):
             fn = opt(fn)
@@ -81,15 +85,33 @@ def _fmt(interval: tuple[float, float, float]) -> str:
 
 
 def _emit(record: dict, lines: list[str], as_json: bool) -> None:
-    click.echo(json.dumps(record, indent=2, ensure_ascii=False) if as_json else "\n".join(lines))
+    click.echo(strict_json.dumps(record, indent=2) if as_json else "\n".join(lines))
 
 
-def _config(**kwargs) -> TrainConfig:
-    """Settings from the options; a bad value is a usage error (exit 2) naming the option."""
+LINE_SEARCH_TASKS = 10_000  # tasks drawn to line-search η (and tune GD++) after training
+
+
+def memory_estimate(config: TrainConfig, test_tasks: int) -> int:
+    """Bytes a run allocates at most, counted as float64: per layer, the training batch's tokens (N + 1 of
+    width D, kept for the backward pass with three same-sized intermediates) and its (N + 1)² attention
+    scores twice, then the test and line-search tasks (N + 8 tokens each, 8 queries) four times per layer
+    (the trained, GD and GD++ models' states). tests/test_cli_fuzz.py checks it bounds a measured peak."""
+    c = config
+    tokens = (c.n_context + 1) * c.width
+    train = c.batch * (4 * tokens + 2 * (c.n_context + 1) ** 2)
+    evaluate = 4 * (test_tasks + LINE_SEARCH_TASKS) * (c.n_context + 8) * c.width
+    return 8 * c.n_layers * (train + evaluate)
+
+
+def _config(test_tasks: int, max_memory: float, **kwargs) -> TrainConfig:
+    """Settings from the options; a bad value or a run too large for ``--max-memory`` is a usage error (exit 2)."""
     try:
-        return TrainConfig(**kwargs)
+        config = TrainConfig(**kwargs)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    what = f"train with {config.n_layers} layer(s), batch {config.batch}, {test_tasks} test tasks"
+    within_memory(memory_estimate(config, test_tasks), max_memory, what)
+    return config
 
 
 def _train(config: TrainConfig, seed: int, as_json: bool) -> TrainResult:
@@ -98,14 +120,23 @@ def _train(config: TrainConfig, seed: int, as_json: bool) -> TrainResult:
 
 @command.command("single")
 @_training_options(steps=3000, batch=1024, lr=3e-3)
-def single(steps, batch, lr, schedule, x_range, init_scale, seed, test_tasks, as_json) -> None:
+def single(steps, batch, lr, schedule, x_range, init_scale, seed, test_tasks, as_json, max_memory) -> None:
     """One layer: trained LSA ≈ GD with η* (model cos ≥ 0.99, loss within 1 % of the closed form)."""
-    config = _config(steps=steps, batch=batch, lr=lr, schedule=schedule, x_range=x_range, init_scale=init_scale)
+    config = _config(
+        test_tasks,
+        max_memory,
+        steps=steps,
+        batch=batch,
+        lr=lr,
+        schedule=schedule,
+        x_range=x_range,
+        init_scale=init_scale,
+    )
     eta_star, loss_star = (float(v) for v in paper_values(sp.nsimplify(x_range)))
     t0 = time.perf_counter()
     result = _train(config, seed, as_json)
     rng = np.random.default_rng([seed, 10])
-    eta_ls = line_search_rate(config.sample(rng, 10_000))
+    eta_ls = line_search_rate(config.sample(rng, LINE_SEARCH_TASKS))
     tasks = config.sample(rng, test_tasks, n_queries=8, seed=seed)
     model, gd = lsa_model(result.layers), gd_model(eta_star)
     loss = paired_loss(model, gd, tasks, loss_star)
@@ -149,12 +180,16 @@ def single(steps, batch, lr, schedule, x_range, init_scale, seed, test_tasks, as
 
 
 @command.command("deep")
-@click.option("--layers", default=3, show_default=True, type=click.IntRange(min=1))
+@click.option("--layers", default=3, show_default=True, type=count(1, 10**7))
 @click.option("--recurrent/--untied", default=True, show_default=True, help="Weight-tied layers (paper §3) or not.")
 @_training_options(steps=5000, batch=1024, lr=3e-3)
-def deep(layers, recurrent, steps, batch, lr, schedule, x_range, init_scale, seed, test_tasks, as_json) -> None:
+def deep(
+    layers, recurrent, steps, batch, lr, schedule, x_range, init_scale, seed, test_tasks, as_json, max_memory
+) -> None:
     """K layers vs K steps of GD and K weight-tied GD++ layers (von Oswald et al. §4, Fig. 3)."""
     config = _config(
+        test_tasks,
+        max_memory,
         n_layers=layers,
         recurrent=recurrent,
         steps=steps,
@@ -166,7 +201,7 @@ def deep(layers, recurrent, steps, batch, lr, schedule, x_range, init_scale, see
     )
     result = _train(config, seed, as_json)
     rng = np.random.default_rng([seed, 10])
-    tune = config.sample(rng, 10_000)
+    tune = config.sample(rng, LINE_SEARCH_TASKS)
     eta = line_search_rate(tune, layers)
     eta_pp, gamma = tune_gdpp(tune, layers, eta)
     tasks = config.sample(rng, test_tasks, n_queries=8, seed=seed)
