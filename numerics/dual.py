@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import softmax
 
-from icl_verify.numerics.shared.checks import finite_array, finite_scalar, same_size
+from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, same_size
 
 
 def _projections(W_V: object, W_K: object, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -37,16 +37,31 @@ def _attention_inputs(values: object, keys: object, q: object) -> tuple[np.ndarr
     return values, keys, q
 
 
+def _scores(keys: np.ndarray, q: np.ndarray, names: str) -> np.ndarray:
+    """The logits k_iᵀ q, finite. SciPy's softmax subtracts the largest logit (the stable log-sum-exp form),
+    so finite logits never overflow; only logits beyond float64 are refused, naming their arguments."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = keys @ q
+    if not np.all(np.isfinite(scores)):
+        raise ValueError(f"{names} give attention logits k·q beyond float64 (entries too large)")
+    return scores
+
+
+def _finite_output(out: np.ndarray, names: str) -> np.ndarray:
+    return finite_result(out, f"{names} overflow float64 in the attention output (entries too large)")
+
+
 def linear_attention(values: object, keys: object, q: object) -> np.ndarray:
     """LinearAttn(V, K, q) = Σ_i v_i (k_iᵀ q) (Dai et al. eq. 4–5), for a single query vector."""
     values, keys, q = _attention_inputs(values, keys, q)
-    return values.T @ (keys @ q)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _finite_output(values.T @ (keys @ q), "values, keys and q")
 
 
 def softmax_attention(values: object, keys: object, q: object) -> np.ndarray:
     """Σ_i softmax_i(k_iᵀ q) v_i (scale 1/√d dropped, as in Dai et al.'s analysis)."""
     values, keys, q = _attention_inputs(values, keys, q)
-    return values.T @ softmax(keys @ q)
+    return _finite_output(values.T @ softmax(_scores(keys, q, "keys and q")), "values")
 
 
 def icl_attention(W_V: object, W_K: object, demos: object, text: object, q: object, *, use_softmax: bool) -> np.ndarray:
@@ -76,7 +91,11 @@ def demo_mass(W_K: object, demos: object, text: object, q: object) -> float:
     demos, text = _tokens(demos, text)
     W_K = finite_array("W_K", W_K, ndim=2)
     q = finite_array("q", q, ndim=1)
-    weights = softmax(np.vstack([demos, text]) @ W_K.T @ q)
+    same_size("W_K", W_K.shape[1], demos.shape[1], "input width (axis 1)")
+    same_size("q", q.shape[0], W_K.shape[0], "key width (rows of W_K)")
+    with np.errstate(over="ignore", invalid="ignore"):
+        keys = np.vstack([demos, text]) @ W_K.T
+    weights = softmax(_scores(keys, q, "W_K, demos, text and q"))
     return float(weights[: demos.shape[0]].sum())
 
 

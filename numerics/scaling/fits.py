@@ -35,7 +35,7 @@ from scipy import optimize, stats
 from scipy.special import expit
 
 from icl_verify.numerics.kinetics import models as icl_models
-from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int
+from icl_verify.numerics.shared.checks import finite_array, finite_scalar, nonnegative_int, positive_int
 
 Method = Literal["loglog", "nonlinear"]
 
@@ -269,9 +269,18 @@ def small_sample_factor(level: float, dof: int) -> float:
 
     The bootstrap spread estimates the standard error; with few runs that estimate is itself
     noisy, and (for Gaussian log-residuals) the exact interval uses Student's t, not the normal.
+    ``dof`` = 0 (one run per x) is treated as 1, the widest finite correction.
     """
-    q = (1 + level) / 2
-    return float(stats.t.ppf(q, max(dof, 1)) / stats.norm.ppf(q))
+    q = (1 + _level(level)) / 2
+    return float(stats.t.ppf(q, max(nonnegative_int("dof", dof), 1)) / stats.norm.ppf(q))
+
+
+def _level(level: object) -> float:
+    """A confidence level in (0, 1)."""
+    value = finite_scalar("level", level)
+    if not 0 < value < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    return value
 
 
 def _residual_dof(x: np.ndarray, groups: object | None) -> int:
@@ -324,9 +333,7 @@ def fit_power_law(
 
     ``seed`` is only recorded (the randomness is ``rng``). ``n_holdout=0`` skips the held-out check.
     """
-    level = finite_scalar("level", level)
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    level = _level(level)
     xa, ya = _positive_pairs(x, y)
     law = fit(xa, ya, method)
     nus, _ = bootstrap_exponents(xa, ya, groups=groups, method=method, n_boot=n_boot, rng=rng)
@@ -369,10 +376,43 @@ def fit_sigmoid(u: object, acc: object, *, lo: float | None = 0.5, hi: float | N
     (a free floor/ceiling solved linearly at each grid point), then polished by bounded least
     squares: a transition sharper than the K grid gives a narrow sigmoid between the two points
     that bracket it, never a failed fit. ``center_se`` is the usual √(σ² (JᵀJ)⁻¹) at the optimum.
+
+    Raises :class:`NoTransitionError` when the data show no transition (:func:`require_transition`):
+    a flat accuracy has no centre, and any number returned for it would be an artefact of the bounds.
     """
     ua, aa = finite_array("u", u, ndim=1), finite_array("acc", acc, ndim=1)
     if ua.shape != aa.shape or np.unique(ua).size < 3:
         raise ValueError("u and acc must have the same length and u at least 3 distinct values")
+    return require_transition(_fit_sigmoid(ua, aa, lo, hi), ua, aa)
+
+
+class NoTransitionError(ValueError):
+    """The accuracy has no sigmoid transition inside the data (see :func:`require_transition`)."""
+
+
+def require_transition(sig: Sigmoid, u: np.ndarray, acc: np.ndarray) -> Sigmoid:
+    """``sig`` if the data bracket a transition, else :class:`NoTransitionError`.
+
+    A transition needs accuracies on both sides of the sigmoid's midpoint (lo + hi)/2 and the fitted
+    centre inside [min u, max u]; otherwise the centre only reflects the search bounds (one unit
+    beyond the data) and its ``center_se`` from the Jacobian is meaningless (often exactly 0).
+    """
+    mid = (sig.lo + sig.hi) / 2
+    if not (acc.min() < mid < acc.max()):
+        raise NoTransitionError(
+            f"acc shows no transition: it never crosses the midpoint {mid:.3g} of the sigmoid "
+            f"(acc in [{acc.min():.3g}, {acc.max():.3g}])"
+        )
+    if not u.min() <= sig.center <= u.max():
+        raise NoTransitionError(
+            f"acc shows no transition inside the data: the fitted centre {sig.center:.3g} lies outside "
+            f"u in [{u.min():.3g}, {u.max():.3g}]"
+        )
+    return sig
+
+
+def _fit_sigmoid(ua: np.ndarray, aa: np.ndarray, lo: float | None, hi: float | None) -> Sigmoid:
+    """The least-squares sigmoid of :func:`fit_sigmoid` on validated data, without the transition check."""
     span = float(np.ptp(ua))
     bounds = ([float(ua.min()) - 1, np.log(0.005)], [float(ua.max()) + 1, np.log(span)])
     start = _sigmoid_grid(ua, aa, lo, hi, bounds)
@@ -469,8 +509,20 @@ class ThresholdFit:
         return d
 
 
+def _point_fits(n: np.ndarray, u: np.ndarray, acc: np.ndarray, levels: np.ndarray) -> list[Sigmoid]:
+    """The sigmoid at each N, each required to show a transition (naming the N that does not)."""
+    out = []
+    for v in levels:
+        try:
+            out.append(fit_sigmoid(u[n == v], acc[n == v]))
+        except NoTransitionError as exc:
+            raise NoTransitionError(f"at n = {v:g}: {exc}") from None
+    return out
+
+
 def _centers(n: np.ndarray, u: np.ndarray, acc: np.ndarray, levels: np.ndarray) -> np.ndarray:
-    return np.array([fit_sigmoid(u[n == v], acc[n == v]).center for v in levels])
+    """Bootstrap replicates' centres (no transition check: a replicate may drop the points that bracket it)."""
+    return np.array([_fit_sigmoid(u[n == v], acc[n == v], 0.5, 1.0).center for v in levels])
 
 
 def fit_threshold(
@@ -480,6 +532,7 @@ def fit_threshold(
 
     The interval resamples whole runs (K, accuracy) within each N (pairs bootstrap) and refits
     every sigmoid; the slope of each replicate is the least-squares slope of ln K* on ln N.
+    Raises :class:`NoTransitionError` naming the N whose accuracy shows no transition (:func:`fit_sigmoid`).
     """
     na, ka, aa = (finite_array(name, v, ndim=1) for name, v in (("n", n), ("k", k), ("acc", acc)))
     if not na.shape == ka.shape == aa.shape:
@@ -487,8 +540,11 @@ def fit_threshold(
     levels = np.unique(na)
     if levels.size < 2:
         raise ValueError("n must take at least 2 distinct values for a slope")
+    if np.any(ka <= 0):
+        raise ValueError("k must be positive")
     u = np.log10(ka)
-    centers = _centers(na, u, aa, levels)
+    point = _point_fits(na, u, aa, levels)
+    centers = np.array([s.center for s in point])
     reps = []
     groups = [np.flatnonzero(na == v) for v in levels]
     for _ in range(positive_int("n_boot", n_boot)):
@@ -504,7 +560,7 @@ def fit_threshold(
     q = [(1 - level) / 2, (1 + level) / 2]
     k_low, k_high = 10 ** np.quantile(boot, q, axis=0)
     s_low, s_high = np.quantile(slopes, q)
-    widths = [fit_sigmoid(u[na == v], aa[na == v]).width for v in levels]
+    widths = [s.width for s in point]
     return ThresholdFit(
         levels.astype(int).tolist(), (10**centers).tolist(), np.minimum(k_low, 10**centers).tolist(),
         np.maximum(k_high, 10**centers).tolist(), widths, slope, min(float(s_low), slope), max(float(s_high), slope),
