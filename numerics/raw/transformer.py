@@ -16,7 +16,7 @@ a timestep's vector as ``M @ h_t``, i.e. on the whole array as ``h @ M.T``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -133,11 +133,19 @@ def attention(h: object, layer: Layer) -> np.ndarray:
     return np.concatenate(outs, axis=-1) @ layer.W_F.T
 
 
-def layer_forward(h: object, layer: Layer, *, eps: float = 0.0) -> np.ndarray:
-    """h' = W_2 GeLU(W_1 λ(a + h)) + a + h (Akyürek et al. 2023, §2)."""
+def layer_forward(
+    h: object, layer: Layer, *, eps: float = 0.0, inspect: Callable[[np.ndarray], None] | None = None
+) -> np.ndarray:
+    """h' = W_2 GeLU(W_1 λ(a + h)) + a + h (Akyürek et al. 2023, §2).
+
+    ``inspect``, if given, is called with a + h (the LayerNorm's input) before the MLP runs, e.g. to
+    check it against the range a compiled layer was built for (``numerics.raw.compiler``).
+    """
     h = _hidden(h, layer.width)
     eps = finite_scalar("eps", eps, nonnegative=True)
     z = h + attention(h, layer)
+    if inspect is not None:
+        inspect(z)
     if layer.mlp_units == 0:
         return z
     return z + gelu(layer_norm(z, eps) @ layer.W_1.T) @ layer.W_2.T
