@@ -46,7 +46,7 @@ BETA_CAP = 40.0
 
 def constant(value: float, *, name: str = "c") -> Schedule:
     """A constant non-negative coefficient, e.g. c₁ = ½ for K → ∞ (paper §3.5)."""
-    v = finite_scalar(name, value, nonnegative=True)
+    v = finite_scalar(f"{name} value", value, nonnegative=True)
     return lambda t: np.full(np.shape(t), v)
 
 
@@ -217,7 +217,7 @@ def integrate(
         dense_output=t_eval is not None,
     )
     if sol.status < 0:
-        raise RuntimeError(f"solve_ivp failed: {sol.message}")
+        raise ValueError(f"the ODE for these w0, beta0, n, c1, c2, t_max cannot be integrated: {sol.message}")
     t_end, _, b_end = np.split(sol.y[:, -1], 3)
     reached = (b_end >= beta_cap - 1e-9) & (t_end <= t_max)
     t_icl = np.where(reached, t_end, np.nan)
@@ -287,7 +287,9 @@ def blowup_times(
         h[active] = ha * np.clip(0.9 * np.maximum(norm, 1e-10) ** -0.2, 0.2, 5.0)
         active[active] = (ya[2] < beta_cap) & (ya[0] < t_max)
     else:
-        raise RuntimeError(f"blowup_times did not finish within {max_iterations} iterations")
+        raise ValueError(
+            f"blowup_times did not finish within max_iterations = {max_iterations} for these w0, beta0, n, t_max"
+        )
     return np.where((y[2] >= beta_cap) & (y[0] <= t_max), y[0], np.nan)
 
 
@@ -328,7 +330,8 @@ def exact_attention_loss(u: float, w: float, beta: float, n: int) -> float:
     u, w, beta = (finite_scalar(name, v) for name, v in (("u", u), ("w", w), ("beta", beta)))
     k = np.arange(n)
     s = 2 * k - (n - 1)
-    delta = w * (np.exp(beta) + s) / (np.exp(beta) + n - 1)
+    e = np.exp(-abs(beta))  # δ in the form that cannot overflow: divide by e^β when β > 0
+    delta = w * (1 + s * e) / (1 + (n - 1) * e) if beta > 0 else w * (e + s) / (e + n - 1)
     return float(np.sum(binom.pmf(k, n - 1, 0.5) * np.logaddexp(0.0, -u - delta)) - np.logaddexp(0.0, -u))
 
 

@@ -122,10 +122,14 @@ def model_diff(model_a: Model, model_b: Model, tasks: RegressionTasks) -> np.nda
 def mean_interval(samples: object, z: float = 2.576) -> tuple[float, float, float]:
     """(mean, low, high): the mean of iid samples ± z standard errors (default 99 % normal interval)."""
     x = finite_array("samples", samples, ndim=1)
+    z = finite_scalar("z", z, positive=True)
     if x.size < 2:
         raise ValueError(f"samples must hold at least 2 values, got {x.size}")
-    m = float(np.mean(x))
-    se = float(np.std(x, ddof=1) / np.sqrt(x.size))
+    with np.errstate(all="ignore"):
+        m, se = finite_result(
+            (float(np.mean(x)), float(np.std(x, ddof=1) / np.sqrt(x.size))),
+            "samples overflow float64 (entries too large)",
+        )
     return m, m - z * se, m + z * se
 
 

@@ -110,11 +110,13 @@ def _check_data(X: object, Y: object) -> tuple[np.ndarray, np.ndarray]:
     return X, Y
 
 
-def _check_weights(W: object, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    W = finite_array("W", W, ndim=(2, 3))
+def _check_weights(W: object, X: np.ndarray, Y: np.ndarray, name: str = "W") -> np.ndarray:
+    W = finite_array(name, W, ndim=(2, 3))
     want = (Y.shape[2], X.shape[2])
     if W.shape[-2:] != want:
-        raise ValueError(f"W must have trailing shape (Ny, Nx) = {want}, got {W.shape}")
+        raise ValueError(f"{name} must have trailing shape (Ny, Nx) = {want}, got {W.shape}")
+    if W.ndim == 3 and W.shape[0] != X.shape[0]:
+        raise ValueError(f"{name} must have the batch size of X = {X.shape[0]} (axis 0), got {W.shape[0]}")
     return np.broadcast_to(W, (X.shape[0], *want))
 
 
@@ -143,7 +145,7 @@ def _grad(W: np.ndarray, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
 def gd(W0: object, X: object, Y: object, eta: float, steps: int = 1) -> np.ndarray:
     """``steps`` steps of W ← W − η ∇L(W) from ``W0``; returns ``(B, Ny, Nx)``."""
     X, Y = _check_data(X, Y)
-    W = np.array(_check_weights(W0, X, Y))
+    W = np.array(_check_weights(W0, X, Y, "W0"))
     eta = finite_scalar("eta", eta)
     with np.errstate(over="ignore", invalid="ignore"):
         for _ in range(nonnegative_int("steps", steps)):

@@ -61,7 +61,7 @@ def ridge_weights(X: object, y: object, lam: float) -> np.ndarray:
     """(XᵀX + λI)⁻¹ Xᵀ y, λ > 0."""
     X, y = _data(X, y)
     lam = finite_scalar("lam", lam, positive=True)
-    A = well_conditioned("lam", X.T @ X + lam * np.eye(X.shape[1]), "XᵀX + λI")
+    A = well_conditioned("X and lam", X.T @ X + lam * np.eye(X.shape[1]), "XᵀX + λI")
     return _finite_weights(np.linalg.solve(A, X.T @ y), "ridge_weights", "X")
 
 
@@ -72,7 +72,7 @@ def gd_step_weights(X: object, y: object, alpha: float, lam: float = 0.0, w0: ob
     w = _w0(w0, X.shape[1])
     with np.errstate(over="ignore", invalid="ignore"):
         w = w - 2 * alpha * (X.T @ (X @ w - y) + lam * w)
-    return _finite_weights(w, "gd_step_weights", "alpha")
+    return _finite_weights(w, "gd_step_weights", "alpha or lam")
 
 
 def sgd_weights(X: object, y: object, alpha: float, lam: float = 0.0, w0: object = None) -> np.ndarray:
@@ -83,7 +83,7 @@ def sgd_weights(X: object, y: object, alpha: float, lam: float = 0.0, w0: object
     with np.errstate(over="ignore", invalid="ignore"):
         for x_i, y_i in zip(X, y):
             w = w - 2 * alpha * (x_i * (w @ x_i) - y_i * x_i + lam * w)
-    return _finite_weights(w, "sgd_weights", "alpha")
+    return _finite_weights(w, "sgd_weights", "alpha or lam")
 
 
 def bayes_weights(X: object, y: object, sigma2: float, tau2: float) -> np.ndarray:
@@ -92,7 +92,7 @@ def bayes_weights(X: object, y: object, sigma2: float, tau2: float) -> np.ndarra
     X, y = _data(X, y)
     sigma2 = finite_scalar("sigma2", sigma2, positive=True)
     tau2 = finite_scalar("tau2", tau2, positive=True)
-    A = well_conditioned("sigma2", tau2 * X @ X.T + sigma2 * np.eye(X.shape[0]), "τ² X Xᵀ + σ² I")
+    A = well_conditioned("X, sigma2 and tau2", tau2 * X @ X.T + sigma2 * np.eye(X.shape[0]), "τ² X Xᵀ + σ² I")
     return _finite_weights(tau2 * X.T @ np.linalg.solve(A, y), "bayes_weights", "X")
 
 
@@ -136,6 +136,10 @@ def learners(
     lam: float = 0.1, alpha: float = 0.01, sigma2: float = 0.25, tau2: float = 1.0, k: int = 3
 ) -> dict[str, Learner]:
     """The reference learners of Akyürek et al. (2023, §4), by name."""
+    lam, sigma2, tau2 = (
+        finite_scalar(n, v, positive=True) for n, v in (("lam", lam), ("sigma2", sigma2), ("tau2", tau2))
+    )
+    alpha, k = finite_scalar("alpha", alpha), positive_int("k", k)
     return {
         "ols": linear(ols_weights),
         "ridge": linear(ridge_weights, lam=lam),
@@ -169,7 +173,9 @@ def _sample_task(rng: np.random.Generator, n: int, d: int, noise_std: float) -> 
 
 
 def _mean(values: list[float], seed: int) -> Discrepancy:
-    v = np.asarray(values)
+    v = finite_result(
+        np.asarray(values), "the discrepancy overflowed float64: noise_std too large or a learner diverged"
+    )
     return Discrepancy(float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0, len(v), seed)
 
 

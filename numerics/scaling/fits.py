@@ -35,7 +35,13 @@ from scipy import optimize, stats
 from scipy.special import expit
 
 from icl_verify.numerics.kinetics import models as icl_models
-from icl_verify.numerics.shared.checks import finite_array, finite_scalar, nonnegative_int, positive_int
+from icl_verify.numerics.shared.checks import (
+    confidence_level,
+    finite_array,
+    finite_result,
+    nonnegative_int,
+    positive_int,
+)
 
 Method = Literal["loglog", "nonlinear"]
 
@@ -49,6 +55,9 @@ class PowerLaw:
 
     def __call__(self, x: object) -> np.ndarray:
         return self.prefactor * np.asarray(x, dtype=np.float64) ** self.exponent
+
+
+_BEYOND = "x and y give a power law beyond float64 (y spans too many decades)"
 
 
 def _positive_pairs(x: object, y: object) -> tuple[np.ndarray, np.ndarray]:
@@ -83,7 +92,8 @@ def loglog_fit(x: object, y: object) -> PowerLaw:
     """
     xa, ya = _positive_pairs(x, y)
     slope, intercept = _weighted_ols(np.log(xa), np.log(ya), np.ones_like(xa))
-    return PowerLaw(float(np.exp(intercept)), float(slope))
+    with np.errstate(over="ignore"):
+        return PowerLaw(float(finite_result(np.exp(intercept), _BEYOND)), float(slope))
 
 
 def nonlinear_fit(x: object, y: object) -> PowerLaw:
@@ -180,7 +190,8 @@ def bootstrap_exponents(
     w, ly = w[ok], ly[ok]
     if method == "loglog":
         slope, intercept = _weighted_ols(lx, ly, w)
-        return slope, np.exp(intercept)
+        with np.errstate(over="ignore"):
+            return slope, finite_result(np.exp(intercept), _BEYOND)
     fits = [fit(np.repeat(xa, row.astype(int)), np.repeat(np.exp(v), row.astype(int)), method) for row, v in zip(w, ly)]
     return np.array([f.exponent for f in fits]), np.array([f.prefactor for f in fits])
 
@@ -255,7 +266,8 @@ def holdout_error(x: object, y: object, *, n_holdout: int = 1, method: Method = 
     train = ~np.isin(xa, held)
     law = fit(xa[train], ya[train], method)
     observed = np.array([np.exp(np.mean(np.log(ya[xa == v]))) for v in held])
-    predicted = law(held)
+    with np.errstate(over="ignore"):
+        predicted = finite_result(law(held), _BEYOND)
     err = float(np.max(np.abs(np.log(predicted) - np.log(observed))))
     return Holdout(held.tolist(), predicted.tolist(), observed.tolist(), err)
 
@@ -271,16 +283,11 @@ def small_sample_factor(level: float, dof: int) -> float:
     noisy, and (for Gaussian log-residuals) the exact interval uses Student's t, not the normal.
     ``dof`` = 0 (one run per x) is treated as 1, the widest finite correction.
     """
-    q = (1 + _level(level)) / 2
-    return float(stats.t.ppf(q, max(nonnegative_int("dof", dof), 1)) / stats.norm.ppf(q))
-
-
-def _level(level: object) -> float:
-    """A confidence level in (0, 1)."""
-    value = finite_scalar("level", level)
-    if not 0 < value < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}")
-    return value
+    level, dof = confidence_level("level", level), max(nonnegative_int("dof", dof), 1)
+    if level < 1e-8:  # both quantiles → 0: the ratio tends to φ(0)/f_t(0) (l'Hôpital)
+        return float(stats.norm.pdf(0.0) / stats.t.pdf(0.0, dof))
+    q = (1 + level) / 2
+    return float(stats.t.ppf(q, dof) / stats.norm.ppf(q))
 
 
 def _residual_dof(x: np.ndarray, groups: object | None) -> int:
@@ -333,7 +340,7 @@ def fit_power_law(
 
     ``seed`` is only recorded (the randomness is ``rng``). ``n_holdout=0`` skips the held-out check.
     """
-    level = _level(level)
+    level = confidence_level("level", level)
     xa, ya = _positive_pairs(x, y)
     law = fit(xa, ya, method)
     nus, _ = bootstrap_exponents(xa, ya, groups=groups, method=method, n_boot=n_boot, rng=rng)
@@ -383,7 +390,9 @@ def fit_sigmoid(u: object, acc: object, *, lo: float | None = 0.5, hi: float | N
     ua, aa = finite_array("u", u, ndim=1), finite_array("acc", acc, ndim=1)
     if ua.shape != aa.shape or np.unique(ua).size < 3:
         raise ValueError("u and acc must have the same length and u at least 3 distinct values")
-    return require_transition(_fit_sigmoid(ua, aa, lo, hi), ua, aa)
+    sig = require_transition(_fit_sigmoid(ua, aa, lo, hi), ua, aa)
+    finite_result((sig.center, sig.width, sig.center_se), "u and acc give a non-finite sigmoid fit (u beyond float64)")
+    return sig
 
 
 class NoTransitionError(ValueError):
@@ -540,8 +549,8 @@ def fit_threshold(
     levels = np.unique(na)
     if levels.size < 2:
         raise ValueError("n must take at least 2 distinct values for a slope")
-    if np.any(ka <= 0):
-        raise ValueError("k must be positive")
+    if np.any(ka <= 0) or np.any(na <= 0):
+        raise ValueError("n and k must be positive (their logarithms are fitted)")
     u = np.log10(ka)
     point = _point_fits(na, u, aa, levels)
     centers = np.array([s.center for s in point])

@@ -165,7 +165,9 @@ def _integral(times: np.ndarray, c1: np.ndarray) -> np.ndarray:
 
 
 def first_crossing(times: np.ndarray, values: np.ndarray, threshold: float) -> float | None:
-    """First time ``values`` reaches ``threshold``, linearly interpolated between logged times; None if never."""
+    """First time ``values`` reaches ``threshold``, linearly interpolated between logged times; None if never.
+
+    ``values`` may hold ±inf (a quantity that blew up), never NaN."""
     times, values = time_series("times", times, "values", values, infinite=True)
     threshold = finite_scalar("threshold", threshold)
     hit = np.flatnonzero(values >= threshold)
@@ -175,6 +177,8 @@ def first_crossing(times: np.ndarray, values: np.ndarray, threshold: float) -> f
     if j == 0:
         return float(times[0])
     v0, v1, t0, t1 = values[j - 1], values[j], times[j - 1], times[j]
+    if np.isneginf(v0):  # the interpolation's limit as v0 → −∞ (as v1 → +∞ the formula gives t0)
+        return float(t1)
     return float(t0 + (threshold - v0) / (v1 - v0) * (t1 - t0))
 
 
@@ -428,6 +432,10 @@ def sweep_job(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     missing = {"ks", "seeds"} - set(config)
     if missing:
         raise ValueError(f"config is missing the keys {sorted(missing)}")
+    try:
+        settings = MemorizationSettings(**config.get("settings", {}))
+    except TypeError as exc:
+        raise ValueError(f"config['settings'] has a field MemorizationSettings does not know: {exc}") from None
     with blas_threads(1):
-        runs = memorize(config["ks"], config["seeds"], MemorizationSettings(**config.get("settings", {})))
+        runs = memorize(config["ks"], config["seeds"], settings)
     return [r.summary() for r in runs]

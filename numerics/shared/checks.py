@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -79,6 +80,14 @@ def finite_array(
     return arr
 
 
+def confidence_level(name: str, value: object) -> float:
+    """Return a confidence level as a ``float`` in the open interval (0, 1), else raise ``ValueError``."""
+    level = finite_scalar(name, value)
+    if not 0 < level < 1:
+        raise ValueError(f"{name} must lie in (0, 1), got {value!r}")
+    return level
+
+
 def same_size(name: str, actual: int, expected: int, what: str) -> None:
     """Raise ``ValueError`` unless an axis of ``name`` has the ``expected`` length."""
     if actual != expected:
@@ -107,15 +116,18 @@ up to κ·ε ≈ 2e-4 at κ = 1e12 (float64 ε ≈ 2.2e-16; Golub & Van Loan 201
 
 def well_conditioned(name: str, matrix: np.ndarray, what: str) -> np.ndarray:
     """Return the square ``matrix`` if its 2-norm condition number is at most :data:`CONDITION_LIMIT`,
-    else raise ``ValueError`` naming ``name`` (the argument that made ``what`` singular)."""
-    cond = float(np.linalg.cond(matrix)) if matrix.size else np.inf
+    else raise ``ValueError`` naming ``name`` (the arguments that made ``what`` singular)."""
+    with np.errstate(all="ignore"):
+        cond = float(np.linalg.cond(matrix)) if matrix.size and np.all(np.isfinite(matrix)) else np.inf
     if not cond <= CONDITION_LIMIT:
-        raise ValueError(f"{name} makes {what} singular or ill-conditioned (condition number {cond:.3g} > 1e12)")
+        raise ValueError(f"{name} make {what} singular or ill-conditioned (condition number {cond:.3g} > 1e12)")
     return matrix
 
 
-def finite_result(value: np.ndarray | float, message: str) -> np.ndarray | float:
-    """Return ``value`` if every entry is finite, else raise ``ValueError(message)`` (divergence or overflow)."""
-    if not np.all(np.isfinite(value)):
+def finite_result(value: Any, message: str) -> Any:
+    """Return ``value`` (an array, a number or a tuple of them) if every entry is finite, else raise
+    ``ValueError(message)`` (divergence or overflow)."""
+    parts = value if isinstance(value, tuple) else (value,)
+    if not all(np.all(np.isfinite(part)) for part in parts):
         raise ValueError(message)
     return value
