@@ -10,12 +10,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import softmax
 
-from icl_verify.numerics.shared.checks import finite_array, finite_scalar, same_size
+from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, same_size
 
 
 def _projections(W_V: object, W_K: object, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    W_V = finite_array("W_V", W_V, ndim=2)
-    W_K = finite_array("W_K", W_K, ndim=2)
+    W_V = finite_array("W_V", W_V, ndim=2, nonempty=True)
+    W_K = finite_array("W_K", W_K, ndim=2, nonempty=True)
     same_size("W_V", W_V.shape[1], tokens.shape[-1], "input width (axis 1)")
     same_size("W_K", W_K.shape[1], tokens.shape[-1], "input width (axis 1)")
     return tokens @ W_V.T, tokens @ W_K.T
@@ -37,22 +37,39 @@ def _attention_inputs(values: object, keys: object, q: object) -> tuple[np.ndarr
     return values, keys, q
 
 
+def _scores(keys: np.ndarray, q: np.ndarray, names: str) -> np.ndarray:
+    """The logits k_iᵀ q, finite. SciPy's softmax subtracts the largest logit (the stable log-sum-exp form),
+    so finite logits never overflow; only logits beyond float64 are refused, naming their arguments."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = keys @ q
+    if not np.all(np.isfinite(scores)):
+        raise ValueError(f"{names} give attention logits k·q beyond float64 (entries too large)")
+    return scores
+
+
+def _finite_output(out: np.ndarray, names: str) -> np.ndarray:
+    return finite_result(out, f"{names} overflow float64 in the attention output (entries too large)")
+
+
 def linear_attention(values: object, keys: object, q: object) -> np.ndarray:
     """LinearAttn(V, K, q) = Σ_i v_i (k_iᵀ q) (Dai et al. eq. 4–5), for a single query vector."""
     values, keys, q = _attention_inputs(values, keys, q)
-    return values.T @ (keys @ q)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _finite_output(values.T @ (keys @ q), "values, keys and q")
 
 
 def softmax_attention(values: object, keys: object, q: object) -> np.ndarray:
     """Σ_i softmax_i(k_iᵀ q) v_i (scale 1/√d dropped, as in Dai et al.'s analysis)."""
     values, keys, q = _attention_inputs(values, keys, q)
-    return values.T @ softmax(keys @ q)
+    return _finite_output(values.T @ softmax(_scores(keys, q, "keys and q")), "values")
 
 
 def icl_attention(W_V: object, W_K: object, demos: object, text: object, q: object, *, use_softmax: bool) -> np.ndarray:
     """F_ICL(q): attention of ``q`` over [X'; X] with values W_V x and keys W_K x (Dai et al. eq. 8–9)."""
     demos, text = _tokens(demos, text)
-    values, keys = _projections(W_V, W_K, np.vstack([demos, text]))
+    with np.errstate(all="ignore"):
+        values, keys = _projections(W_V, W_K, np.vstack([demos, text]))
+    finite_result((values, keys), "W_V, W_K, demos and text overflow float64 in the projections (entries too large)")
     attend = softmax_attention if use_softmax else linear_attention
     return attend(values, keys, q)
 
@@ -60,15 +77,17 @@ def icl_attention(W_V: object, W_K: object, demos: object, text: object, q: obje
 def zero_shot_weight(W_V: object, W_K: object, text: object) -> np.ndarray:
     """W_ZSL = W_V X (W_K X)ᵀ: the attention's 'weights' before any demonstration (eq. 9)."""
     text = finite_array("text", text, ndim=2)
-    values, keys = _projections(W_V, W_K, text)
-    return values.T @ keys
+    with np.errstate(all="ignore"):
+        values, keys = _projections(W_V, W_K, text)
+        return _finite_output(values.T @ keys, "W_V, W_K and text")
 
 
 def delta_w_icl(W_V: object, W_K: object, demos: object) -> np.ndarray:
     """ΔW_ICL = Σ_i (W_V x'_i) ⊗ (W_K x'_i): the demonstrations' implicit update (eq. 9)."""
     demos = finite_array("demos", demos, ndim=2)
-    values, keys = _projections(W_V, W_K, demos)
-    return values.T @ keys
+    with np.errstate(all="ignore"):
+        values, keys = _projections(W_V, W_K, demos)
+        return _finite_output(values.T @ keys, "W_V, W_K and demos")
 
 
 def demo_mass(W_K: object, demos: object, text: object, q: object) -> float:
@@ -76,7 +95,11 @@ def demo_mass(W_K: object, demos: object, text: object, q: object) -> float:
     demos, text = _tokens(demos, text)
     W_K = finite_array("W_K", W_K, ndim=2)
     q = finite_array("q", q, ndim=1)
-    weights = softmax(np.vstack([demos, text]) @ W_K.T @ q)
+    same_size("W_K", W_K.shape[1], demos.shape[1], "input width (axis 1)")
+    same_size("q", q.shape[0], W_K.shape[0], "key width (rows of W_K)")
+    with np.errstate(over="ignore", invalid="ignore"):
+        keys = np.vstack([demos, text]) @ W_K.T
+    weights = softmax(_scores(keys, q, "W_K, demos, text and q"))
     return float(weights[: demos.shape[0]].sum())
 
 
@@ -87,8 +110,14 @@ def dual_form_prediction(W0: object, errors: object, train_inputs: object, x: ob
     """
     W0 = finite_array("W0", W0, ndim=2)
     x = finite_array("x", x, ndim=1)
+    errors = finite_array("errors", errors, ndim=2)
+    train_inputs = finite_array("train_inputs", train_inputs, ndim=2)
     same_size("x", x.shape[0], W0.shape[1], "input width of W0")
-    return W0 @ x + linear_attention(errors, train_inputs, x)
+    same_size("errors", errors.shape[1], W0.shape[0], "output width of W0 (columns)")
+    same_size("train_inputs", train_inputs.shape[0], errors.shape[0], "number of rows of errors")
+    with np.errstate(all="ignore"):
+        out = W0 @ x + linear_attention(errors, train_inputs, x)
+    return _finite_output(out, "W0, errors, train_inputs and x")
 
 
 def momentum_explicit(values: object, eta: float) -> np.ndarray:
@@ -97,8 +126,9 @@ def momentum_explicit(values: object, eta: float) -> np.ndarray:
     eta = finite_scalar("eta", eta)
     T = values.shape[0]
     t, i = np.arange(T)[:, None], np.arange(T)[None, :]
-    weights = np.where(i < t, eta ** np.maximum(t - i, 0).astype(float), 0.0)
-    return weights @ values
+    with np.errstate(all="ignore"):
+        weights = np.where(i < t, eta ** np.maximum(t - i, 0).astype(float), 0.0)
+        return _finite_output(weights @ values, "eta and values")
 
 
 def momentum_ema(values: object, eta: float) -> np.ndarray:
@@ -106,6 +136,7 @@ def momentum_ema(values: object, eta: float) -> np.ndarray:
     values = finite_array("values", values, ndim=2)
     eta = finite_scalar("eta", eta)
     m = np.zeros_like(values)
-    for t in range(1, values.shape[0]):
-        m[t] = eta * (m[t - 1] + values[t - 1])
-    return m
+    with np.errstate(all="ignore"):
+        for t in range(1, values.shape[0]):
+            m[t] = eta * (m[t - 1] + values[t - 1])
+    return _finite_output(m, "eta and values")

@@ -136,7 +136,7 @@ def test_error_falls_like_inverse_square_of_scale():
     errs = []
     for n in (100.0, 1000.0):
         compiled = rc.compile_raws(op.raws(4), 8, rc.Scales.uniform(n, attention=100.0))
-        errs.append(np.max(np.abs(compiled.run(H) - op.apply(H))))
+        errs.append(np.max(np.abs(compiled.run(H, check_range=False) - op.apply(H))))  # N = 100 is out of range
     assert np.log10(errs[0] / errs[1]) == pytest.approx(2.0, abs=0.05)
 
 
@@ -216,3 +216,96 @@ def test_compiled_sizes():
         assert c2.depth == 10 and c2.width == 4 * d * d + 6 * d + 11 and c2.mlp_width == 3 * (d * d + d)
     depths = [rc.compile_program(ridge_chain(n, 2, 0.5)[0]).depth for n in (1, 2, 3)]
     assert depths[2] - depths[1] == depths[1] - depths[0] == 6
+
+
+# ---------------------------------------------------------------------------------------------
+# The compiled range (issue 12): inputs beyond the accuracy the network was built for are refused.
+# Expected values are derived here from the construction, independently of product_error/division_error.
+
+
+def _product_bound(u: float, v: float, n: float) -> float:
+    """The relative-error bound of one compiled product uv at M = N_a = n: S/(2n² + S) + 7 f S/(12 n²).
+
+    S = Σ z² over every unit but the anchors at the MLP input: data (u, v, 0), temporaries (u, v),
+    the one-hot 1 and the balance −(2u + 2v + 1); f = 2n²/(2n² + S) (see test_product_error_matches...)."""
+    others = np.array([u, v, 0.0, u, v, 1.0])
+    S = others @ others + others.sum() ** 2
+    f = 2 * n * n / (2 * n * n + S)
+    return S / (2 * n * n + S) + 7 * f * S / (12 * n * n)
+
+
+def _product_leading_error(u: float, v: float, n: float) -> float:
+    """The leading relative error itself: (1 − f) + f (2u² + 3uv + 2v²)/(6n²) (the one-sided terms of the bound)."""
+    others = np.array([u, v, 0.0, u, v, 1.0])
+    S = others @ others + others.sum() ** 2
+    f = 2 * n * n / (2 * n * n + S)
+    return (1 - f) + f * (2 * u * u + 3 * u * v + 2 * v * v) / (6 * n * n)
+
+
+def test_product_range_boundary_is_where_the_derived_bound_reaches_rtol():
+    from scipy.optimize import brentq
+
+    u0, v0, rtol = 0.8, 0.5, 1e-4
+    compiled = rc.compile_program(Program(1, 3, (Mul(1, 1, 1, (0, 1), (1, 2), (2, 3)),)), rtol=rtol)
+    n = compiled.scales.gelu
+    assert compiled.scales.anchor == n and compiled.rtol == rtol
+    edge = brentq(lambda s: _product_bound(s * u0, s * v0, n) - rtol, 1.0, 1e6, xtol=1e-12, rtol=1e-12)
+    inside = np.array([[0.999 * edge * u0, 0.999 * edge * v0, 0.0]])
+    u, v = inside[0, :2]
+    rel = (compiled.run(inside)[0, 2] - u * v) / (u * v)
+    assert -rel == pytest.approx(_product_leading_error(u, v, n), rel=1e-3)  # the derived term, measured
+    assert -rel <= rtol
+    with pytest.raises(ValueError, match=r"^H is outside the range this network was compiled for: .*norm") as exc:
+        compiled.run(1.001 * edge * np.array([[u0, v0, 0.0]]))
+    assert "\n" not in str(exc.value) and "rtol = 0.0001" in str(exc.value)
+
+
+def test_division_range_boundary_is_where_the_layernorm_factor_reaches_rtol():
+    from scipy.optimize import brentq
+
+    rtol, y = 1e-6, 0.7
+    compiled = rc.compile_program(Program(1, 3, (Div((0, 1), 1, (2, 3)),)), rtol=rtol)
+    n_a, n_d = compiled.scales.anchor, compiled.scales.divide
+
+    def derived(c: float) -> float:
+        """1 − (1 + R/(2N_d²c²))^{−1/2}: R = y² + c² + (copy of y)² + 1 + balance² + 2N_a² (temporaries ±N_d c excluded)."""
+        R = 2 * y * y + c * c + 1 + (2 * y + c + 1) ** 2 + 2 * n_a**2
+        return 1 - (1 + R / (2 * n_d**2 * c * c)) ** -0.5
+
+    edge = brentq(lambda c: derived(c) - rtol, 1e-9, 1.0, xtol=1e-15, rtol=1e-12)
+    c_in = 1.01 * edge
+    rel = compiled.run(np.array([[y, c_in, 0.0]]))[0, 2] / (y / c_in) - 1
+    assert -rel == pytest.approx(derived(c_in), rel=1e-3) and -rel <= rtol
+    with pytest.raises(ValueError, match=r"^H is outside the range .*denominator"):
+        compiled.run(np.array([[y, 0.99 * edge, 0.0]]))
+
+
+def test_theorem1_network_is_accurate_at_unit_inputs_and_refuses_huge_ones():
+    """The issue's example: relative error 3e-9 at |x| = 1, but 0.98 at |x| = 1000 with no warning."""
+    rng = np.random.default_rng(12)
+    d = 4
+    w, x1, x2 = rng.uniform(-1, 1, (3, d))
+    program, (blk, t) = theorem1(d, w, 0.1, 0.3)
+    compiled = rc.compile_program(program)
+    for scale, ok in ((1.0, True), (1000.0, False)):
+        Hp = encode_examples(scale * x1[None], np.array([scale * 0.5]), scale * x2, program.D)
+        exact = program.read(program.run(Hp), blk, t)[0]
+        if ok:
+            assert abs(program.read(compiled.run(Hp), blk, t)[0] - exact) <= 1e-8 * abs(exact)
+        else:
+            with pytest.raises(ValueError, match="H is outside the range"):
+                compiled.run(Hp)
+            unchecked = program.read(compiled.run(Hp, check_range=False), blk, t)[0]
+            assert abs(unchecked - exact) > 1e-3 * abs(exact)  # the refusal is not a false alarm
+
+
+def test_max_norm_is_the_first_order_product_range():
+    compiled = rc.compile_program(Program(1, 3, (Mul(1, 1, 1, (0, 1), (1, 2), (2, 3)),)), rc.Scales(), rtol=1e-6)
+    s = compiled.max_norm**2
+    assert s * (1 / (2 * 1e10) + 7 / (12 * 1e10)) == pytest.approx(1e-6)
+
+
+@pytest.mark.parametrize("rtol", [0.0, -1e-3, 1.0, float("nan"), float("inf")])
+def test_bad_rtol_is_refused(rtol):
+    with pytest.raises(ValueError, match="rtol"):
+        rc.compile_program(Program(1, 3, (Mul(1, 1, 1, (0, 1), (1, 2), (2, 3)),)), rtol=rtol)

@@ -31,7 +31,7 @@ from scipy.integrate import RK45, cumulative_trapezoid, solve_ivp
 from scipy.special import erfcx, expit
 from scipy.stats import binom
 
-from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int, same_size
+from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, time_series
 
 Schedule = Callable[[np.ndarray], np.ndarray]
 """A coefficient as a function of time, vectorised: c(t) for an array of times."""
@@ -46,7 +46,7 @@ BETA_CAP = 40.0
 
 def constant(value: float, *, name: str = "c") -> Schedule:
     """A constant non-negative coefficient, e.g. c₁ = ½ for K → ∞ (paper §3.5)."""
-    v = finite_scalar(name, value, nonnegative=True)
+    v = finite_scalar(f"{name} value", value, nonnegative=True)
     return lambda t: np.full(np.shape(t), v)
 
 
@@ -56,12 +56,7 @@ def table(times: object, values: object, *, name: str = "c") -> Schedule:
     ``times`` must be strictly increasing; ``values`` non-negative (c₁ and c₂ are averages of
     non-negative quantities, paper §3.4).
     """
-    t = finite_array(f"{name} times", times, ndim=1)
-    v = finite_array(f"{name} values", values, ndim=1)
-    if t.shape != v.shape or t.size == 0:
-        raise ValueError(f"{name} times and values must be non-empty and of equal length, got {t.size} and {v.size}")
-    if np.any(np.diff(t) <= 0):
-        raise ValueError(f"{name} times must be strictly increasing")
+    t, v = time_series(f"{name} times", times, f"{name} values", values, strict=True)
     if np.any(v < 0):
         raise ValueError(f"{name} values must be non-negative, got minimum {v.min()!r}")
     return lambda s: np.interp(s, t, v)
@@ -140,8 +135,10 @@ def _context_length(n: object) -> float:
 
 
 def _initial(w0: object, beta0: object) -> tuple[np.ndarray, np.ndarray]:
-    w = finite_array("w0", np.atleast_1d(w0), ndim=1)
-    b = finite_array("beta0", np.atleast_1d(beta0), ndim=1)
+    w = finite_array("w0", np.atleast_1d(w0), ndim=1, nonempty=True)
+    b = finite_array("beta0", np.atleast_1d(beta0), ndim=1, nonempty=True)
+    if w.size != b.size and 1 not in (w.size, b.size):
+        raise ValueError(f"w0 and beta0 must have the same length (or one of them length 1), got {w.size} and {b.size}")
     w, b = np.broadcast_arrays(w, b)
     return w.astype(float), b.astype(float)
 
@@ -220,7 +217,7 @@ def integrate(
         dense_output=t_eval is not None,
     )
     if sol.status < 0:
-        raise RuntimeError(f"solve_ivp failed: {sol.message}")
+        raise ValueError(f"the ODE for these w0, beta0, n, c1, c2, t_max cannot be integrated: {sol.message}")
     t_end, _, b_end = np.split(sol.y[:, -1], 3)
     reached = (b_end >= beta_cap - 1e-9) & (t_end <= t_max)
     t_icl = np.where(reached, t_end, np.nan)
@@ -290,7 +287,9 @@ def blowup_times(
         h[active] = ha * np.clip(0.9 * np.maximum(norm, 1e-10) ** -0.2, 0.2, 5.0)
         active[active] = (ya[2] < beta_cap) & (ya[0] < t_max)
     else:
-        raise RuntimeError(f"blowup_times did not finish within {max_iterations} iterations")
+        raise ValueError(
+            f"blowup_times did not finish within max_iterations = {max_iterations} for these w0, beta0, n, t_max"
+        )
     return np.where((y[2] >= beta_cap) & (y[0] <= t_max), y[0], np.nan)
 
 
@@ -331,7 +330,8 @@ def exact_attention_loss(u: float, w: float, beta: float, n: int) -> float:
     u, w, beta = (finite_scalar(name, v) for name, v in (("u", u), ("w", w), ("beta", beta)))
     k = np.arange(n)
     s = 2 * k - (n - 1)
-    delta = w * (np.exp(beta) + s) / (np.exp(beta) + n - 1)
+    e = np.exp(-abs(beta))  # δ in the form that cannot overflow: divide by e^β when β > 0
+    delta = w * (1 + s * e) / (1 + (n - 1) * e) if beta > 0 else w * (e + s) / (e + n - 1)
     return float(np.sum(binom.pmf(k, n - 1, 0.5) * np.logaddexp(0.0, -u - delta)) - np.logaddexp(0.0, -u))
 
 
@@ -345,23 +345,31 @@ def tau_star(w0: object, beta0: object) -> np.ndarray:
     Evaluated as e^{−β₀} √(π/2) erfcx(w₀/√2), which does not overflow for large w₀.
     """
     w, b = _initial(w0, beta0)
-    return np.exp(-b) * np.sqrt(np.pi / 2) * erfcx(w / np.sqrt(2))
+    with np.errstate(over="ignore"):
+        tau = np.exp(-b) * np.sqrt(np.pi / 2) * erfcx(w / np.sqrt(2))
+    return finite_result(
+        tau, "w0 and beta0 give a blow-up time τ* beyond float64 (beta0 too negative or w0 too negative)"
+    )
 
 
 def tau_star_slaved(c2: object, beta0: object) -> np.ndarray:
     """Blow-up clock time for β₀ ≪ 0 and c₂ > 0: τ* ≈ (c₂/2) e^{−2β₀} (paper §3.5, asymptotic)."""
-    c = finite_array("c2", np.atleast_1d(c2))
+    c = finite_array("c2", np.atleast_1d(c2), nonempty=True)
     if np.any(c <= 0):
         raise ValueError("c2 must be positive")
-    return c / 2 * np.exp(-2 * finite_array("beta0", np.atleast_1d(beta0)))
+    with np.errstate(over="ignore"):
+        tau = c / 2 * np.exp(-2 * finite_array("beta0", np.atleast_1d(beta0), nonempty=True))
+    return finite_result(tau, "c2 and beta0 give a blow-up time τ* beyond float64 (beta0 too negative or c2 too large)")
 
 
 def t_icl_infinite_k(n: object, beta0: object) -> np.ndarray:
     """K → ∞ law t_ICL ≈ √(2π) N e^{−β₀} (c₁ = ½, w₀ = 0, c₂ w ≪ e^β; paper §3.5)."""
-    nn = finite_array("n", np.atleast_1d(n))
+    nn = finite_array("n", np.atleast_1d(n), nonempty=True)
     if np.any(nn < 1):
         raise ValueError("n must be at least 1")
-    return np.sqrt(2 * np.pi) * nn * np.exp(-finite_array("beta0", np.atleast_1d(beta0)))
+    with np.errstate(over="ignore"):
+        t = np.sqrt(2 * np.pi) * nn * np.exp(-finite_array("beta0", np.atleast_1d(beta0), nonempty=True))
+    return finite_result(t, "n and beta0 give t_ICL beyond float64 (beta0 too negative or n too large)")
 
 
 def clock(times: object, c1: object, n: float) -> np.ndarray:
@@ -369,14 +377,10 @@ def clock(times: object, c1: object, n: float) -> np.ndarray:
 
     ``times`` must be non-decreasing and ``c1`` (non-negative) hold one value per time.
     """
-    t = finite_array("times", times, ndim=1)
-    c = finite_array("c1", c1, ndim=1)
-    if t.size == 0:
-        raise ValueError("times must hold at least one time")
-    same_size("c1", c.size, t.size, "the length of times")
-    if np.any(np.diff(t) < 0):
-        raise ValueError("times must be non-decreasing")
+    t, c = time_series("times", times, "c1", c1)
     if np.any(c < 0):
         raise ValueError("c1 must be non-negative")
     n = finite_scalar("n", n, positive=True)
-    return cumulative_trapezoid(c, t, initial=0.0) / n
+    with np.errstate(over="ignore", invalid="ignore"):
+        tau = cumulative_trapezoid(c, t, initial=0.0) / n
+    return finite_result(tau, "times and c1 overflow float64 in the clock integral (entries too large)")

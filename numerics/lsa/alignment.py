@@ -23,7 +23,7 @@ from scipy.optimize import minimize, minimize_scalar
 
 from icl_verify.numerics.lsa.layers import LSAParams, lsa_stack, make_tokens, readout, theta_gd
 from icl_verify.numerics.lsa.regression import RegressionTasks, gd
-from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int
+from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, well_conditioned
 
 Model = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
@@ -122,10 +122,14 @@ def model_diff(model_a: Model, model_b: Model, tasks: RegressionTasks) -> np.nda
 def mean_interval(samples: object, z: float = 2.576) -> tuple[float, float, float]:
     """(mean, low, high): the mean of iid samples ± z standard errors (default 99 % normal interval)."""
     x = finite_array("samples", samples, ndim=1)
+    z = finite_scalar("z", z, positive=True)
     if x.size < 2:
         raise ValueError(f"samples must hold at least 2 values, got {x.size}")
-    m = float(np.mean(x))
-    se = float(np.std(x, ddof=1) / np.sqrt(x.size))
+    with np.errstate(all="ignore"):
+        m, se = finite_result(
+            (float(np.mean(x)), float(np.std(x, ddof=1) / np.sqrt(x.size))),
+            "samples overflow float64 (entries too large)",
+        )
     return m, m - z * se, m + z * se
 
 
@@ -140,7 +144,12 @@ def one_step_rate(tasks: RegressionTasks) -> float:
     η̂ = Σ ŷ₁ y_q / Σ ŷ₁².
     """
     p1 = predict(gd_model(1.0), tasks)
-    return float(np.sum(p1 * tasks.y_q) / np.sum(p1**2))
+    with np.errstate(over="ignore", invalid="ignore"):
+        power = float(np.sum(p1**2))
+        rate = float(np.sum(p1 * tasks.y_q)) / power if power > 0 else np.nan
+    if power == 0:
+        raise ValueError("tasks are degenerate: one GD step predicts 0 on every query (zero X or Y), so η is undefined")
+    return finite_result(rate, "tasks overflow float64 in the one-step rate (entries of X, Y or x_q too large)")
 
 
 def line_search_rate(tasks: RegressionTasks, steps: int = 1, upper: float | None = None) -> float:
@@ -274,6 +283,14 @@ def fit_preconditioner(moments: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     The population minimiser is the optimal one-layer LSA's preconditioner (Zhang–Frei–Bartlett
     2024; Ahn et al. 2023): a Monte Carlo estimate independent of any closed form.
     """
-    FtF, Fty = moments
+    if not isinstance(moments, tuple) or len(moments) != 2:
+        raise ValueError("moments must be the pair (FᵀF, Fᵀy) of preconditioner_moments")
+    Fty = finite_array("moments", moments[1], ndim=1, nonempty=True)
     d = math.isqrt(Fty.shape[0])
+    if d * d != Fty.shape[0]:
+        raise ValueError(f"moments' Fᵀy must have a square length d², got {Fty.shape[0]}")
+    FtF = finite_array("moments", moments[0], ndim=2)
+    if FtF.shape != (d * d, d * d):
+        raise ValueError(f"moments' FᵀF must have shape {(d * d, d * d)}, got {FtF.shape}")
+    well_conditioned("moments", FtF, "FᵀF (too few or degenerate tasks)")
     return np.linalg.solve(FtF, Fty).reshape(d, d)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int, same_size
+from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, same_size
 
 
 @dataclass(frozen=True)
@@ -192,11 +192,13 @@ def readout(tokens: object, ny: int, n_context: int) -> np.ndarray:
 def residual_mlp(x: object, W1: object, b1: object, W2: object) -> np.ndarray:
     """m(x) = x + W2 tanh(W1 x + b1), applied to the rows of ``x`` (the MLP of Proposition 2)."""
     x = finite_array("x", x, ndim=(2, 3))
-    W1 = finite_array("W1", W1, ndim=2)
+    W1 = finite_array("W1", W1, ndim=2, nonempty=True)
     b1 = finite_array("b1", b1, ndim=1)
     W2 = finite_array("W2", W2, ndim=2)
     same_size("W1", W1.shape[1], x.shape[-1], "input width (axis 1)")
     same_size("b1", b1.shape[0], W1.shape[0], "hidden width")
     if W2.shape != (x.shape[-1], W1.shape[0]):
         raise ValueError(f"W2 must have shape {(x.shape[-1], W1.shape[0])}, got {W2.shape}")
-    return x + np.tanh(x @ W1.T + b1) @ W2.T
+    with np.errstate(all="ignore"):
+        out = x + np.tanh(x @ W1.T + b1) @ W2.T
+    return finite_result(out, "x, W1, b1 and W2 overflow float64 in the MLP (entries too large)")

@@ -20,7 +20,14 @@ from typing import Literal
 
 import numpy as np
 
-from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int, same_size
+from icl_verify.numerics.shared.checks import (
+    finite_array,
+    finite_result,
+    finite_scalar,
+    nonnegative_int,
+    positive_int,
+    same_size,
+)
 
 PAPER_X_RANGE = 1.0
 """x ~ U(−1, 1)^d as written in von Oswald et al.'s text."""
@@ -82,6 +89,9 @@ def sample_tasks(
     )
 
 
+_OVERFLOW = "W, X and Y overflow float64 in the loss or its gradient (entries too large)"
+
+
 def _x_std(x_std: object, nx: int) -> float | np.ndarray:
     if np.ndim(x_std) == 0:
         return finite_scalar("x_std", x_std, positive=True)
@@ -93,18 +103,20 @@ def _x_std(x_std: object, nx: int) -> float | np.ndarray:
 
 
 def _check_data(X: object, Y: object) -> tuple[np.ndarray, np.ndarray]:
-    X = finite_array("X", X, ndim=3)
-    Y = finite_array("Y", Y, ndim=3)
+    X = finite_array("X", X, ndim=3, nonempty=True)
+    Y = finite_array("Y", Y, ndim=3, nonempty=True)
     same_size("Y", Y.shape[0], X.shape[0], "batch size (axis 0) of X")
     same_size("Y", Y.shape[1], X.shape[1], "number of examples (axis 1) of X")
     return X, Y
 
 
-def _check_weights(W: object, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    W = finite_array("W", W, ndim=(2, 3))
+def _check_weights(W: object, X: np.ndarray, Y: np.ndarray, name: str = "W") -> np.ndarray:
+    W = finite_array(name, W, ndim=(2, 3))
     want = (Y.shape[2], X.shape[2])
     if W.shape[-2:] != want:
-        raise ValueError(f"W must have trailing shape (Ny, Nx) = {want}, got {W.shape}")
+        raise ValueError(f"{name} must have trailing shape (Ny, Nx) = {want}, got {W.shape}")
+    if W.ndim == 3 and W.shape[0] != X.shape[0]:
+        raise ValueError(f"{name} must have the batch size of X = {X.shape[0]} (axis 0), got {W.shape[0]}")
     return np.broadcast_to(W, (X.shape[0], *want))
 
 
@@ -112,14 +124,20 @@ def linreg_loss(W: object, X: object, Y: object) -> np.ndarray:
     """L(W) = 1/(2N) Σ_i ‖W x_i − y_i‖² per task, shape ``(B,)``."""
     X, Y = _check_data(X, Y)
     W = _check_weights(W, X, Y)
-    r = np.einsum("byx,bnx->bny", W, X) - Y
-    return 0.5 * np.sum(r**2, axis=(1, 2)) / X.shape[1]
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = np.einsum("byx,bnx->bny", W, X) - Y
+        return finite_result(0.5 * np.sum(r**2, axis=(1, 2)) / X.shape[1], _OVERFLOW)
 
 
 def linreg_grad(W: object, X: object, Y: object) -> np.ndarray:
     """∇_W L = (1/N) Σ_i (W x_i − y_i) x_iᵀ per task, shape ``(B, Ny, Nx)``."""
     X, Y = _check_data(X, Y)
-    W = _check_weights(W, X, Y)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return finite_result(_grad(_check_weights(W, X, Y), X, Y), _OVERFLOW)
+
+
+def _grad(W: np.ndarray, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """∇_W L on validated arrays (shared by :func:`linreg_grad` and :func:`gd`)."""
     r = np.einsum("byx,bnx->bny", W, X) - Y
     return np.einsum("bny,bnx->byx", r, X) / X.shape[1]
 
@@ -127,19 +145,19 @@ def linreg_grad(W: object, X: object, Y: object) -> np.ndarray:
 def gd(W0: object, X: object, Y: object, eta: float, steps: int = 1) -> np.ndarray:
     """``steps`` steps of W ← W − η ∇L(W) from ``W0``; returns ``(B, Ny, Nx)``."""
     X, Y = _check_data(X, Y)
-    W = np.array(_check_weights(W0, X, Y))
+    W = np.array(_check_weights(W0, X, Y, "W0"))
     eta = finite_scalar("eta", eta)
-    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
-        raise ValueError(f"steps must be a non-negative integer, got {steps!r}")
-    for _ in range(steps):
-        W = W - eta * linreg_grad(W, X, Y)
-    return W
+    with np.errstate(over="ignore", invalid="ignore"):
+        for _ in range(nonnegative_int("steps", steps)):
+            W = W - eta * _grad(W, X, Y)
+    return finite_result(W, f"gd diverged (non-finite weights): eta = {eta!r} is too large for X")
 
 
 def half_mse(pred: object, target: object) -> float:
     """½·mean squared error, the loss von Oswald et al. report."""
-    pred = finite_array("pred", pred)
+    pred = finite_array("pred", pred, nonempty=True)
     target = finite_array("target", target)
     if pred.shape != target.shape:
         raise ValueError(f"pred and target must have the same shape, got {pred.shape} and {target.shape}")
-    return 0.5 * float(np.mean((pred - target) ** 2))
+    with np.errstate(over="ignore"):
+        return finite_result(0.5 * float(np.mean((pred - target) ** 2)), "pred and target overflow float64 in the MSE")

@@ -21,20 +21,29 @@ Mechanisms (scales in :class:`Scales`):
   * div via LayerNorm: the attention writes ±N_d·c, so N_d √(2/L) λ(z)_y ≈ y/|c|; the value
     leaves the MLP through the exact odd pair GeLU(x) − GeLU(−x) = x;
   * temporaries are cleared by the next layer's attention (exactly, before its LayerNorm).
+
+Range: ⊙ and div are approximations whose error grows with the hidden state (:func:`product_error`,
+:func:`division_error`). A compiled network records the relative error per product/division it was
+built for (``rtol``) and :meth:`Compiled.run` refuses, with a ``ValueError`` naming ``H`` and the
+range, an input whose hidden state at some product or division exceeds it. The hard-attention
+leak (≈ e^{−β/2} of the other positions' values) is not part of the check.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
 from icl_verify.numerics.raw.primitives import Div, Op, Program, Raw, hidden_state
-from icl_verify.numerics.raw.transformer import Head, Layer, forward
+from icl_verify.numerics.raw.transformer import Head, Layer, layer_forward
 from icl_verify.numerics.shared.checks import finite_scalar
 
 SQRT_PI_2 = float(np.sqrt(np.pi / 2))
+DEFAULT_RTOL = 1e-4
+"""Relative error per product or division a compiled network is built for (:attr:`Compiled.rtol`)."""
 
 
 @dataclass(frozen=True)
@@ -408,14 +417,111 @@ def build_layer(
     return _assemble(b)
 
 
+# ---------------------------------------------------------------------------------------------
+# The range of the approximations
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Where a layer's MLP approximates: ``kind`` "mul" or "div" at the compiled ``positions``
+    (timestep + 1); for a division, the ``denominator`` unit."""
+
+    kind: str
+    positions: tuple[int, ...]
+    denominator: int | None = None
+
+
+def _checkpoint(items: Sequence[Item], T: int) -> Checkpoint | None:
+    kind = _uses_mlp(items)
+    if kind is None:
+        return None
+    denominator = next((it.denom for it in items if isinstance(it, Div)), None)
+    return Checkpoint(kind, tuple(sorted(_temp_positions(items, T))), denominator)
+
+
+def _rest(z: np.ndarray, geometry: Geometry) -> np.ndarray:
+    """S = Σ z² over every unit but the two anchors, per timestep."""
+    return np.sum(np.delete(z, [geometry.anchor, geometry.anchor + 1], axis=-1) ** 2, axis=-1)
+
+
+def product_error(z: np.ndarray, geometry: Geometry, scales: Scales) -> np.ndarray:
+    """Bound on the relative error of u ⊙ v through LayerNorm and GeLU, per timestep of z = a + h.
+
+    z has mean 0 (the balance unit), so Σz² = 2N_a² + S and the LayerNorm hands each factor on scaled
+    by √f, f = 2N_a²/(2N_a² + S): the product loses 1 − f = S/(2N_a² + S). The GeLU product of Lemma 3,
+    √(π/2) M² (GeLU((u+v)/M) − GeLU(u/M) − GeLU(v/M)) = uv (1 − (2u² + 3uv + 2v²)/(6M²) + O(M⁻⁴))
+    (from GeLU(x) = x/2 + x²/√(2π) − x⁴/(6√(2π)) + O(x⁶)), applied to √f u, √f v with u², v² ≤ S,
+    adds at most 7 f S/(12 M²).
+    """
+    s = _rest(z, geometry)
+    q = 2 * scales.anchor**2 + s
+    return s / q + 7 * (2 * scales.anchor**2 / q) * s / (12 * scales.gelu**2)
+
+
+def division_error(z: np.ndarray, denominator: int, scales: Scales) -> np.ndarray:
+    """Relative error of y/|c| through LayerNorm, per timestep of z = a + h (c = z[denominator]).
+
+    The attention writes ±N_d c, so N_d √(2/L) λ(z)_y = y/|c| · (1 + R/(2N_d²c²))^{−1/2} with
+    R = Σz² − 2N_d²c² (the rest of the hidden state, anchors included); the error is 1 minus that factor.
+    """
+    c2 = 2 * scales.divide**2 * z[..., denominator] ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = np.where(c2 > 0, np.maximum(np.sum(z**2, axis=-1) - c2, 0.0) / c2, np.inf)
+    return -np.expm1(-0.5 * np.log1p(x))
+
+
 @dataclass(frozen=True)
 class Compiled:
-    """A compiled program: layers plus the geometry to encode/decode program states."""
+    """A compiled program: layers plus the geometry to encode/decode program states.
+
+    ``checkpoints`` (one per layer, None where the MLP is exact) and ``rtol`` define the range the
+    network is accurate on: every product and division within ``rtol`` relative error (module docstring).
+    """
 
     layers: tuple[Layer, ...]
     geometry: Geometry
     scales: Scales
     groups: tuple[tuple[Op, ...], ...]
+    checkpoints: tuple[Checkpoint | None, ...] = ()
+    rtol: float = DEFAULT_RTOL
+
+    def __post_init__(self) -> None:
+        rtol = finite_scalar("rtol", self.rtol, positive=True)
+        if rtol >= 1:
+            raise ValueError(f"rtol must be below 1, got {self.rtol!r}")
+        object.__setattr__(self, "rtol", rtol)
+        if self.checkpoints and len(self.checkpoints) != len(self.layers):
+            raise ValueError(
+                f"checkpoints must have one entry per layer ({len(self.layers)}), got {len(self.checkpoints)}"
+            )
+
+    @property
+    def max_norm(self) -> float:
+        """The products' range: the hidden-state norm √S (all units but the anchors) at which
+        :func:`product_error` reaches ``rtol``, to first order S (1/(2N_a²) + 7/(12M²)) = rtol."""
+        return float(np.sqrt(self.rtol / (1 / (2 * self.scales.anchor**2) + 7 / (12 * self.scales.gelu**2))))
+
+    def _check(self, k: int, checkpoint: Checkpoint, z: np.ndarray) -> None:
+        """``ValueError`` naming H if layer ``k``'s approximation at ``checkpoint`` exceeds ``rtol`` on z."""
+        at = np.array(checkpoint.positions, dtype=int)
+        if checkpoint.kind == "mul":
+            err = product_error(z[at], self.geometry, self.scales)
+        else:
+            err = division_error(z[at], checkpoint.denominator, self.scales)
+        if np.all(err <= self.rtol):
+            return
+        j = int(np.argmax(err))
+        t, where = int(at[j]) - 1, f"layer {k} ({'product' if checkpoint.kind == 'mul' else 'division'})"
+        if checkpoint.kind == "mul":
+            norm = float(np.sqrt(_rest(z[at[j]], self.geometry)))
+            detail = f"the hidden state has norm {norm:.3g} > {self.max_norm:.3g}"
+        else:
+            detail = f"the denominator {z[at[j], checkpoint.denominator]:.3g} is too small for the hidden state"
+        raise ValueError(
+            f"H is outside the range this network was compiled for: at timestep {t}, {where}, {detail} "
+            f"(estimated relative error {err[j]:.2g} > rtol = {self.rtol:.2g} at gelu = {self.scales.gelu:g}, "
+            f"anchor = {self.scales.anchor:g}, divide = {self.scales.divide:g}); scale H down or compile with larger Scales"
+        )
 
     @property
     def depth(self) -> int:
@@ -430,9 +536,18 @@ class Compiled:
         """Largest number of GeLU units in a layer."""
         return max(layer.mlp_units for layer in self.layers)
 
-    def run(self, H: object) -> np.ndarray:
-        """Encode ``H``, run the layers (numerics.raw.transformer.forward), decode the program state."""
-        return decode(forward(encode(H, self.geometry, self.scales), self.layers), self.geometry)
+    def run(self, H: object, *, check_range: bool = True) -> np.ndarray:
+        """Encode ``H``, run the layers (numerics.raw.transformer.layer_forward), decode the program state.
+
+        Raises ``ValueError`` if ``H`` is outside the compiled range (:meth:`_check`); ``check_range=False``
+        skips the check, for experiments that measure the approximation error itself.
+        """
+        h = encode(H, self.geometry, self.scales)
+        checkpoints = self.checkpoints if check_range and self.checkpoints else (None,) * len(self.layers)
+        for k, (layer, checkpoint) in enumerate(zip(self.layers, checkpoints)):
+            inspect = None if checkpoint is None else partial(self._check, k, checkpoint)
+            h = layer_forward(h, layer, inspect=inspect)
+        return decode(h, self.geometry)
 
 
 def compile_items(
@@ -450,8 +565,8 @@ def compile_items(
     return tuple(layers), geometry
 
 
-def compile_raws(raws: Sequence[Raw], D: int, scales: Scales | None = None) -> Compiled:
-    """One layer running the independent RAWs ``raws`` (all on the same T) in parallel."""
+def compile_raws(raws: Sequence[Raw], D: int, scales: Scales | None = None, *, rtol: float = DEFAULT_RTOL) -> Compiled:
+    """One layer running the independent RAWs ``raws`` (all on the same T) in parallel, accurate to ``rtol``."""
     if not raws:
         raise ValueError("raws must contain at least one Raw")
     T = raws[0].T
@@ -461,15 +576,21 @@ def compile_raws(raws: Sequence[Raw], D: int, scales: Scales | None = None) -> C
         it.check_width(D)
     scales = scales or Scales()
     layers, geometry = compile_items([list(raws)], T, D, scales)
-    return Compiled(layers, geometry, scales, ())
+    return Compiled(layers, geometry, scales, (), (_checkpoint(raws, T),), rtol)
 
 
-def compile_program(program: Program, scales: Scales | None = None, *, parallel: bool = True) -> Compiled:
-    """A program → a stack of layers: independent consecutive primitives share a layer (Lemma 7)."""
+def compile_program(
+    program: Program, scales: Scales | None = None, *, parallel: bool = True, rtol: float = DEFAULT_RTOL
+) -> Compiled:
+    """A program → a stack of layers: independent consecutive primitives share a layer (Lemma 7).
+
+    ``rtol``: the relative error per product/division the network guarantees; :meth:`Compiled.run`
+    refuses inputs outside that range."""
     if not isinstance(program, Program):
         raise ValueError(f"program must be a numerics.raw.primitives.Program, got {type(program).__name__}")
     scales = scales or Scales()
     groups = pack(program, parallel=parallel)
     items = [[it for op in g for it in _items(op, program.T)] for g in groups]
     layers, geometry = compile_items(items, program.T, program.D, scales)
-    return Compiled(layers, geometry, scales, tuple(tuple(g) for g in groups))
+    checkpoints = tuple(_checkpoint(g, program.T) for g in items)
+    return Compiled(layers, geometry, scales, tuple(tuple(g) for g in groups), checkpoints, rtol)

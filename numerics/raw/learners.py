@@ -17,7 +17,14 @@ from functools import partial
 
 import numpy as np
 
-from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int
+from icl_verify.numerics.shared.checks import (
+    finite_array,
+    finite_result,
+    finite_scalar,
+    positive_int,
+    seed_value,
+    well_conditioned,
+)
 
 Learner = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
@@ -39,17 +46,23 @@ def _w0(w0: object, d: int) -> np.ndarray:
     return w0
 
 
+def _finite_weights(w: np.ndarray, learner: str, cause: str) -> np.ndarray:
+    """``w`` if finite; else a ``ValueError`` reporting that ``learner`` diverged or overflowed, naming ``cause``."""
+    return finite_result(w, f"{learner} diverged or overflowed (non-finite weights): {cause} too large for these X, y")
+
+
 def ols_weights(X: object, y: object) -> np.ndarray:
     """Least squares; the minimum-norm solution X⁺y when n < d (Moore–Penrose pseudo-inverse)."""
     X, y = _data(X, y)
-    return np.linalg.lstsq(X, y, rcond=None)[0]
+    return _finite_weights(np.linalg.lstsq(X, y, rcond=None)[0], "ols_weights", "X")
 
 
 def ridge_weights(X: object, y: object, lam: float) -> np.ndarray:
     """(XᵀX + λI)⁻¹ Xᵀ y, λ > 0."""
     X, y = _data(X, y)
     lam = finite_scalar("lam", lam, positive=True)
-    return np.linalg.solve(X.T @ X + lam * np.eye(X.shape[1]), X.T @ y)
+    A = well_conditioned("X and lam", X.T @ X + lam * np.eye(X.shape[1]), "XᵀX + λI")
+    return _finite_weights(np.linalg.solve(A, X.T @ y), "ridge_weights", "X")
 
 
 def gd_step_weights(X: object, y: object, alpha: float, lam: float = 0.0, w0: object = None) -> np.ndarray:
@@ -57,7 +70,9 @@ def gd_step_weights(X: object, y: object, alpha: float, lam: float = 0.0, w0: ob
     X, y = _data(X, y)
     alpha, lam = finite_scalar("alpha", alpha), finite_scalar("lam", lam)
     w = _w0(w0, X.shape[1])
-    return w - 2 * alpha * (X.T @ (X @ w - y) + lam * w)
+    with np.errstate(over="ignore", invalid="ignore"):
+        w = w - 2 * alpha * (X.T @ (X @ w - y) + lam * w)
+    return _finite_weights(w, "gd_step_weights", "alpha or lam")
 
 
 def sgd_weights(X: object, y: object, alpha: float, lam: float = 0.0, w0: object = None) -> np.ndarray:
@@ -65,9 +80,10 @@ def sgd_weights(X: object, y: object, alpha: float, lam: float = 0.0, w0: object
     X, y = _data(X, y)
     alpha, lam = finite_scalar("alpha", alpha), finite_scalar("lam", lam)
     w = _w0(w0, X.shape[1])
-    for x_i, y_i in zip(X, y):
-        w = w - 2 * alpha * (x_i * (w @ x_i) - y_i * x_i + lam * w)
-    return w
+    with np.errstate(over="ignore", invalid="ignore"):
+        for x_i, y_i in zip(X, y):
+            w = w - 2 * alpha * (x_i * (w @ x_i) - y_i * x_i + lam * w)
+    return _finite_weights(w, "sgd_weights", "alpha or lam")
 
 
 def bayes_weights(X: object, y: object, sigma2: float, tau2: float) -> np.ndarray:
@@ -76,7 +92,8 @@ def bayes_weights(X: object, y: object, sigma2: float, tau2: float) -> np.ndarra
     X, y = _data(X, y)
     sigma2 = finite_scalar("sigma2", sigma2, positive=True)
     tau2 = finite_scalar("tau2", tau2, positive=True)
-    return tau2 * X.T @ np.linalg.solve(tau2 * X @ X.T + sigma2 * np.eye(X.shape[0]), y)
+    A = well_conditioned("X, sigma2 and tau2", tau2 * X @ X.T + sigma2 * np.eye(X.shape[0]), "τ² X Xᵀ + σ² I")
+    return _finite_weights(tau2 * X.T @ np.linalg.solve(A, y), "bayes_weights", "X")
 
 
 def _queries(X_query: object, d: int) -> np.ndarray:
@@ -119,6 +136,10 @@ def learners(
     lam: float = 0.1, alpha: float = 0.01, sigma2: float = 0.25, tau2: float = 1.0, k: int = 3
 ) -> dict[str, Learner]:
     """The reference learners of Akyürek et al. (2023, §4), by name."""
+    lam, sigma2, tau2 = (
+        finite_scalar(n, v, positive=True) for n, v in (("lam", lam), ("sigma2", sigma2), ("tau2", tau2))
+    )
+    alpha, k = finite_scalar("alpha", alpha), positive_int("k", k)
     return {
         "ols": linear(ols_weights),
         "ridge": linear(ridge_weights, lam=lam),
@@ -152,7 +173,9 @@ def _sample_task(rng: np.random.Generator, n: int, d: int, noise_std: float) -> 
 
 
 def _mean(values: list[float], seed: int) -> Discrepancy:
-    v = np.asarray(values)
+    v = finite_result(
+        np.asarray(values), "the discrepancy overflowed float64: noise_std too large or a learner diverged"
+    )
     return Discrepancy(float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0, len(v), seed)
 
 
@@ -178,7 +201,7 @@ def spd(
 ) -> Discrepancy:
     """Squared prediction difference E_{D, x'} (A1(D)(x') − A2(D)(x'))² (Akyürek et al. 2023, §4)."""
     n, d, n_tasks, noise_std = _check_sizes(n, d, n_tasks, noise_std)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed_value("seed", seed))
     values = []
     for _ in range(n_tasks):
         X, y = _sample_task(rng, n, d, noise_std)
@@ -211,7 +234,7 @@ def ilwd(
     m = 4 * d if n_probes is None else positive_int("n_probes", n_probes)
     if m < d:
         raise ValueError(f"n_probes must be at least d = {d}, got {m}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed_value("seed", seed))
     values = []
     for _ in range(n_tasks):
         X, y = _sample_task(rng, n, d, noise_std)

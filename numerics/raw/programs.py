@@ -47,7 +47,7 @@ def _scalar(name: str, value: object, *, positive: bool = False) -> object:
 
 
 def _vector(name: str, value: object, d: int) -> np.ndarray:
-    v = weights(name, value if is_exact(value) else np.asarray(value, dtype=np.float64), ndim=1)
+    v = weights(name, value, ndim=1)
     if v.shape != (d,):
         raise ValueError(f"{name} must have shape ({d},), got {v.shape}")
     return v
@@ -55,10 +55,13 @@ def _vector(name: str, value: object, d: int) -> np.ndarray:
 
 def encode_examples(X: object, y: object, x_query: object, D: int) -> np.ndarray:
     """The program input H (2n + 1, D): rows x̃_1, ỹ_1, …, x̃_n, ỹ_n, x̃_query, scratch zero."""
-    X = finite_array("X", X, ndim=2)
+    X = finite_array("X", X, ndim=2, nonempty=True)
     y = finite_array("y", y, ndim=1)
     x_query = finite_array("x_query", x_query, ndim=1)
+    D = positive_int("D", D)
     n, d = X.shape
+    if d + 1 > D:
+        raise ValueError(f"D must hold y and x (at least d + 1 = {d + 1} units), got {D}")
     if y.shape != (n,) or x_query.shape != (d,):
         raise ValueError(f"y must have shape ({n},) and x_query ({d},), got {y.shape} and {x_query.shape}")
     H = np.zeros((2 * n + 1, D))

@@ -16,20 +16,20 @@ a timestep's vector as ``M @ h_t``, i.e. on the whole array as ``h @ M.T``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import erf
 
-from icl_verify.numerics.shared.checks import finite_array, finite_scalar
+from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar
 
 SQRT_HALF = np.sqrt(0.5)
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
     """GeLU(x) = x Φ(x) = ½ x (1 + erf(x/√2)) (Hendrycks & Gimpel), the σ of Akyürek et al.'s layer."""
-    x = np.asarray(x, dtype=np.float64)
+    x = finite_array("x", x)
     return 0.5 * x * (1.0 + erf(x * SQRT_HALF))
 
 
@@ -39,11 +39,13 @@ def layer_norm(z: np.ndarray, eps: float = 0.0) -> np.ndarray:
     With ``eps = 0`` (the construction's exact form) a constant vector has no normalisation and
     raises ``ValueError``.
     """
-    z = np.asarray(z, dtype=np.float64)
-    centred = z - z.mean(axis=-1, keepdims=True)
-    var = np.mean(centred**2, axis=-1, keepdims=True) + eps
+    z = finite_array("z", z, ndim=tuple(range(1, 33)), nonempty=True)
+    eps = finite_scalar("eps", eps, nonnegative=True)
+    with np.errstate(over="ignore", invalid="ignore"):
+        centred = z - z.mean(axis=-1, keepdims=True)
+        var = finite_result(np.mean(centred**2, axis=-1, keepdims=True) + eps, "z overflows float64 in the variance")
     if np.any(var <= 0):
-        raise ValueError("layer_norm input has a timestep with zero variance (set eps > 0)")
+        raise ValueError("z has a timestep with zero variance (set eps > 0)")
     return centred / np.sqrt(var)
 
 
@@ -116,6 +118,9 @@ def _hidden(h: object, width: int) -> np.ndarray:
 
 def causal_softmax(scores: np.ndarray) -> np.ndarray:
     """Row-wise softmax of ``(..., T, T)`` scores over keys j ≤ i (query i, key j)."""
+    scores = finite_array("scores", scores, ndim=tuple(range(2, 33)), nonempty=True)
+    if scores.shape[-1] != scores.shape[-2]:
+        raise ValueError(f"scores must be square (..., T, T), got shape {scores.shape}")
     T = scores.shape[-1]
     masked = np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf)
     masked = masked - masked.max(axis=-1, keepdims=True)
@@ -133,11 +138,19 @@ def attention(h: object, layer: Layer) -> np.ndarray:
     return np.concatenate(outs, axis=-1) @ layer.W_F.T
 
 
-def layer_forward(h: object, layer: Layer, *, eps: float = 0.0) -> np.ndarray:
-    """h' = W_2 GeLU(W_1 λ(a + h)) + a + h (Akyürek et al. 2023, §2)."""
+def layer_forward(
+    h: object, layer: Layer, *, eps: float = 0.0, inspect: Callable[[np.ndarray], None] | None = None
+) -> np.ndarray:
+    """h' = W_2 GeLU(W_1 λ(a + h)) + a + h (Akyürek et al. 2023, §2).
+
+    ``inspect``, if given, is called with a + h (the LayerNorm's input) before the MLP runs, e.g. to
+    check it against the range a compiled layer was built for (``numerics.raw.compiler``).
+    """
     h = _hidden(h, layer.width)
     eps = finite_scalar("eps", eps, nonnegative=True)
     z = h + attention(h, layer)
+    if inspect is not None:
+        inspect(z)
     if layer.mlp_units == 0:
         return z
     return z + gelu(layer_norm(z, eps) @ layer.W_1.T) @ layer.W_2.T

@@ -35,7 +35,13 @@ from scipy import optimize, stats
 from scipy.special import expit
 
 from icl_verify.numerics.kinetics import models as icl_models
-from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int
+from icl_verify.numerics.shared.checks import (
+    confidence_level,
+    finite_array,
+    finite_result,
+    nonnegative_int,
+    positive_int,
+)
 
 Method = Literal["loglog", "nonlinear"]
 
@@ -49,6 +55,9 @@ class PowerLaw:
 
     def __call__(self, x: object) -> np.ndarray:
         return self.prefactor * np.asarray(x, dtype=np.float64) ** self.exponent
+
+
+_BEYOND = "x and y give a power law beyond float64 (y spans too many decades)"
 
 
 def _positive_pairs(x: object, y: object) -> tuple[np.ndarray, np.ndarray]:
@@ -83,7 +92,8 @@ def loglog_fit(x: object, y: object) -> PowerLaw:
     """
     xa, ya = _positive_pairs(x, y)
     slope, intercept = _weighted_ols(np.log(xa), np.log(ya), np.ones_like(xa))
-    return PowerLaw(float(np.exp(intercept)), float(slope))
+    with np.errstate(over="ignore"):
+        return PowerLaw(float(finite_result(np.exp(intercept), _BEYOND)), float(slope))
 
 
 def nonlinear_fit(x: object, y: object) -> PowerLaw:
@@ -180,7 +190,8 @@ def bootstrap_exponents(
     w, ly = w[ok], ly[ok]
     if method == "loglog":
         slope, intercept = _weighted_ols(lx, ly, w)
-        return slope, np.exp(intercept)
+        with np.errstate(over="ignore"):
+            return slope, finite_result(np.exp(intercept), _BEYOND)
     fits = [fit(np.repeat(xa, row.astype(int)), np.repeat(np.exp(v), row.astype(int)), method) for row, v in zip(w, ly)]
     return np.array([f.exponent for f in fits]), np.array([f.prefactor for f in fits])
 
@@ -255,7 +266,8 @@ def holdout_error(x: object, y: object, *, n_holdout: int = 1, method: Method = 
     train = ~np.isin(xa, held)
     law = fit(xa[train], ya[train], method)
     observed = np.array([np.exp(np.mean(np.log(ya[xa == v]))) for v in held])
-    predicted = law(held)
+    with np.errstate(over="ignore"):
+        predicted = finite_result(law(held), _BEYOND)
     err = float(np.max(np.abs(np.log(predicted) - np.log(observed))))
     return Holdout(held.tolist(), predicted.tolist(), observed.tolist(), err)
 
@@ -269,9 +281,13 @@ def small_sample_factor(level: float, dof: int) -> float:
 
     The bootstrap spread estimates the standard error; with few runs that estimate is itself
     noisy, and (for Gaussian log-residuals) the exact interval uses Student's t, not the normal.
+    ``dof`` = 0 (one run per x) is treated as 1, the widest finite correction.
     """
+    level, dof = confidence_level("level", level), max(nonnegative_int("dof", dof), 1)
+    if level < 1e-8:  # both quantiles → 0: the ratio tends to φ(0)/f_t(0) (l'Hôpital)
+        return float(stats.norm.pdf(0.0) / stats.t.pdf(0.0, dof))
     q = (1 + level) / 2
-    return float(stats.t.ppf(q, max(dof, 1)) / stats.norm.ppf(q))
+    return float(stats.t.ppf(q, dof) / stats.norm.ppf(q))
 
 
 def _residual_dof(x: np.ndarray, groups: object | None) -> int:
@@ -324,9 +340,7 @@ def fit_power_law(
 
     ``seed`` is only recorded (the randomness is ``rng``). ``n_holdout=0`` skips the held-out check.
     """
-    level = finite_scalar("level", level)
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    level = confidence_level("level", level)
     xa, ya = _positive_pairs(x, y)
     law = fit(xa, ya, method)
     nus, _ = bootstrap_exponents(xa, ya, groups=groups, method=method, n_boot=n_boot, rng=rng)
@@ -369,10 +383,45 @@ def fit_sigmoid(u: object, acc: object, *, lo: float | None = 0.5, hi: float | N
     (a free floor/ceiling solved linearly at each grid point), then polished by bounded least
     squares: a transition sharper than the K grid gives a narrow sigmoid between the two points
     that bracket it, never a failed fit. ``center_se`` is the usual √(σ² (JᵀJ)⁻¹) at the optimum.
+
+    Raises :class:`NoTransitionError` when the data show no transition (:func:`require_transition`):
+    a flat accuracy has no centre, and any number returned for it would be an artefact of the bounds.
     """
     ua, aa = finite_array("u", u, ndim=1), finite_array("acc", acc, ndim=1)
     if ua.shape != aa.shape or np.unique(ua).size < 3:
         raise ValueError("u and acc must have the same length and u at least 3 distinct values")
+    sig = require_transition(_fit_sigmoid(ua, aa, lo, hi), ua, aa)
+    finite_result((sig.center, sig.width, sig.center_se), "u and acc give a non-finite sigmoid fit (u beyond float64)")
+    return sig
+
+
+class NoTransitionError(ValueError):
+    """The accuracy has no sigmoid transition inside the data (see :func:`require_transition`)."""
+
+
+def require_transition(sig: Sigmoid, u: np.ndarray, acc: np.ndarray) -> Sigmoid:
+    """``sig`` if the data bracket a transition, else :class:`NoTransitionError`.
+
+    A transition needs accuracies on both sides of the sigmoid's midpoint (lo + hi)/2 and the fitted
+    centre inside [min u, max u]; otherwise the centre only reflects the search bounds (one unit
+    beyond the data) and its ``center_se`` from the Jacobian is meaningless (often exactly 0).
+    """
+    mid = (sig.lo + sig.hi) / 2
+    if not (acc.min() < mid < acc.max()):
+        raise NoTransitionError(
+            f"acc shows no transition: it never crosses the midpoint {mid:.3g} of the sigmoid "
+            f"(acc in [{acc.min():.3g}, {acc.max():.3g}])"
+        )
+    if not u.min() <= sig.center <= u.max():
+        raise NoTransitionError(
+            f"acc shows no transition inside the data: the fitted centre {sig.center:.3g} lies outside "
+            f"u in [{u.min():.3g}, {u.max():.3g}]"
+        )
+    return sig
+
+
+def _fit_sigmoid(ua: np.ndarray, aa: np.ndarray, lo: float | None, hi: float | None) -> Sigmoid:
+    """The least-squares sigmoid of :func:`fit_sigmoid` on validated data, without the transition check."""
     span = float(np.ptp(ua))
     bounds = ([float(ua.min()) - 1, np.log(0.005)], [float(ua.max()) + 1, np.log(span)])
     start = _sigmoid_grid(ua, aa, lo, hi, bounds)
@@ -469,8 +518,20 @@ class ThresholdFit:
         return d
 
 
+def _point_fits(n: np.ndarray, u: np.ndarray, acc: np.ndarray, levels: np.ndarray) -> list[Sigmoid]:
+    """The sigmoid at each N, each required to show a transition (naming the N that does not)."""
+    out = []
+    for v in levels:
+        try:
+            out.append(fit_sigmoid(u[n == v], acc[n == v]))
+        except NoTransitionError as exc:
+            raise NoTransitionError(f"at n = {v:g}: {exc}") from None
+    return out
+
+
 def _centers(n: np.ndarray, u: np.ndarray, acc: np.ndarray, levels: np.ndarray) -> np.ndarray:
-    return np.array([fit_sigmoid(u[n == v], acc[n == v]).center for v in levels])
+    """Bootstrap replicates' centres (no transition check: a replicate may drop the points that bracket it)."""
+    return np.array([_fit_sigmoid(u[n == v], acc[n == v], 0.5, 1.0).center for v in levels])
 
 
 def fit_threshold(
@@ -480,6 +541,7 @@ def fit_threshold(
 
     The interval resamples whole runs (K, accuracy) within each N (pairs bootstrap) and refits
     every sigmoid; the slope of each replicate is the least-squares slope of ln K* on ln N.
+    Raises :class:`NoTransitionError` naming the N whose accuracy shows no transition (:func:`fit_sigmoid`).
     """
     na, ka, aa = (finite_array(name, v, ndim=1) for name, v in (("n", n), ("k", k), ("acc", acc)))
     if not na.shape == ka.shape == aa.shape:
@@ -487,8 +549,11 @@ def fit_threshold(
     levels = np.unique(na)
     if levels.size < 2:
         raise ValueError("n must take at least 2 distinct values for a slope")
+    if np.any(ka <= 0) or np.any(na <= 0):
+        raise ValueError("n and k must be positive (their logarithms are fitted)")
     u = np.log10(ka)
-    centers = _centers(na, u, aa, levels)
+    point = _point_fits(na, u, aa, levels)
+    centers = np.array([s.center for s in point])
     reps = []
     groups = [np.flatnonzero(na == v) for v in levels]
     for _ in range(positive_int("n_boot", n_boot)):
@@ -504,7 +569,7 @@ def fit_threshold(
     q = [(1 - level) / 2, (1 + level) / 2]
     k_low, k_high = 10 ** np.quantile(boot, q, axis=0)
     s_low, s_high = np.quantile(slopes, q)
-    widths = [fit_sigmoid(u[na == v], aa[na == v]).width for v in levels]
+    widths = [s.width for s in point]
     return ThresholdFit(
         levels.astype(int).tolist(), (10**centers).tolist(), np.minimum(k_low, 10**centers).tolist(),
         np.maximum(k_high, 10**centers).tolist(), widths, slope, min(float(s_low), slope), max(float(s_high), slope),

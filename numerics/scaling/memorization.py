@@ -48,7 +48,7 @@ import numpy as np
 from scipy.integrate import cumulative_trapezoid, trapezoid
 from scipy.special import expit
 
-from icl_verify.numerics.shared.checks import finite_scalar, positive_int, seed_value
+from icl_verify.numerics.shared.checks import finite_result, finite_scalar, positive_int, seed_value, time_series
 from icl_verify.numerics.shared.mlp import MLP, MLPPass, bce, bce_gradient, init_stacked, mlp_backward, mlp_forward
 from icl_verify.numerics.shared.threads import blas_threads
 
@@ -153,26 +153,47 @@ def constants(logits: np.ndarray, labels: np.ndarray) -> dict[str, float]:
 
 def memorization_integral(times: np.ndarray, c1: np.ndarray) -> np.ndarray:
     """I_K(t_j) = ∫₀^{t_j} c₁ dt at every logged time (trapezoid rule on the logged grid)."""
+    t, c = time_series("times", times, "c1", c1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        integral = _integral(t, c)
+    return finite_result(integral, "times and c1 overflow float64 in the integral (entries too large)")
+
+
+def _integral(times: np.ndarray, c1: np.ndarray) -> np.ndarray:
+    """:func:`memorization_integral` without validation, for the trainer's own logs (NaN once a run diverged)."""
     return cumulative_trapezoid(c1, times, initial=0.0)
 
 
 def first_crossing(times: np.ndarray, values: np.ndarray, threshold: float) -> float | None:
-    """First time ``values`` reaches ``threshold``, linearly interpolated between logged times; None if never."""
-    hit = np.flatnonzero(np.asarray(values) >= threshold)
+    """First time ``values`` reaches ``threshold``, linearly interpolated between logged times; None if never.
+
+    ``values`` may hold ±inf (a quantity that blew up), never NaN."""
+    times, values = time_series("times", times, "values", values, infinite=True)
+    threshold = finite_scalar("threshold", threshold)
+    hit = np.flatnonzero(values >= threshold)
     if hit.size == 0:
         return None
     j = int(hit[0])
     if j == 0:
         return float(times[0])
     v0, v1, t0, t1 = values[j - 1], values[j], times[j - 1], times[j]
+    if np.isneginf(v0):  # the interpolation's limit as v0 → −∞ (as v1 → +∞ the formula gives t0)
+        return float(t1)
     return float(t0 + (threshold - v0) / (v1 - v0) * (t1 - t0))
 
 
 def converged(times: np.ndarray, c1: np.ndarray, c1_tol: float, rtol: float) -> bool:
     """The stated criterion for I_K(∞): c₁(T) ≤ c1_tol and I(T) − I(T/2) ≤ rtol · I(T)."""
+    times, c1 = time_series("times", times, "c1", c1)
+    c1_tol, rtol = finite_scalar("c1_tol", c1_tol, nonnegative=True), finite_scalar("rtol", rtol, nonnegative=True)
+    return _converged(times, c1, c1_tol, rtol)
+
+
+def _converged(times: np.ndarray, c1: np.ndarray, c1_tol: float, rtol: float) -> bool:
+    """:func:`converged` without validation, for the trainer's own logs (False once a run diverged)."""
     if len(times) < 3 or c1[-1] > c1_tol:
         return False
-    integral = memorization_integral(times, c1)
+    integral = _integral(times, c1)
     half = np.interp(times[-1] / 2, times, integral)
     return bool(integral[-1] - half <= rtol * integral[-1])
 
@@ -241,7 +262,7 @@ class MemorizationRun:
     @property
     def integral(self) -> np.ndarray:
         """I_K(t) = ∫₀^t c₁ dt′ at the logged times."""
-        return memorization_integral(self.times, np.asarray(self.c1))
+        return _integral(self.times, np.asarray(self.c1))
 
     @property
     def i_inf(self) -> float:
@@ -375,7 +396,7 @@ def _train(stack: _Stack, runs: list[MemorizationRun], s: MemorizationSettings) 
     while True:
         if step == next_log:
             _log(stack, runs, step)
-            done = np.array([converged(runs[i].times, np.asarray(runs[i].c1), s.c1_tol, s.rtol) for i in stack.ids])
+            done = np.array([_converged(runs[i].times, np.asarray(runs[i].c1), s.c1_tol, s.rtol) for i in stack.ids])
             for i in stack.ids[done]:
                 runs[i].converged = True
             for i in stack.ids:  # overflow (lr too large): stop that network and say so
@@ -403,9 +424,18 @@ def sweep_job(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     identical configs give bitwise-identical results on every executor, and small products avoid
     OpenBLAS's threaded path, which is many times slower on a shared machine (docs/performance.md).
     """
+    if not isinstance(config, Mapping):
+        raise ValueError(f"config must be a mapping with keys 'ks' and 'seeds', got {type(config).__name__}")
     unknown = set(config) - {"ks", "seeds", "settings"}
     if unknown:
         raise ValueError(f"config has unknown keys {sorted(unknown)}")
+    missing = {"ks", "seeds"} - set(config)
+    if missing:
+        raise ValueError(f"config is missing the keys {sorted(missing)}")
+    try:
+        settings = MemorizationSettings(**config.get("settings", {}))
+    except TypeError as exc:
+        raise ValueError(f"config['settings'] has a field MemorizationSettings does not know: {exc}") from None
     with blas_threads(1):
-        runs = memorize(config["ks"], config["seeds"], MemorizationSettings(**config.get("settings", {})))
+        runs = memorize(config["ks"], config["seeds"], settings)
     return [r.summary() for r in runs]

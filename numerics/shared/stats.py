@@ -13,7 +13,14 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int, same_size
+from icl_verify.numerics.shared.checks import (
+    confidence_level,
+    finite_array,
+    finite_result,
+    finite_scalar,
+    positive_int,
+    same_size,
+)
 
 
 class Interval(NamedTuple):
@@ -31,13 +38,6 @@ class Line(NamedTuple):
     intercept: float
 
 
-def _level(level: object) -> float:
-    value = finite_scalar("level", level)
-    if not 0 < value < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}")
-    return value
-
-
 def student_interval(estimate: float, se: float, dof: int, level: float = 0.95) -> Interval:
     """``estimate ± t · se`` with t the (1 + level)/2 quantile of Student's t with ``dof`` degrees of freedom.
 
@@ -47,8 +47,8 @@ def student_interval(estimate: float, se: float, dof: int, level: float = 0.95) 
     Interval(estimate=1.0, low=-0.388..., high=2.388...)
     """
     se = finite_scalar("se", se, nonnegative=True)
-    half = float(stats.t.ppf((1 + _level(level)) / 2, positive_int("dof", dof))) * se
-    estimate = float(estimate)
+    half = float(stats.t.ppf((1 + confidence_level("level", level)) / 2, positive_int("dof", dof))) * se
+    estimate = finite_scalar("estimate", estimate)
     return Interval(estimate, estimate - half, estimate + half)
 
 
@@ -61,7 +61,11 @@ def t_interval(values: object, level: float = 0.95) -> Interval:
     x = finite_array("values", values, ndim=1)
     if x.size < 2:
         raise ValueError(f"values must hold at least 2 numbers, got {x.size}")
-    return student_interval(float(np.mean(x)), float(stats.sem(x)), x.size - 1, level)
+    with np.errstate(all="ignore"):
+        mean, sem = finite_result(
+            (float(np.mean(x)), float(stats.sem(x))), "values overflow float64 (entries too large)"
+        )
+    return student_interval(mean, sem, x.size - 1, level)
 
 
 def fit_line(x: object, y: object, level: float = 0.95) -> Line:
@@ -80,5 +84,7 @@ def fit_line(x: object, y: object, level: float = 0.95) -> Line:
         raise ValueError(f"x must hold at least 3 points for a slope interval, got {xa.size}")
     if np.unique(xa).size < 2:
         raise ValueError("x must take at least 2 distinct values")
-    fit = stats.linregress(xa, ya)
+    with np.errstate(all="ignore"):
+        fit = stats.linregress(xa, ya)
+    finite_result((fit.slope, fit.stderr, fit.intercept), "x and y overflow float64 in the fit (entries too large)")
     return Line(student_interval(fit.slope, fit.stderr, xa.size - 2, level), float(fit.intercept))

@@ -69,7 +69,7 @@ def run(name: str, d: int, n: int, alpha: float, lam: float, scale: float | None
     t0 = time.perf_counter()
     compiled = rc.compile_program(task["program"], scales)
     t1 = time.perf_counter()
-    out = compiled.run(task["H"])
+    out = compiled.run(task["H"], check_range=False)  # the command reports the construction's error itself
     t2 = time.perf_counter()
     pred = float(task["program"].read(out, *task["readout"])[0])
     exact = task["closed_form"]

@@ -72,17 +72,26 @@ def format_report(report: dict[str, Any]) -> str:
         lines.append(f"  N = {n:>4}: K* ≈ {k:,.0f} [{lo:,.0f}, {hi:,.0f}]")
     lines.append(f"  ({kp['caveat']})")
     m, diff = report["k_star_measurement"], report["k_star_slope_minus_inverse_nu"]
-    lines.append(
-        f"K* measurement ({m['runs']} reduced-model runs, sigmoid of final ICL accuracy vs log₁₀ K per N): "
-        f"slope = {m['slope']:.3f} [{m['low']:.3f}, {m['high']:.3f}];  slope − 1/ν = "
-        f"{diff['difference']:.3f} [{diff['low']:.3f}, {diff['high']:.3f}]"
-    )
-    for n, k, lo, hi in zip(m["n"], m["k_star"], m["k_star_low"], m["k_star_high"]):
-        lines.append(f"  N = {n:>4}: K* = {k:,.0f} [{lo:,.0f}, {hi:,.0f}]")
+    if diff is None:
+        lines.append(f"K* measurement ({m['runs']} reduced-model runs): none, {m['no_transition']}")
+    else:
+        lines += _k_star_lines(m, diff)
     for c in report.get("claims", []):
         lines.append(f"claim {c['name']}: {c['verdict']} — {c['evidence'][0]['detail']}")
     lines.append(f"time: {report['seconds']} s")
     return "\n".join(lines)
+
+
+def _k_star_lines(m: dict[str, Any], diff: dict[str, float]) -> list[str]:
+    """The measured K*(N) and slope, one line each."""
+    lines = [
+        f"K* measurement ({m['runs']} reduced-model runs, sigmoid of final ICL accuracy vs log₁₀ K per N): "
+        f"slope = {m['slope']:.3f} [{m['low']:.3f}, {m['high']:.3f}];  slope − 1/ν = "
+        f"{diff['difference']:.3f} [{diff['low']:.3f}, {diff['high']:.3f}]"
+    ]
+    for n, k, lo, hi in zip(m["n"], m["k_star"], m["k_star_low"], m["k_star_high"]):
+        lines.append(f"  N = {n:>4}: K* = {k:,.0f} [{lo:,.0f}, {hi:,.0f}]")
+    return lines
 
 
 def write_figures(report: dict[str, Any], runs: Sequence[dict[str, Any]], outdir: Path) -> list[Path]:

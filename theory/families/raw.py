@@ -489,7 +489,7 @@ MUL_OP = Mul(1, 2, 1, (0, 2), (2, 4), (4, 5))
 def mul_layer_error(H: np.ndarray, n: float) -> float:
     """Max error of a compiled ⊙ layer (a dot product, T = 3, D = 6) vs its semantics at scale N (β = 100)."""
     compiled = rc.compile_raws(MUL_OP.raws(H.shape[0]), H.shape[1], rc.Scales.uniform(n, attention=100.0))
-    return float(np.max(np.abs(compiled.run(H) - MUL_OP.apply(H))))
+    return float(np.max(np.abs(compiled.run(H, check_range=False) - MUL_OP.apply(H))))  # the error is the measurement
 
 
 def _slope(xs: np.ndarray, ys: np.ndarray) -> float:
@@ -571,7 +571,7 @@ DIV_OP = Div((0, 3), 3, (4, 7))
 def div_layer_error(H: np.ndarray, n: float) -> float:
     """Max error of a compiled division layer (T = 3, D = 7, denominators h[3]) at scale N (N_d = N²)."""
     compiled = rc.compile_program(Program(H.shape[0], H.shape[1], (DIV_OP,)), rc.Scales.uniform(n, attention=100.0))
-    return float(np.max(np.abs(compiled.run(H) - DIV_OP.apply(H))))
+    return float(np.max(np.abs(compiled.run(H, check_range=False) - DIV_OP.apply(H))))  # the error is the measurement
 
 
 def measure_div_rate(seed: int) -> Estimate:

@@ -231,13 +231,20 @@ def measure_k_star(
     results: str | Path | None = None,
     executor: Executor | None = None,
     progress: bool = False,
-) -> tuple[scaling.ThresholdFit, list[dict[str, Any]]]:
-    """K*(N) from reduced-model runs (final ICL accuracy vs log₁₀ K, a sigmoid per N; paper §3.6)."""
+) -> tuple[scaling.ThresholdFit | scaling.NoTransitionError, list[dict[str, Any]]]:
+    """K*(N) from reduced-model runs (final ICL accuracy vs log₁₀ K, a sigmoid per N; paper §3.6).
+
+    The fit, or the :class:`~icl_verify.numerics.scaling.fits.NoTransitionError` saying at which N the
+    accuracy shows no transition (then there is no K* to report), with the runs either way.
+    """
     configs = preset.threshold_configs(seed)
     records = sweep.run_sweep(scaling.threshold_job, configs, results, executor=executor, progress=progress)
     runs = [r["result"] for r in records]
     n, k, acc = (np.array([r[key] for r in runs], float) for key in ("n", "k", "icl_acc"))
-    fit = scaling.fit_threshold(n, k, acc, rng=np.random.default_rng(seed), n_boot=preset.threshold_boot)
+    try:
+        fit = scaling.fit_threshold(n, k, acc, rng=np.random.default_rng(seed), n_boot=preset.threshold_boot)
+    except scaling.NoTransitionError as exc:
+        return exc, runs
     return fit, runs
 
 
@@ -269,6 +276,7 @@ def scaling_report(
     t0 = time.perf_counter()
     runs = run_memorization(preset, seed=seed, results=results, executor=executor, progress=progress)
     threshold, threshold_runs = measure_k_star(preset, seed=seed, results=results, executor=executor, progress=progress)
+    no_transition = isinstance(threshold, scaling.NoTransitionError)
     fits = {q: fit_exponent(runs, q, seed=seed, n_boot=preset.n_boot) for q in ("i_inf", "t_iwl")}
     nonlinear, _ = fit_exponent(runs, "i_inf", seed=seed, n_boot=min(preset.n_boot, 200), method="nonlinear")
     report = {
@@ -285,8 +293,9 @@ def scaling_report(
         "t_iwl_minus_i_inf": paired_exponent_difference(runs, seed=seed, n_boot=preset.n_boot),
         "paper_nu": NU_PAPER,
         "k_star_prediction": predict_k_star(fits["i_inf"][0], runs, preset, seed=seed),
-        "k_star_measurement": threshold.to_dict() | {"runs": len(threshold_runs)},
-        "k_star_slope_minus_inverse_nu": compare_slope(threshold, runs, seed=seed),
+        "k_star_measurement": {"runs": len(threshold_runs)}
+        | ({"no_transition": str(threshold)} if no_transition else threshold.to_dict()),
+        "k_star_slope_minus_inverse_nu": None if no_transition else compare_slope(threshold, runs, seed=seed),
         "seconds": round(time.perf_counter() - t0, 2),
     }
     return report, runs
@@ -380,6 +389,8 @@ def report_claims(report: dict[str, Any]) -> list[Claim]:
         return Estimate(nu["exponent"], nu["low"], nu["high"], NU_PAPER, NU_TOLERANCE, detail)
 
     def measure_slope(seed: int) -> Estimate:
+        if diff is None:  # no K* to measure: an error of the measurement, never a verdict on the claim
+            raise scaling.NoTransitionError(f"K* not measured: {slope['no_transition']}")
         k_star = ", ".join(f"N={n}: {k:.0f}" for n, k in zip(slope["n"], slope["k_star"]))
         detail = (
             f"measured slope {slope['slope']:.3f} [{slope['low']:.3f}, {slope['high']:.3f}] vs 1/ν = "
