@@ -19,7 +19,7 @@ checksum does not match its content (an edited result) — stops the sweep with 
 naming the line, and the file is left as it is: a path that is not a results file is never
 truncated.
 
-Interrupts: on Ctrl-C (``KeyboardInterrupt``) the sweep cancels the jobs not started, keeps every
+Interrupts: on Ctrl-C (SIGINT, handled between records, never in the middle of one) the sweep cancels the jobs not started, keeps every
 job that finishes within :data:`GRACE_SECONDS`, stops the local workers and raises
 :class:`SweepInterrupted` (how many jobs are saved, how to resume). Local workers ignore SIGINT
 (the parent decides) and exit on their own within :data:`WATCHDOG_SECONDS` when their parent
@@ -38,7 +38,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,7 @@ GRACE_SECONDS = 2.0
 WATCHDOG_SECONDS = 0.2
 """How often a local worker checks that its parent is alive (and that it has not been told to stop)."""
 
+_POLL_SECONDS = 0.1  # how often a waiting sweep looks for Ctrl-C
 _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 _RECORD_START = '{"hash": "'  # how every record line written by :func:`_append` begins
 
@@ -362,18 +363,45 @@ def _submit_all(
             finished[record["hash"]] = record
         bar.update(1)
 
-    try:
+    with _ctrl_c_flag() as interrupted:
         futures.update({executor.submit(run_job, fn, c): h for h, c in todo.items()})
-        for fut in as_completed(futures):
-            collect(fut)
-    except KeyboardInterrupt:
-        _save_finished(executor, [f for f in futures if f not in collected], collect)
-        bar.close()
-        raise SweepInterrupted(total - len(todo) + len(finished), total, path) from None
+        remaining = set(futures)
+        while remaining and not interrupted.is_set():
+            done, remaining = wait(remaining, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
+            for fut in done:
+                collect(fut)
+        if interrupted.is_set():
+            _save_finished(executor, [f for f in futures if f not in collected], collect)
+            bar.close()
+            raise SweepInterrupted(total - len(todo) + len(finished), total, path)
     bar.close()
     if failures:
         raise RuntimeError(f"{len(failures)} job(s) failed: " + "; ".join(failures))
     return finished
+
+
+@contextlib.contextmanager
+def _ctrl_c_flag() -> Iterator[threading.Event]:
+    """While the block runs, Ctrl-C (SIGINT) sets the returned event instead of raising mid-record.
+
+    A second Ctrl-C gets the previous handler (normally ``KeyboardInterrupt`` at once). Outside the
+    main thread signals cannot be handled, and the event is never set.
+    """
+    flag = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield flag
+        return
+    previous = signal.getsignal(signal.SIGINT) or signal.SIG_DFL  # None: a handler not set from Python
+
+    def handler(signum: int, frame: Any) -> None:
+        flag.set()
+        signal.signal(signal.SIGINT, previous)
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield flag
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _save_finished(executor: Executor, pending: list[Future], collect: Callable[[Future], None]) -> None:
