@@ -83,7 +83,9 @@ def summary(rows: list[dict]) -> bool:
         if "low" in group[0]:
             lows, highs = [r["low"] for r in group], [r["high"] for r in group]
             p, t = group[0]["predicted"], group[0]["tolerance"]
-            ends = f"{min(lows):.4g} – {max(lows):.4g} | {min(highs):.4g} – {max(highs):.4g} | [{p - t:.4g}, {p + t:.4g}]"
+            ends = (
+                f"{min(lows):.4g} – {max(lows):.4g} | {min(highs):.4g} – {max(highs):.4g} | [{p - t:.4g}, {p + t:.4g}]"
+            )
         else:
             ends = "– | – | –"
         mean_s = sum(r["seconds"] for r in group) / len(group)
