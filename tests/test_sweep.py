@@ -216,3 +216,28 @@ def test_records_written_before_the_rename_resume_without_recomputation(tmp_path
     records = sweep.run_sweep(sweep_job, CONFIGS[:1], path, executor=executor)
     assert executor.submitted == []
     assert records[0]["result"] == "earlier" and records[0]["fn"] == sweep.function_name(sweep_job)
+
+
+@pytest.mark.parametrize(
+    ("out", "message"),
+    [
+        ("notes.txt", "--out: notes.txt line 1 is not JSON"),
+        ("afile/x.jsonl", "--out: cannot write results file afile/x.jsonl: afile is not a directory"),
+        ("/proc/nope/x.jsonl", "--out: cannot write results file /proc/nope/x.jsonl: No such file or directory"),
+    ],
+)
+def test_scaling_refuses_an_out_path_it_must_not_or_cannot_write_before_any_job(tmp_path, monkeypatch, out, message):
+    from click.testing import CliRunner
+
+    from icl_verify.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("my notes\n")
+    (tmp_path / "afile").write_text("not a directory\n")
+    monkeypatch.setattr(sweep, "run_sweep", lambda *a, **k: pytest.fail("a job was started"))
+    result = CliRunner().invoke(main, ["scaling", "--out", out])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {message}")
+    assert (tmp_path / "notes.txt").read_text() == "my notes\n"
+    assert (tmp_path / "afile").read_text() == "not a directory\n"
