@@ -104,8 +104,8 @@ def main() -> int:
         return int(summary(load(args.summary)))
     rows = load(args.jsonl) if args.jsonl else []
     done = {(r["claim"], r["seed"]) for r in rows}
-    for claim in measured_claims(args.claims):
-        for seed in seed_range(args.seeds):
+    for seed in seed_range(args.seeds):  # seeds outer: claims sharing cached runs (memorization) reuse them
+        for claim in measured_claims(args.claims):
             if (claim.name, seed) in done:
                 continue
             row = record(claim, seed)

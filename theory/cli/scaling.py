@@ -159,6 +159,10 @@ def command(
 
     The report ends with the verdicts of the claims ν = 0.7 ± 0.1 and d log K*/d log N = 1/ν ± 0.2
     at this preset.
+
+    Finished jobs are appended to --out as checksummed JSON lines; rerunning resumes. An existing
+    --out that is not a results file is refused, never overwritten. Ctrl-C stops within seconds,
+    keeping every finished job (exit 130).
     """
     chosen = PRESETS[preset]
     results = Path(out) if out else Path(f"scaling-{preset}.jsonl")
