@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -199,3 +200,27 @@ def test_an_edited_record_is_refused_and_nothing_runs(tmp_path):
     assert child.returncode == 2
     assert f"{results} line 2 has a checksum that does not match its content" in err
     assert results.read_bytes() == before and started(tmp_path) == {}
+
+
+def test_ctrl_c_with_dask_keeps_finished_jobs_and_cancels_the_rest(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    jobs = configs(tmp_path, 4, blocking={1, 2, 3})
+    results = tmp_path / "results.jsonl"
+
+    def ctrl_c_while_job_1_runs() -> None:
+        wait_for(lambda: 1 in started(tmp_path) and results.exists() and results.read_text().count("\n") == 1, "job 1")
+        os.kill(os.getpid(), signal.SIGINT)  # the sweep handles it: pytest is not interrupted
+        (tmp_path / "release-1").touch()  # job 1 finishes during the grace period and must be kept
+
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None)
+    interrupter = threading.Thread(target=ctrl_c_while_job_1_runs, daemon=True)
+    try:
+        with cluster, sweep.dask_executor(cluster.scheduler_address) as executor:
+            interrupter.start()
+            with pytest.raises(sweep.SweepInterrupted, match="2 of 4 jobs finished"):
+                sweep.run_sweep(signal_job, jobs, results, executor=executor)
+            assert sorted(r["config"]["i"] for r in records(tmp_path)) == [0, 1]
+    finally:
+        for i in range(4):  # let any job still in a worker thread return, so the cluster can close
+            (tmp_path / f"release-{i}").touch()
+    assert set(started(tmp_path)) <= {0, 1, 2}  # job 3 was cancelled before it started

@@ -19,11 +19,13 @@ checksum does not match its content (an edited result) — stops the sweep with 
 naming the line, and the file is left as it is: a path that is not a results file is never
 truncated.
 
-Interrupts: on Ctrl-C (SIGINT, handled between records, never in the middle of one) the sweep cancels the jobs not started, keeps every
-job that finishes within :data:`GRACE_SECONDS`, stops the local workers and raises
-:class:`SweepInterrupted` (how many jobs are saved, how to resume). Local workers ignore SIGINT
-(the parent decides) and exit on their own within :data:`WATCHDOG_SECONDS` when their parent
-process dies, even by ``kill -9``: a watchdog thread in each worker polls ``os.getppid()``.
+Interrupts: Ctrl-C (SIGINT) is handled between records, never in the middle of one. The sweep keeps
+every job that finishes within :data:`GRACE_SECONDS`, then cancels the rest (local workers are
+stopped at once) and raises :class:`SweepInterrupted` (how many jobs are saved, how to resume).
+Local workers ignore SIGINT (the parent decides) and exit on their own within
+:data:`WATCHDOG_SECONDS` when their parent process dies, even by ``kill -9``: a watchdog thread in
+each worker polls ``os.getppid()``. A Dask cluster's workers belong to the cluster, not to the sweep:
+Ctrl-C cancels the sweep's tasks there.
 """
 
 from __future__ import annotations
@@ -289,7 +291,7 @@ def dask_executor(scheduler: str) -> Iterator[Executor]:
 
 
 def _halt(executor: Executor) -> None:
-    """Stop an executor after Ctrl-C: local workers exit now; others cancel what has not finished."""
+    """Stop an executor after Ctrl-C: local workers exit now; others cancel every unfinished job."""
     if isinstance(executor, LocalPool):
         executor.stop()
     else:
@@ -405,9 +407,11 @@ def _ctrl_c_flag() -> Iterator[threading.Event]:
 
 
 def _save_finished(executor: Executor, pending: list[Future], collect: Callable[[Future], None]) -> None:
-    """After Ctrl-C: cancel the jobs not started, save those that finish within the grace period, stop the rest."""
-    for fut in pending:
-        fut.cancel()
+    """After Ctrl-C: save the jobs that finish within the grace period, then cancel or stop the rest.
+
+    Not cancelling first: a Dask future does not know whether its task has started, so cancelling it
+    would throw away a job about to finish.
+    """
     wait(pending, timeout=GRACE_SECONDS)
     _halt(executor)
     for fut in pending:
