@@ -241,3 +241,14 @@ def test_scaling_refuses_an_out_path_it_must_not_or_cannot_write_before_any_job(
     assert len(lines) == 1 and lines[0].startswith(f"Error: {message}")
     assert (tmp_path / "notes.txt").read_text() == "my notes\n"
     assert (tmp_path / "afile").read_text() == "not a directory\n"
+
+
+def test_scaling_usage_errors_create_no_results_file(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from icl_verify.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["scaling", "--executor", "dask"])
+    assert result.exit_code == 2 and "--executor dask needs --scheduler" in result.output
+    assert list(tmp_path.iterdir()) == []

@@ -28,19 +28,23 @@ from icl_verify.numerics.scaling import fits as scaling
 from icl_verify.numerics.shared import sweep
 
 
+def _check_executor_options(kind: str, scheduler: str | None) -> None:
+    """--scheduler goes with --executor dask, and only with it."""
+    if kind == "dask" and not scheduler:
+        raise click.UsageError("--executor dask needs --scheduler ADDRESS")
+    if kind != "dask" and scheduler:
+        raise click.UsageError("--scheduler is only used with --executor dask")
+
+
 @contextlib.contextmanager
 def _executor(kind: str, scheduler: str | None, workers: int | None) -> Iterator[Executor]:
     if kind == "dask":
-        if not scheduler:
-            raise click.UsageError("--executor dask needs --scheduler ADDRESS")
         try:
             with sweep.dask_executor(scheduler) as ex:
                 yield ex
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
         return
-    if scheduler:
-        raise click.UsageError("--scheduler is only used with --executor dask")
     with sweep.local_executor(workers) as ex:
         yield ex
 
@@ -167,6 +171,7 @@ def command(
     chosen = PRESETS[preset]
     results = Path(out) if out else Path(f"scaling-{preset}.jsonl")
     progress = not as_json and sys.stderr.isatty()
+    _check_executor_options(kind, scheduler)
     _check_results_file(results)
     with _executor(kind, scheduler, workers) as ex:
         try:
