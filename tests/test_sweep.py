@@ -1,9 +1,12 @@
-"""Sweeps (numerics.shared.sweep): config hashing, resume after a kill without recomputation, corrupted
-lines rerun, local processes and a Dask LocalCluster giving identical results for identical seeds."""
+"""Sweeps (numerics.shared.sweep): config hashing, resume after a kill without recomputation, a torn
+record repaired and reported, edited records and foreign files refused untouched, unwritable paths
+refused before any job, local processes and a Dask LocalCluster giving identical results for identical
+seeds. The real-signal tests (Ctrl-C, kill -9 of the parent) are in test_sweep_signals.py."""
 
 from __future__ import annotations
 
 import json
+import warnings
 from concurrent.futures import Executor, Future
 
 import pytest
@@ -57,28 +60,79 @@ def test_resume_after_a_kill_reruns_only_unfinished_jobs(tmp_path):
     # A kill while writing the 4th record: three complete lines and half of the 4th.
     path.write_text("".join(lines[:3]) + lines[3][: len(lines[3]) // 2])
     again = InlineExecutor()
-    resumed = sweep.run_sweep(sweep_job, CONFIGS, path, executor=again)
+    with pytest.warns(sweep.TornRecord, match=r"line 4 was a torn record.*kept 3 record"):
+        resumed = sweep.run_sweep(sweep_job, CONFIGS, path, executor=again)
     finished_first = {json.loads(line)["hash"] for line in lines[:3]}
     assert {sweep.config_hash(sweep_job, c) for c in again.submitted}.isdisjoint(finished_first)
     assert len(again.submitted) == len(CONFIGS) - 3
     assert _results(resumed) == _results(full)
-    records, bad = sweep.load_results(path)
-    assert bad == 0 and len(records) == len(CONFIGS)
+    assert path.read_text().startswith("".join(lines[:3]))  # the kept records are byte for byte as they were
+    assert len(sweep.load_results(path)) == len(CONFIGS)
 
 
-def test_a_corrupted_line_is_detected_and_its_job_rerun(tmp_path):
+def test_a_torn_record_cut_after_its_first_bytes_is_still_recognised(tmp_path):
     path = tmp_path / "results.jsonl"
-    full = sweep.run_sweep(sweep_job, CONFIGS, path, executor=InlineExecutor())
+    sweep.run_sweep(sweep_job, CONFIGS[:2], path, executor=InlineExecutor())
+    first = path.read_text().splitlines(keepends=True)[0]
+    path.write_text(first + '{"ha')
+    with pytest.warns(sweep.TornRecord, match="line 2"):
+        assert len(sweep.load_results(path)) == 1
+    assert path.read_text() == first
+
+
+def test_every_record_is_sealed_by_a_checksum_of_key_and_result(tmp_path):
+    path = tmp_path / "results.jsonl"
+    sweep.run_sweep(sweep_job, CONFIGS[:1], path, executor=InlineExecutor())
+    record = json.loads(path.read_text())
+    assert record["checksum"] == sweep.record_checksum(record)
+    edited = dict(record, result=[dict(record["result"][0], i_inf=10 * record["result"][0]["i_inf"])])
+    assert sweep.record_checksum(edited) != record["checksum"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "reason"),
+    [
+        (lambda r: r["result"][0].update(i_inf=10 * r["result"][0]["i_inf"]), "checksum that does not match"),
+        (lambda r: r["config"].update(seeds=[7]), "key that does not match"),
+        (lambda r: r.pop("checksum"), "not a sweep record"),
+    ],
+)
+def test_an_edited_record_is_rejected_naming_its_line_and_the_file_is_left_as_is(tmp_path, edit, reason):
+    path = tmp_path / "results.jsonl"
+    sweep.run_sweep(sweep_job, CONFIGS[:3], path, executor=InlineExecutor())
     lines = path.read_text().splitlines(keepends=True)
-    tampered = json.loads(lines[1])
-    tampered["config"]["seeds"] = [7]  # hash no longer matches its config
-    path.write_text(lines[0] + json.dumps(tampered) + "\n" + "{not json\n" + "".join(lines[3:]))
-    records, bad = sweep.load_results(path)
-    assert bad == 2 and len(records) == len(CONFIGS) - 2
-    again = InlineExecutor()
-    assert _results(sweep.run_sweep(sweep_job, CONFIGS, path, executor=again)) == _results(full)
-    lost = {json.loads(lines[i])["hash"] for i in (1, 2)}
-    assert {sweep.config_hash(sweep_job, c) for c in again.submitted} == lost and len(again.submitted) == 2
+    record = json.loads(lines[1])
+    edit(record)
+    path.write_text(lines[0] + json.dumps(record) + "\n" + lines[2])
+    before = path.read_bytes()
+    executor = InlineExecutor()
+    with pytest.raises(ValueError, match=f"results.jsonl line 2 .*{reason}"):
+        sweep.run_sweep(sweep_job, CONFIGS[:3], path, executor=executor)
+    assert executor.submitted == [] and path.read_bytes() == before
+
+
+@pytest.mark.parametrize("text", ["my notes\n", "my notes", "\n", '{"a": 1}\n', "\x00\xff binary"])
+def test_a_file_that_is_not_a_results_file_is_refused_untouched(tmp_path, text):
+    path = tmp_path / "notes.txt"
+    path.write_bytes(text.encode("latin-1"))
+    executor = InlineExecutor()
+    with pytest.raises(ValueError, match=r"notes\.txt line 1 .*left as is"):
+        sweep.run_sweep(sweep_job, CONFIGS[:1], path, executor=executor)
+    assert executor.submitted == [] and path.read_bytes() == text.encode("latin-1")
+
+
+def test_unwritable_paths_are_refused_before_any_job(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    executor = InlineExecutor()
+    for bad, reason in (
+        (tmp_path / "afile" / "x.jsonl", "afile is not a directory"),
+        (tmp_path, "Is a directory"),
+        ("/proc/nope/x.jsonl", "cannot write results file /proc/nope/x.jsonl"),
+    ):
+        with pytest.raises(ValueError, match=reason):
+            sweep.run_sweep(sweep_job, CONFIGS[:1], bad, executor=executor)
+    assert executor.submitted == []
+    assert (tmp_path / "afile").read_text() == "x"
 
 
 def test_a_complete_sweep_is_not_rerun(tmp_path):
@@ -94,8 +148,7 @@ def test_failed_jobs_do_not_lose_finished_ones(tmp_path):
     bad = {"ks": [15], "seeds": [0], "settings": SETTINGS}  # odd K: ValueError in the job
     with pytest.raises(RuntimeError, match="1 job"):
         sweep.run_sweep(sweep_job, [CONFIGS[0], bad], path, executor=InlineExecutor())
-    records, _ = sweep.load_results(path)
-    assert list(records) == [sweep.config_hash(sweep_job, CONFIGS[0])]
+    assert list(sweep.load_results(path)) == [sweep.config_hash(sweep_job, CONFIGS[0])]
 
 
 def test_local_processes_give_the_inline_results(tmp_path):
@@ -139,7 +192,9 @@ def test_a_killed_sweep_process_resumes_without_redoing_finished_jobs(tmp_path):
         time.sleep(0.02)
     os.killpg(child.pid, signal.SIGKILL)
     child.wait()
-    before, _ = sweep.load_results(path)
+    with warnings.catch_warnings():  # the kill may tear the record being written
+        warnings.simplefilter("ignore", sweep.TornRecord)
+        before = sweep.load_results(path)
     assert 2 <= len(before) < len(configs), "the kill must land mid-sweep"
     kept = path.read_text()
     again = InlineExecutor()
@@ -154,9 +209,46 @@ def test_records_written_before_the_rename_resume_without_recomputation(tmp_path
     """A results file from before the package was named icl_verify: jobs hashed under the old name."""
     old = "numerics.memorization:sweep_job"
     record = {"hash": sweep.config_hash(old, CONFIGS[0]), "fn": old, "config": CONFIGS[0], "result": "earlier"}
+    record["checksum"] = sweep.record_checksum(record)
     path = tmp_path / "old.jsonl"
     path.write_text(json.dumps(record) + "\n")
     executor = InlineExecutor()
     records = sweep.run_sweep(sweep_job, CONFIGS[:1], path, executor=executor)
     assert executor.submitted == []
     assert records[0]["result"] == "earlier" and records[0]["fn"] == sweep.function_name(sweep_job)
+
+
+@pytest.mark.parametrize(
+    ("out", "message"),
+    [
+        ("notes.txt", "--out: notes.txt line 1 is not JSON"),
+        ("afile/x.jsonl", "--out: cannot write results file afile/x.jsonl: afile is not a directory"),
+        ("/proc/nope/x.jsonl", "--out: cannot write results file /proc/nope/x.jsonl: No such file or directory"),
+    ],
+)
+def test_scaling_refuses_an_out_path_it_must_not_or_cannot_write_before_any_job(tmp_path, monkeypatch, out, message):
+    from click.testing import CliRunner
+
+    from icl_verify.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("my notes\n")
+    (tmp_path / "afile").write_text("not a directory\n")
+    monkeypatch.setattr(sweep, "run_sweep", lambda *a, **k: pytest.fail("a job was started"))
+    result = CliRunner().invoke(main, ["scaling", "--out", out])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {message}")
+    assert (tmp_path / "notes.txt").read_text() == "my notes\n"
+    assert (tmp_path / "afile").read_text() == "not a directory\n"
+
+
+def test_scaling_usage_errors_create_no_results_file(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from icl_verify.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["scaling", "--executor", "dask"])
+    assert result.exit_code == 2 and "--executor dask needs --scheduler" in result.output
+    assert list(tmp_path.iterdir()) == []

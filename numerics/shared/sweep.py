@@ -1,18 +1,31 @@
-"""Sweeps of independent jobs that scale out and resume.
+"""Sweeps of independent jobs that scale out, resume, and never lose a finished job or a file.
 
 A sweep is a function ``fn(config) -> result`` (importable at module level, so it pickles) and a
 list of JSON-ready ``config`` dicts — every random job puts its seed in its config. Jobs run
 through any :class:`concurrent.futures.Executor`: local processes by default
 (:func:`local_executor`), a Dask ``distributed`` cluster with :func:`dask_executor` (optional
-extra). Each finished job is appended at once to a JSON-lines file, one record per job:
+extra). Each finished job is appended at once to a JSON-lines file (flushed and fsync'd), one
+record per job:
 
-    {"hash": …, "fn": "module:function", "config": {…}, "result": …, "seconds": …}
+    {"hash": …, "fn": "module:function", "config": {…}, "result": …, "seconds": …, "checksum": …}
 
-keyed by :func:`config_hash` (of the function's name and the config, seed included). Rerunning
-the same sweep skips every job whose record is there, so an interrupted sweep resumes without
-recomputing finished jobs and loses nothing. A record that is not a complete, valid line — the
-truncated last line of a killed writer, or any corrupted line — is dropped when the file is read
-(the file is rewritten without it) and its job is run again.
+keyed by :func:`config_hash` (of the function's name and the config, seed included) and sealed by
+:func:`record_checksum` (of the key, the config and the result). Rerunning the same sweep skips
+every job whose record is there, so an interrupted sweep resumes without recomputing finished
+jobs. The file is only ever appended to, with one exception: a torn last line (a writer killed
+mid-record) is reported (:class:`TornRecord`, naming the line and how many records were kept) and
+cut off, and its job runs again. Any other bad line — not JSON, not a record, a record whose key or
+checksum does not match its content (an edited result) — stops the sweep with a ``ValueError``
+naming the line, and the file is left as it is: a path that is not a results file is never
+truncated.
+
+Interrupts: Ctrl-C (SIGINT) is handled between records, never in the middle of one. The sweep keeps
+every job that finishes within :data:`GRACE_SECONDS`, then cancels the rest (local workers are
+stopped at once) and raises :class:`SweepInterrupted` (how many jobs are saved, how to resume).
+Local workers ignore SIGINT (the parent decides) and exit on their own within
+:data:`WATCHDOG_SECONDS` when their parent process dies, even by ``kill -9``: a watchdog thread in
+each worker polls ``os.getppid()``. A Dask cluster's workers belong to the cluster, not to the sweep:
+Ctrl-C cancels the sweep's tasks there.
 """
 
 from __future__ import annotations
@@ -22,9 +35,12 @@ import hashlib
 import json
 import multiprocessing
 import os
+import signal
+import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +55,28 @@ RENAMED: dict[str, str] = {
 """Job functions renamed when the package took its one import name ``icl_verify`` (version 0.2).
 A record written under an old name is read under the new one, so old results files keep resuming."""
 
+GRACE_SECONDS = 2.0
+"""After Ctrl-C, how long running jobs may still finish (and be saved) before the workers are stopped."""
+
+WATCHDOG_SECONDS = 0.2
+"""How often a local worker checks that its parent is alive (and that it has not been told to stop)."""
+
+_POLL_SECONDS = 0.1  # how often a waiting sweep looks for Ctrl-C
 _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+_RECORD_START = '{"hash": "'  # how every record line written by :func:`_append` begins
+
+
+class TornRecord(UserWarning):
+    """The results file ended in an incomplete record (a killed writer); it was cut off and its job reruns."""
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a sweep; every finished job is saved. ``saved``/``total`` jobs, ``path`` the results file."""
+
+    def __init__(self, saved: int, total: int, path: Path | None) -> None:
+        self.saved, self.total, self.path = saved, total, path
+        where = f"saved in {path}; rerun the same command to resume" if path else "not saved (no results file)"
+        super().__init__(f"sweep interrupted: {saved} of {total} jobs finished, {where}")
 
 
 def function_name(fn: Callable[..., Any]) -> str:
@@ -50,73 +87,124 @@ def function_name(fn: Callable[..., Any]) -> str:
     return name
 
 
+def _digest(payload: object) -> str:
+    try:
+        text = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"config and result must be JSON-serialisable with finite numbers: {exc}") from None
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def config_hash(fn: Callable[..., Any] | str, config: Config) -> str:
     """SHA-256 (first 16 hex digits) of the function name and the canonical JSON of ``config``."""
-    name = fn if isinstance(fn, str) else function_name(fn)
-    try:
-        text = json.dumps({"fn": name, "config": config}, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"config must be JSON-serialisable with finite numbers: {exc}") from None
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return _digest({"fn": fn if isinstance(fn, str) else function_name(fn), "config": config})
+
+
+def record_checksum(record: Mapping[str, Any]) -> str:
+    """SHA-256 (first 16 hex digits) of a record's key, function, config and result (canonical JSON).
+
+    It detects a record edited or corrupted after it was written (e.g. a result changed by hand);
+    it is a consistency check, not a signature.
+    """
+    return _digest({k: record[k] for k in ("hash", "fn", "config", "result")})
 
 
 # ---------------------------------------------------------------------------------------------
 # The results file
 
 
-def _valid(record: object) -> bool:
-    if not isinstance(record, dict) or not {"hash", "fn", "config", "result"} <= record.keys():
-        return False
-    return isinstance(record["config"], dict) and record["hash"] == config_hash(record["fn"], record["config"])
+def _problem(record: object) -> str | None:
+    """Why a parsed line is not a valid record, or None."""
+    if not isinstance(record, dict) or not {"hash", "fn", "config", "result", "checksum"} <= record.keys():
+        return "is not a sweep record (needs hash, fn, config, result, checksum)"
+    if not isinstance(record["fn"], str) or not isinstance(record["config"], dict):
+        return "is not a sweep record (fn must be a string, config an object)"
+    if record["hash"] != config_hash(record["fn"], record["config"]):
+        return "has a key that does not match its function and config (edited?)"
+    if record["checksum"] != record_checksum(record):
+        return "has a checksum that does not match its content (edited?)"
+    return None
 
 
 def _current(record: dict[str, Any]) -> dict[str, Any]:
     """The record under its function's current name (:data:`RENAMED`)."""
     if record["fn"] not in RENAMED:
         return record
-    fn = RENAMED[record["fn"]]
-    return {**record, "fn": fn, "hash": config_hash(fn, record["config"])}
+    renamed = {**record, "fn": RENAMED[record["fn"]], "hash": config_hash(RENAMED[record["fn"]], record["config"])}
+    return renamed | {"checksum": record_checksum(renamed)}
 
 
-def load_results(path: str | Path) -> tuple[dict[str, dict[str, Any]], int]:
-    """Valid records by hash, and the number of bad lines dropped (the file is rewritten without them).
+def _torn(tail: str) -> bool:
+    """Whether text after the last newline is the beginning of a record (what a killed writer leaves)."""
+    return tail.startswith(_RECORD_START) or _RECORD_START.startswith(tail)
 
-    A line is bad when it is not newline-terminated (a writer was killed mid-line), is not JSON,
-    or its hash does not match its function and config. Records of renamed job functions are
-    returned under the current name.
+
+def load_results(path: str | Path) -> dict[str, dict[str, Any]]:
+    """The records of a results file by hash (none if it does not exist), checked line by line.
+
+    A torn last line — text after the last newline that begins like a record — is reported with a
+    :class:`TornRecord` warning and cut off (the only change ever made to the file). Any other bad
+    line raises ``ValueError`` naming the file and line, and the file is not touched. Records of
+    renamed job functions are returned under the current name.
     """
     path = Path(path)
     if not path.exists():
-        return {}, 0
-    text = path.read_text(encoding="utf-8", errors="replace")
-    lines = text.split("\n")
-    complete, tail = lines[:-1], lines[-1]  # text after the last newline is an unfinished line
+        return {}
+    if not path.is_file():
+        raise ValueError(f"results file {path} is not a regular file")
+    data = path.read_bytes()
+    text = data.decode("utf-8", errors="replace")
+    *complete, tail = text.split("\n")
     records: dict[str, dict[str, Any]] = {}
-    bad = int(tail != "")
-    for line in complete:
+    for number, line in enumerate(complete, start=1):
         try:
-            record = json.loads(line)
+            problem = _problem(json.loads(line))
         except json.JSONDecodeError:
-            bad += 1
-            continue
-        if _valid(record):
-            record = _current(record)
-            records[record["hash"]] = record
-        else:
-            bad += 1
-    if bad:
-        _rewrite(path, records.values())
-    return records, bad
+            problem = "is not JSON"
+        if problem:
+            raise ValueError(
+                f"{path} line {number} {problem}; not a results file of this sweep, or damaged: left as is"
+            )
+        record = _current(json.loads(line))
+        records[record["hash"]] = record
+    if tail:
+        if not _torn(tail):
+            raise ValueError(f"{path} line {len(complete) + 1} is not a sweep record: not a results file, left as is")
+        _cut(path, len(data) - len(tail.encode("utf-8", errors="replace")))
+        warnings.warn(
+            f"{path} line {len(complete) + 1} was a torn record (an interrupted write): removed it, kept "
+            f"{len(records)} record(s); its job runs again",
+            TornRecord,
+            stacklevel=2,
+        )
+    return records
 
 
-def _rewrite(path: Path, records: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as f:
-        for record in records:
-            f.write(json.dumps(record, allow_nan=False) + "\n")
+def _cut(path: Path, size: int) -> None:
+    with path.open("r+b") as f:
+        f.truncate(size)
         f.flush()
         os.fsync(f.fileno())
-    os.replace(tmp, path)
+
+
+def open_results(path: str | Path) -> dict[str, dict[str, Any]]:
+    """Check, before any computation, that ``path`` can hold a sweep's results; return its records.
+
+    Creates the missing parent directories and the (empty) file, or opens the existing file for
+    appending without changing it, then reads it with :func:`load_results`. ``ValueError`` (one
+    line, naming the path) when it cannot be written or is not a results file.
+    """
+    path = Path(path)
+    existing = next(p for p in (path.parent, *path.parent.parents) if p.exists() or p == p.parent)
+    if existing.exists() and not existing.is_dir():
+        raise ValueError(f"cannot write results file {path}: {existing} is not a directory")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"cannot write results file {path}: {exc.strerror or exc}") from None
+    return load_results(path)
 
 
 def _append(path: Path, record: dict[str, Any]) -> None:
@@ -130,9 +218,42 @@ def _append(path: Path, record: dict[str, Any]) -> None:
 # Executors
 
 
+def _watch_parent(parent: int, stop: Any) -> None:
+    """In a worker: exit at once when the parent process is gone (reparented) or ``stop`` is set."""
+    while not stop.wait(WATCHDOG_SECONDS):
+        if os.getppid() != parent:
+            break
+    os._exit(1)
+
+
+def _init_worker(parent: int, stop: Any) -> None:
+    """Worker start-up: leave Ctrl-C to the parent and start the watchdog (:func:`_watch_parent`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_watch_parent, args=(parent, stop), daemon=True, name="sweep-watchdog").start()
+
+
+class LocalPool(ProcessPoolExecutor):
+    """A spawned process pool whose workers die with their parent and can be stopped at once (:meth:`stop`)."""
+
+    def __init__(self, max_workers: int | None = None) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self._stop = ctx.Event()
+        super().__init__(
+            max_workers=max_workers or os.cpu_count(),
+            mp_context=ctx,
+            initializer=_init_worker,
+            initargs=(os.getpid(), self._stop),
+        )
+
+    def stop(self) -> None:
+        """Cancel the jobs not started and make every worker exit now (running jobs are lost)."""
+        self._stop.set()
+        self.shutdown(wait=True, cancel_futures=True)
+
+
 @contextlib.contextmanager
-def local_executor(max_workers: int | None = None, threads_per_worker: int = 1) -> Iterator[Executor]:
-    """Local worker processes (spawned), each with ``threads_per_worker`` BLAS threads.
+def local_executor(max_workers: int | None = None, threads_per_worker: int = 1) -> Iterator[LocalPool]:
+    """Local worker processes (spawned, a :class:`LocalPool`), each with ``threads_per_worker`` BLAS threads.
 
     The thread-count variables are set while the pool is open (workers read them when they
     start) and restored afterwards; the calling process' own BLAS is already initialised.
@@ -143,8 +264,7 @@ def local_executor(max_workers: int | None = None, threads_per_worker: int = 1) 
     saved = {k: os.environ.get(k) for k in _THREAD_VARS}
     os.environ.update({k: str(threads_per_worker) for k in _THREAD_VARS})
     try:
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=max_workers or os.cpu_count(), mp_context=ctx) as pool:
+        with LocalPool(max_workers) as pool:
             yield pool
     finally:
         for k, v in saved.items():
@@ -158,7 +278,9 @@ def local_executor(max_workers: int | None = None, threads_per_worker: int = 1) 
 def dask_executor(scheduler: str) -> Iterator[Executor]:
     """A ``concurrent.futures`` executor on the Dask ``distributed`` cluster at ``scheduler``.
 
-    Needs the optional extra ``pip install "icl-verify[dask]"``.
+    Needs the optional extra ``pip install "icl-verify[dask]"``. On Ctrl-C the sweep cancels its
+    futures on the cluster (``shutdown(wait=False)``); the cluster's workers belong to the cluster,
+    not to this process, and keep running for other clients.
     """
     try:
         from distributed import Client
@@ -166,6 +288,14 @@ def dask_executor(scheduler: str) -> Iterator[Executor]:
         raise ValueError('the dask executor needs the optional extra: pip install "icl-verify[dask]"') from exc
     with Client(scheduler) as client:
         yield client.get_executor()
+
+
+def _halt(executor: Executor) -> None:
+    """Stop an executor after Ctrl-C: local workers exit now; others cancel every unfinished job."""
+    if isinstance(executor, LocalPool):
+        executor.stop()
+    else:
+        executor.shutdown(wait=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -176,13 +306,8 @@ def run_job(fn: Callable[[Config], Any], config: Config) -> dict[str, Any]:
     """Run one job and return its record (what is appended to the results file)."""
     t0 = time.perf_counter()
     result = fn(config)
-    return {
-        "hash": config_hash(fn, config),
-        "fn": function_name(fn),
-        "config": dict(config),
-        "result": result,
-        "seconds": round(time.perf_counter() - t0, 4),
-    }
+    record = {"hash": config_hash(fn, config), "fn": function_name(fn), "config": dict(config), "result": result}
+    return record | {"seconds": round(time.perf_counter() - t0, 4), "checksum": record_checksum(record)}
 
 
 def run_sweep(
@@ -197,20 +322,20 @@ def run_sweep(
 
     ``executor=None`` uses :func:`local_executor`. Records are appended as jobs finish
     (``results=None`` keeps them in memory only). If jobs fail, the others still finish and are
-    saved, then a ``RuntimeError`` names the failures.
+    saved, then a ``RuntimeError`` names the failures. Ctrl-C raises :class:`SweepInterrupted`
+    after saving every finished job.
     """
     path = None if results is None else Path(results)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
     hashes = [config_hash(fn, c) for c in configs]
-    done, _ = ({}, 0) if path is None else load_results(path)
+    done = {} if path is None else open_results(path)
     todo = {h: c for h, c in zip(hashes, configs) if h not in done}
     if todo:
+        total = len(set(hashes))
         if executor is None:
             with local_executor() as pool:
-                done.update(_submit_all(fn, todo, path, pool, progress, len(set(hashes)) - len(todo)))
+                done.update(_submit_all(fn, todo, path, pool, progress, total))
         else:
-            done.update(_submit_all(fn, todo, path, executor, progress, len(set(hashes)) - len(todo)))
+            done.update(_submit_all(fn, todo, path, executor, progress, total))
     return [done[h] for h in hashes]
 
 
@@ -220,13 +345,16 @@ def _submit_all(
     path: Path | None,
     executor: Executor,
     progress: bool,
-    initial: int,
+    total: int,
 ) -> dict[str, dict[str, Any]]:
-    futures: dict[Future, str] = {executor.submit(run_job, fn, c): h for h, c in todo.items()}
     finished: dict[str, dict[str, Any]] = {}
     failures: list[str] = []
-    bar = tqdm(total=initial + len(todo), initial=initial, desc="sweep", unit="job", disable=not progress)
-    for fut in as_completed(futures):
+    futures: dict[Future, str] = {}
+    collected: set[Future] = set()
+    bar = tqdm(total=total, initial=total - len(todo), desc="sweep", unit="job", disable=not progress)
+
+    def collect(fut: Future) -> None:
+        collected.add(fut)
         try:
             record = fut.result()
         except Exception as exc:  # record the others, then report every failure
@@ -236,7 +364,56 @@ def _submit_all(
                 _append(path, record)
             finished[record["hash"]] = record
         bar.update(1)
+
+    with _ctrl_c_flag() as interrupted:
+        futures.update({executor.submit(run_job, fn, c): h for h, c in todo.items()})
+        remaining = set(futures)
+        while remaining and not interrupted.is_set():
+            done, remaining = wait(remaining, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
+            for fut in done:
+                collect(fut)
+        if interrupted.is_set():
+            _save_finished(executor, [f for f in futures if f not in collected], collect)
+            bar.close()
+            raise SweepInterrupted(total - len(todo) + len(finished), total, path)
     bar.close()
     if failures:
         raise RuntimeError(f"{len(failures)} job(s) failed: " + "; ".join(failures))
     return finished
+
+
+@contextlib.contextmanager
+def _ctrl_c_flag() -> Iterator[threading.Event]:
+    """While the block runs, Ctrl-C (SIGINT) sets the returned event instead of raising mid-record.
+
+    A second Ctrl-C gets the previous handler (normally ``KeyboardInterrupt`` at once). Outside the
+    main thread signals cannot be handled, and the event is never set.
+    """
+    flag = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield flag
+        return
+    previous = signal.getsignal(signal.SIGINT) or signal.SIG_DFL  # None: a handler not set from Python
+
+    def handler(signum: int, frame: Any) -> None:
+        flag.set()
+        signal.signal(signal.SIGINT, previous)
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield flag
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _save_finished(executor: Executor, pending: list[Future], collect: Callable[[Future], None]) -> None:
+    """After Ctrl-C: save the jobs that finish within the grace period, then cancel or stop the rest.
+
+    Not cancelling first: a Dask future does not know whether its task has started, so cancelling it
+    would throw away a job about to finish.
+    """
+    wait(pending, timeout=GRACE_SECONDS)
+    _halt(executor)
+    for fut in pending:
+        if fut.done() and not fut.cancelled() and fut.exception() is None:
+            collect(fut)

@@ -1,7 +1,9 @@
 """``icl-verify scaling``: run the memorization sweep of a preset, fit ν, predict K* (Nguyen & Reddy §3.6).
 
 The sweep resumes from its results file (``--out``, default ``scaling-<preset>.jsonl``): rerunning
-after an interruption skips the finished jobs. ``--executor dask --scheduler ADDR`` runs the jobs on
+after an interruption skips the finished jobs. ``--out`` must be writable and, if it exists, a results
+file (checked before any computation; nothing else is ever overwritten). Ctrl-C stops the sweep within
+a few seconds, keeps every finished job and exits with status 130. ``--executor dask --scheduler ADDR`` runs the jobs on
 a Dask cluster (optional extra). Exit status 0 on success, 2 for bad options.
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor
 from pathlib import Path
@@ -18,25 +21,30 @@ from typing import Any
 import click
 import numpy as np
 
+from icl_verify.cli import InputError
 from icl_verify.engine.claims import check
 from icl_verify.families.scaling import PRESETS, report_claims, scaling_report, usable
 from icl_verify.numerics.scaling import fits as scaling
 from icl_verify.numerics.shared import sweep
 
 
+def _check_executor_options(kind: str, scheduler: str | None) -> None:
+    """--scheduler goes with --executor dask, and only with it."""
+    if kind == "dask" and not scheduler:
+        raise click.UsageError("--executor dask needs --scheduler ADDRESS")
+    if kind != "dask" and scheduler:
+        raise click.UsageError("--scheduler is only used with --executor dask")
+
+
 @contextlib.contextmanager
 def _executor(kind: str, scheduler: str | None, workers: int | None) -> Iterator[Executor]:
     if kind == "dask":
-        if not scheduler:
-            raise click.UsageError("--executor dask needs --scheduler ADDRESS")
         try:
             with sweep.dask_executor(scheduler) as ex:
                 yield ex
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
         return
-    if scheduler:
-        raise click.UsageError("--scheduler is only used with --executor dask")
     with sweep.local_executor(workers) as ex:
         yield ex
 
@@ -133,6 +141,18 @@ def write_figures(report: dict[str, Any], runs: Sequence[dict[str, Any]], outdir
     return paths
 
 
+def _check_results_file(path: Path) -> None:
+    """Before any computation: ``--out`` is writable and, if it exists, a results file (a torn last record repaired)."""
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", sweep.TornRecord)
+            sweep.open_results(path)
+    except ValueError as exc:
+        raise InputError(f"--out: {exc}") from None
+    for w in caught:
+        click.echo(f"note: {w.message}", err=True)
+
+
 @click.command("scaling")
 @click.option("--preset", type=click.Choice(sorted(PRESETS)), default="quick", show_default=True)
 @click.option("--executor", "kind", type=click.Choice(["local", "dask"]), default="local", show_default=True)
@@ -152,12 +172,22 @@ def command(
 
     The report ends with the verdicts of the claims ν = 0.7 ± 0.1 and d log K*/d log N = 1/ν ± 0.2
     at this preset.
+
+    Finished jobs are appended to --out as checksummed JSON lines; rerunning resumes. An existing
+    --out that is not a results file is refused, never overwritten. Ctrl-C stops within seconds,
+    keeping every finished job (exit 130).
     """
     chosen = PRESETS[preset]
     results = Path(out) if out else Path(f"scaling-{preset}.jsonl")
     progress = not as_json and sys.stderr.isatty()
+    _check_executor_options(kind, scheduler)
+    _check_results_file(results)
     with _executor(kind, scheduler, workers) as ex:
-        report, runs = scaling_report(chosen, seed=seed, results=results, executor=ex, progress=progress)
+        try:
+            report, runs = scaling_report(chosen, seed=seed, results=results, executor=ex, progress=progress)
+        except sweep.SweepInterrupted as exc:
+            click.echo(str(exc), err=True)
+            raise SystemExit(130) from None
     report["results_file"] = str(results)
     report["claims"] = [check(c, seed=seed).to_dict() for c in report_claims(report)]
     if figures:

@@ -625,8 +625,13 @@ def _disagreement(detail: str, predicted: float, tolerance: float) -> Estimate:
     return Estimate(0.0, 0.0, 0.0, predicted, tolerance, "ICL reached in one of simulation/ODE only: " + detail)
 
 
-def measure_follows_ode(seed: int, config: icl_models.ReducedConfig = FOLLOW, runs: int = 4) -> Estimate:
-    """Ratio t_sim / t_ODE of the times at which β reaches ln(N/16), mean over seeds with a t-interval."""
+def measure_follows_ode(seed: int, config: icl_models.ReducedConfig = FOLLOW, runs: int = 8) -> Estimate:
+    """Ratio t_sim / t_ODE of the times at which β reaches ln(N/16), mean over seeds with a t-interval.
+
+    8 runs: with 4 the t-interval's width (3 degrees of freedom) varied by 2× between check seeds and
+    reached the band at seed 8 ([0.893, 1.081]); with 8 the 32-seed spread stays well inside
+    (docs/performance.md, "Seed spread of the measured claims").
+    """
     ratios, notes = [], []
     for s in _seeds(seed, runs):
         run = icl_models.train_reduced(config, s)
@@ -652,7 +657,7 @@ FOLLOWS_ODE = Claim(
         r"t_{\beta = \ln(N/16)}^{\,sim} / t^{\,ODE} = 1 \pm 0.1,\ \text{ODE driven by the measured } c_1(t), c_2(t)"
     ),
     measured=Measured(measure_follows_ode),
-    note="Defaults: D = 32, K = 512, N = 64, MLP width 128, SGD lr 0.5, batch 128, 4 seeds; t = lr × steps.",
+    note="Defaults: D = 32, K = 512, N = 64, MLP width 128, SGD lr 0.5, batch 128, 8 seeds; t = lr × steps.",
 )
 
 

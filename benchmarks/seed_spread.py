@@ -1,0 +1,121 @@
+"""Check every built-in measured claim at many seeds and print how its verdict and interval spread.
+
+Run: ``python benchmarks/seed_spread.py`` (seeds 0..31, every claim with a ``Measured`` check, each
+checked through :func:`icl_verify.check` at the default budget). It is CPU-heavy (about 40 min on the
+project's 2-core machine), so it can run in pieces::
+
+    python benchmarks/seed_spread.py --seeds 0-15 --jsonl spread.jsonl
+    python benchmarks/seed_spread.py --seeds 16-31 --jsonl spread.jsonl
+    python benchmarks/seed_spread.py --summary spread.jsonl
+
+``--jsonl`` appends one line per (claim, seed) and skips pairs already in the file; ``--summary``
+only reads it. The table printed has, per claim, the verdict counts over the seeds and the min/max of
+the measured interval's ends against the band predicted ± tolerance; a claim whose verdict differs
+between seeds is marked ``FLIPS``. The exit status is 1 when any claim flips.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from icl_verify import check
+from icl_verify.engine import registry
+from icl_verify.engine.claims import Claim
+
+
+def measured_claims(names: list[str] | None = None) -> list[Claim]:
+    """The built-in claims with a measured check, optionally only those named."""
+    claims = [c for c in registry.builtin_claims() if c.measured is not None]
+    return registry.select(claims, names) if names else claims
+
+
+def seed_range(text: str) -> list[int]:
+    """``"0-31"`` → 0..31, ``"8"`` → [8], ``"0,3,8"`` → [0, 3, 8]."""
+    seeds: list[int] = []
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        seeds.extend(range(int(low), int(high or low) + 1))
+    return seeds
+
+
+def record(claim: Claim, seed: int) -> dict:
+    """Check ``claim`` at ``seed``; its verdict, time and the measured interval (exact, from the Estimate)."""
+    estimates = []
+    measure = claim.measured.measure
+
+    def spy(s: int):
+        estimates.append(measure(s))
+        return estimates[-1]
+
+    spied = dataclasses.replace(claim, measured=dataclasses.replace(claim.measured, measure=spy))
+    result = check(spied, seed=seed)
+    row = {"claim": claim.name, "seed": seed, "verdict": result.verdict.value, "seconds": round(result.seconds, 2)}
+    if estimates:
+        e = estimates[0]
+        row |= {"value": e.value, "low": e.low, "high": e.high, "predicted": e.predicted, "tolerance": e.tolerance}
+    return row
+
+
+def load(path: Path) -> list[dict]:
+    """Rows already recorded in ``path`` (none if it does not exist)."""
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def summary(rows: list[dict]) -> bool:
+    """Print the per-claim table; True when some claim's verdict differs between seeds."""
+    by_claim: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        by_claim[row["claim"]].append(row)
+    flips = False
+    print("| claim | seeds | verdicts | low min–max | high min–max | band | s/seed |")
+    print("|---|---|---|---|---|---|---|")
+    for name, group in by_claim.items():
+        counts = Counter(r["verdict"] for r in group)
+        flip = len(counts) > 1
+        flips |= flip
+        verdicts = ", ".join(f"{v} {n}" for v, n in counts.most_common()) + (" **FLIPS**" if flip else "")
+        if "low" in group[0]:
+            lows, highs = [r["low"] for r in group], [r["high"] for r in group]
+            p, t = group[0]["predicted"], group[0]["tolerance"]
+            ends = (
+                f"{min(lows):.4g} – {max(lows):.4g} | {min(highs):.4g} – {max(highs):.4g} | [{p - t:.4g}, {p + t:.4g}]"
+            )
+        else:
+            ends = "– | – | –"
+        mean_s = sum(r["seconds"] for r in group) / len(group)
+        print(f"| `{name}` | {len(group)} | {verdicts} | {ends} | {mean_s:.1f} |")
+    return flips
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", default="0-31", help="seeds to check, e.g. 0-31 or 0,3,8")
+    parser.add_argument("--claims", nargs="*", help="only these claims (default: every measured claim)")
+    parser.add_argument("--jsonl", type=Path, help="append rows here and skip (claim, seed) pairs already in it")
+    parser.add_argument("--summary", type=Path, help="only print the table of an existing --jsonl file")
+    args = parser.parse_args()
+    if args.summary:
+        return int(summary(load(args.summary)))
+    rows = load(args.jsonl) if args.jsonl else []
+    done = {(r["claim"], r["seed"]) for r in rows}
+    for seed in seed_range(args.seeds):  # seeds outer: claims sharing cached runs (memorization) reuse them
+        for claim in measured_claims(args.claims):
+            if (claim.name, seed) in done:
+                continue
+            row = record(claim, seed)
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+            if args.jsonl:
+                with args.jsonl.open("a") as f:
+                    f.write(json.dumps(row) + "\n")
+    return int(summary(rows))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
