@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,18 +38,31 @@ def _counterexample_lines(result: Result) -> list[str]:
     ]
 
 
-def table(results: Sequence[Result]) -> str:
-    """A plain-text report: one row per claim, evidence beneath, counterexamples for refutations."""
+CACHED_MARK = "(cached)"
+"""Ends the row of a result read from the verdict cache rather than checked in this run."""
+
+
+def table(results: Sequence[Result], cached: Collection[str] = frozenset()) -> str:
+    """A plain-text report: one row per claim, evidence beneath, counterexamples for refutations.
+
+    Rows of the results named in ``cached`` (read from the verdict cache) end with :data:`CACHED_MARK`.
+    """
     width = max([len(r.claim.name) for r in results] + [5])
     lines = [f"{'claim':<{width}}  {'verdict':<9}  {'outcome':<28}  source", "-" * (width + 60)]
     for r in results:
         mark = " " if r.as_expected else "!"
-        lines.append(f"{r.claim.name:<{width}}  {r.verdict.value:<9}  {mark}{r.summary:<27}  {r.claim.source}")
+        row = f"{r.claim.name:<{width}}  {r.verdict.value:<9}  {mark}{r.summary:<27}  {r.claim.source}"
+        lines.append(row + (f"  {CACHED_MARK}" if r.claim.name in cached else ""))
         for e in r.evidence:
             lines.append(f"    {e.kind:<9} {e.status:<10} {e.detail}")
         lines.extend(_counterexample_lines(r))
     lines.append("-" * (width + 60))
     lines.append(summary_line(results))
+    reused = sum(r.claim.name in cached for r in results)
+    if reused:
+        lines.append(
+            f"{reused} of {len(results)} results {CACHED_MARK} from the verdict cache; --no-cache checks afresh"
+        )
     return "\n".join(lines)
 
 
@@ -63,8 +76,10 @@ def summary_line(results: Sequence[Result]) -> str:
     return f"{len(results)} claims: {parts} — {status}"
 
 
-def to_json(results: Sequence[Result], *, seed: int, max_examples: int) -> dict[str, Any]:
-    """The JSON report as a dict (``json.dumps`` it to print)."""
+def to_json(
+    results: Sequence[Result], *, seed: int, max_examples: int, cached: Collection[str] = frozenset()
+) -> dict[str, Any]:
+    """The JSON report as a dict (``json.dumps`` it to print); ``cached`` names the results read from the cache."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -78,7 +93,7 @@ def to_json(results: Sequence[Result], *, seed: int, max_examples: int) -> dict[
         "max_examples": max_examples,
         "ok": all(r.as_expected for r in results),
         "summary": summary_line(results),
-        "claims": [r.to_dict() for r in results],
+        "claims": [{**r.to_dict(), "cached": r.claim.name in cached} for r in results],
     }
 
 
