@@ -17,7 +17,7 @@ import importlib.util
 import os
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass
 from functools import cache
@@ -75,6 +75,11 @@ def estimated_cost(claim: Claim, recorded: Mapping[str, float]) -> float:
     return sum(cost for kind, cost in _STATIC_COST.items() if getattr(claim, kind) is not None)
 
 
+def longest_first(claims: Sequence[Claim], recorded: Mapping[str, float]) -> list[Claim]:
+    """``claims`` by decreasing :func:`estimated_cost`; ties keep their order."""
+    return sorted(claims, key=lambda c: -estimated_cost(c, recorded))
+
+
 @contextlib.contextmanager
 def _executor(kind: str, jobs: int, scheduler: str | None) -> Iterator[Executor]:
     if kind == "dask":
@@ -125,29 +130,31 @@ def check_claims(
         if found is not None:
             outcomes[name] = found
     cached = frozenset(outcomes)
-    todo = [c for c in claims if c.name not in outcomes]
-    recorded = cache.costs() if cache is not None else {}
-    todo.sort(key=lambda c: -estimated_cost(c, recorded))  # stable: ties keep the given order
-    bar = tqdm(
+    todo = longest_first([c for c in claims if c.name not in outcomes], cache.costs() if cache is not None else {})
+    fresh: dict[str, Outcome] = {}
+
+    def finish(name: str, outcome: Outcome) -> None:
+        """Keep the outcome, and store it at once (an interrupted run keeps what it finished)."""
+        fresh[name] = outcome
+        if cache is not None and outcome.verdict is not Verdict.ERROR:
+            cache.put(keys[name], outcome)
+        bar.update(1)
+
+    with tqdm(
         total=len(claims), initial=len(cached), desc="checking", unit="claim", file=sys.stderr, disable=not progress
-    )
-    with bar:
+    ) as bar:
         if not todo or (jobs == 1 and executor == "local"):
-            fresh = _serial(todo, seed, max_examples, bar)
+            _serial(todo, seed, max_examples, bar, finish)
         else:
             configs = {
                 c.name: {"name": c.name, "file": origin.get(c.name), "seed": seed, "max_examples": max_examples}
                 for c in todo
             }
             with _executor(executor, min(jobs, len(todo)), scheduler) as ex:
-                fresh = _parallel(configs, ex, jobs, bar)
+                _parallel(configs, ex, jobs, bar, finish)
+    if cache is not None and fresh:
+        cache.record_costs({name: round(o.seconds, 3) for name, o in fresh.items()})
     outcomes.update(fresh)
-    if cache is not None:
-        for name, outcome in fresh.items():
-            if outcome.verdict is not Verdict.ERROR:
-                cache.put(keys[name], outcome)
-        if fresh:
-            cache.record_costs({name: round(o.seconds, 3) for name, o in fresh.items()})
     return Checked([outcomes[c.name].result(c) for c in claims], cached)
 
 
@@ -166,20 +173,24 @@ def _keys(claims: Sequence[Claim], origin: Mapping[str, str], seed: int, max_exa
     }
 
 
-def _serial(todo: Sequence[Claim], seed: int, max_examples: int, bar: tqdm) -> dict[str, Outcome]:
-    done: dict[str, Outcome] = {}
+def _serial(
+    todo: Sequence[Claim], seed: int, max_examples: int, bar: tqdm, finish: Callable[[str, Outcome], None]
+) -> None:
     for claim in todo:
         bar.set_postfix_str(claim.name)
-        done[claim.name] = check_one(claim, seed, max_examples)
-        bar.update(1)
-    return done
+        finish(claim.name, check_one(claim, seed, max_examples))
 
 
-def _parallel(configs: Mapping[str, Mapping[str, Any]], ex: Executor, jobs: int, bar: tqdm) -> dict[str, Outcome]:
+def _parallel(
+    configs: Mapping[str, Mapping[str, Any]],
+    ex: Executor,
+    jobs: int,
+    bar: tqdm,
+    finish: Callable[[str, Outcome], None],
+) -> None:
     """Keep ``jobs`` claims in flight, longest first; the bar names the one running longest."""
     queue = list(configs)
     running: dict[Future, tuple[str, float]] = {}
-    done: dict[str, Outcome] = {}
     while queue or running:
         while queue and len(running) < jobs:
             name = queue.pop(0)
@@ -187,12 +198,10 @@ def _parallel(configs: Mapping[str, Mapping[str, Any]], ex: Executor, jobs: int,
         finished, _ = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
         for fut in finished:
             name, _ = running.pop(fut)
-            done[name] = _outcome(fut, configs[name])
-            bar.update(1)
+            finish(name, _outcome(fut, configs[name]))
         if running:
             name, started = min(running.values(), key=lambda item: item[1])
             bar.set_postfix_str(f"longest running: {name} ({time.monotonic() - started:.0f} s)")
-    return done
 
 
 def _outcome(fut: Future, config: Mapping[str, Any]) -> Outcome:
