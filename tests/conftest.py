@@ -73,6 +73,41 @@ class SessionResults(Mapping[str, Result]):
         return len(self.claims)
 
 
+USER_CLAIMS = """
+from icl_verify import Claim, Numeric
+from hypothesis import strategies as st
+
+SQUARE = Claim(
+    name="user-square-of-sum",
+    source="algebra",
+    statement="(a + b)^2 = a^2 + 2ab + b^2",
+    numeric=Numeric(
+        cases=st.fixed_dictionaries({"a": st.floats(-10, 10), "b": st.floats(-10, 10)}),
+        compare=lambda c: ((c["a"] + c["b"]) ** 2, c["a"] ** 2 + 2 * c["a"] * c["b"] + c["b"] ** 2),
+    ),
+)
+WRONG = Claim(
+    name="user-wrong-square",
+    source="algebra",
+    statement="(a + b)^2 = a^2 + b^2",
+    holds=False,
+    numeric=Numeric(
+        cases=st.fixed_dictionaries({"a": st.floats(-10, 10), "b": st.floats(-10, 10)}),
+        compare=lambda c: ((c["a"] + c["b"]) ** 2, c["a"] ** 2 + c["b"] ** 2),
+    ),
+)
+"""
+
+
+@pytest.fixture
+def user_file(tmp_path: Path) -> Path:
+    """A user's claims file (a true and an expected-false numeric claim) alone in its own folder."""
+    path = tmp_path / "claims" / "my_claims.py"
+    path.parent.mkdir()
+    path.write_text(USER_CLAIMS)
+    return path
+
+
 @pytest.fixture(scope="session")
 def builtin_results(tmp_path_factory: pytest.TempPathFactory) -> SessionResults:
     """Results of all built-in claims at the CLI's defaults, by claim name (shared by the xdist workers)."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import textwrap
 
 import pytest
 
@@ -19,31 +18,6 @@ SUBSET = [
     "prop1-p-eta-not-eta-over-n",
     "kinetics-blowup-time",
 ]
-
-USER_FILE = """
-from icl_verify import Claim, Numeric
-from hypothesis import strategies as st
-
-SQUARE = Claim(
-    name="user-square-of-sum",
-    source="algebra",
-    statement="(a + b)^2 = a^2 + 2ab + b^2",
-    numeric=Numeric(
-        cases=st.fixed_dictionaries({"a": st.floats(-10, 10), "b": st.floats(-10, 10)}),
-        compare=lambda c: ((c["a"] + c["b"]) ** 2, c["a"] ** 2 + 2 * c["a"] * c["b"] + c["b"] ** 2),
-    ),
-)
-WRONG = Claim(
-    name="user-wrong-square",
-    source="algebra",
-    statement="(a + b)^2 = a^2 + b^2",
-    holds=False,
-    numeric=Numeric(
-        cases=st.fixed_dictionaries({"a": st.floats(-10, 10), "b": st.floats(-10, 10)}),
-        compare=lambda c: ((c["a"] + c["b"]) ** 2, c["a"] ** 2 + c["b"] ** 2),
-    ),
-)
-"""
 
 
 def _without_timings(data: dict) -> dict:
@@ -71,9 +45,8 @@ def test_one_and_two_workers_give_the_same_report():
     assert serial[1].counterexample is not None  # the comparison covers a shrunk counterexample
 
 
-def test_claims_of_a_file_are_reloaded_by_the_workers(tmp_path):
-    path = tmp_path / "my_claims.py"
-    path.write_text(USER_FILE)
+def test_claims_of_a_file_are_reloaded_by_the_workers(user_file):
+    path = user_file
     claims = registry.load_file(path)
     serial = runner.check_claims(claims, files=[str(path)], jobs=1).results
     parallel = runner.check_claims(claims, files=[str(path)], jobs=2).results
@@ -81,13 +54,13 @@ def test_claims_of_a_file_are_reloaded_by_the_workers(tmp_path):
     assert report.table(parallel) == report.table(serial)
 
 
-def test_a_worker_that_cannot_load_its_claim_gives_an_error_that_is_not_cached(tmp_path):
+def test_a_worker_that_cannot_load_its_claim_gives_an_error_that_is_not_cached(user_file, tmp_path):
     # The file imports in this process but raises in a worker process: the claim is ERROR, not lost.
     path = tmp_path / "parent_only.py"
     path.write_text(
         "import multiprocessing\n"
         "if multiprocessing.parent_process() is not None:\n"
-        "    raise RuntimeError('no claims in a worker')\n" + textwrap.dedent(USER_FILE)
+        "    raise RuntimeError('no claims in a worker')\n" + user_file.read_text()
     )
     claims = registry.load_file(path)
     cache = VerdictCache(tmp_path / "cache")
