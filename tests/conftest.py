@@ -17,7 +17,7 @@ from filelock import FileLock, Timeout
 
 from icl_verify import Result
 from icl_verify.engine import registry, runner
-from icl_verify.engine.verdict_cache import VerdictCache, entry_key, package_digest
+from icl_verify.engine.verdict_cache import ENV_VAR, VerdictCache, entry_key, package_digest
 
 SEED, MAX_EXAMPLES = 0, 100  # the CLI's defaults
 
@@ -97,6 +97,12 @@ WRONG = Claim(
     ),
 )
 """
+
+
+@pytest.fixture(autouse=True)
+def _own_verdict_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's commands use a fresh verdict cache of their own, never the user's."""
+    monkeypatch.setenv(ENV_VAR, str(tmp_path_factory.mktemp("verdict-cache")))
 
 
 @pytest.fixture

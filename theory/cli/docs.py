@@ -6,8 +6,9 @@ import sys
 from pathlib import Path
 
 import click
-from tqdm import tqdm
 
+from icl_verify.cli.check import open_cache, runner_options, validate_runner
+from icl_verify.engine import registry, runner
 from icl_verify.output import docs
 
 
@@ -21,19 +22,41 @@ from icl_verify.output import docs
 )
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
 @click.option("--max-examples", default=100, show_default=True, type=click.IntRange(min=1))
-def command(out: str, check_only: bool, strict: bool, seed: int, max_examples: int) -> None:
+@runner_options
+def command(
+    out: str,
+    check_only: bool,
+    strict: bool,
+    seed: int,
+    max_examples: int,
+    jobs: int | None,
+    executor: str,
+    scheduler: str | None,
+    no_cache: bool,
+    cache_dir: str | None,
+) -> None:
     """Generate the derivation documents (one per result family, an index, figures).
 
     --check compares what is deterministic by construction (statements, verdicts, evidence
     outcomes, counterexample sizes, derivation steps); --check --strict compares bytes.
+    The claims are checked as by ``icl-verify check`` (in parallel, verdicts reused from the cache).
     """
     if strict and not check_only:
         raise click.UsageError("--strict is only used with --check")
-
-    def progress(items):
-        return tqdm(list(items), desc="checking", unit="claim", file=sys.stderr, disable=not sys.stderr.isatty())
-
-    files = docs.build(seed=seed, max_examples=max_examples, progress=progress)
+    validate_runner(jobs, executor, scheduler)
+    claims = registry.builtin_claims()
+    checked = runner.check_claims(
+        claims,
+        seed=seed,
+        max_examples=max_examples,
+        jobs=jobs,
+        executor=executor,
+        scheduler=scheduler,
+        cache=None if no_cache else open_cache(cache_dir),
+        progress=sys.stderr.isatty(),
+    )
+    results = {r.claim.name: r for r in checked.results}
+    files = docs.build(results, seed=seed, max_examples=max_examples)
     out_dir = Path(out)
     if check_only:
         stale = docs.stale_files(files, out_dir, strict=strict)

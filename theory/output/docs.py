@@ -9,11 +9,11 @@ gives byte-identical files, and :func:`stale_files` tells when the committed doc
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
-from icl_verify.engine import registry
-from icl_verify.engine.claims import Claim, Result, Verdict, check
+from icl_verify.engine import registry, runner
+from icl_verify.engine.claims import Claim, Result, Verdict
 from icl_verify.output import render
 from icl_verify.output.figures import digest, render_svg
 
@@ -91,18 +91,20 @@ def build(
     *,
     seed: int = 0,
     max_examples: int = 100,
-    progress: Callable[[Iterable[Claim]], Iterable[Claim]] = lambda items: items,
 ) -> dict[str, bytes]:
     """Every document and figure, as relative path → bytes, without writing anything.
 
     ``results`` may supply already-computed results by claim name (they must come from the
-    same ``seed`` and ``max_examples``); missing ones are checked here.
+    same ``seed`` and ``max_examples``, e.g. :func:`icl_verify.engine.runner.check_claims`, as
+    ``icl-verify docs`` does); missing ones are checked here, in this process.
     """
     fams = registry.families()
     all_claims = {c.name: c for fam in fams for c in fam.claims}
     known = dict(results or {})
-    for claim in progress([c for c in all_claims.values() if c.name not in known]):
-        known[claim.name] = check(claim, seed=seed, max_examples=max_examples)
+    missing = [c for c in all_claims.values() if c.name not in known]
+    known.update(
+        (r.claim.name, r) for r in runner.check_claims(missing, seed=seed, max_examples=max_examples, jobs=1).results
+    )
     files: dict[str, bytes] = {"index.md": index_document(fams, known, seed, max_examples).encode()}
     for fam in fams:
         text, figures = family_document(fam, known, all_claims, seed, max_examples)
