@@ -196,3 +196,9 @@ def test_cli_cache_dir_that_is_a_file_exits_2(user_file, tmp_path):
     (tmp_path / "f").write_text("")
     result = _cli(str(user_file), "--cache-dir", str(tmp_path / "f"))
     assert result.exit_code == 2 and "--cache-dir must be a directory" in result.output
+
+
+def test_docs_takes_the_same_runner_options_and_refuses_bad_ones_before_checking(tmp_path):
+    result = CliRunner().invoke(main, ["docs", "--check", "--out", str(tmp_path), "--executor", "dask"])
+    assert result.exit_code == 2 and "--executor dask needs --scheduler" in result.output
+    assert "Traceback" not in result.output
