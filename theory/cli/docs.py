@@ -11,13 +11,12 @@ import sys
 from pathlib import Path
 
 import click
-from tqdm import tqdm
 
 from icl_verify.cli import InputError
 from icl_verify.cli._params import MAX_EXAMPLES, OutputDir, count
-from icl_verify.engine import registry
+from icl_verify.cli.check import open_cache, runner_options, validate_runner
+from icl_verify.engine import registry, runner
 from icl_verify.output import docs
-
 
 OUT_DIR = OutputDir("folder of icl-verify documents", docs.holds_documents)
 
@@ -46,37 +45,50 @@ OUT_DIR = OutputDir("folder of icl-verify documents", docs.holds_documents)
 )
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
 @click.option("--max-examples", default=100, show_default=True, type=count(1, MAX_EXAMPLES))
+@runner_options
 def command(
-    files: tuple[str, ...], out: str | None, fmt: str, check_only: bool, strict: bool, seed: int, max_examples: int
+    files: tuple[str, ...],
+    out: str | None,
+    fmt: str,
+    check_only: bool,
+    strict: bool,
+    seed: int,
+    max_examples: int,
+    jobs: int | None,
+    executor: str,
+    scheduler: str | None,
+    no_cache: bool,
+    cache_dir: str | None,
 ) -> None:
     """Generate the derivation documents: one per built-in result family (with an index and
     figures), or one per FILE.py of your own claims, derivations and FIGURES.
 
     --check compares what is deterministic by construction (statements, verdicts, evidence
     outcomes, counterexample sizes, derivation steps); --check --strict compares bytes.
+    The claims are checked as by ``icl-verify check`` (in parallel, verdicts reused from the cache).
     """
     if strict and not check_only:
         raise click.UsageError("--strict is only used with --check")
     if fmt != "markdown" and not files:
         raise click.UsageError("--format latex needs FILE.py arguments (the built-in documents are Markdown)")
+    validate_runner(jobs, executor, scheduler)
     if out is None:  # the default folder is held to the same rules as a given one, before any checking
         default = docs.USER_OUT if files else docs.DEFAULT_OUT
         ctx = click.get_current_context()
         out = OUT_DIR.convert(str(default), next(p for p in ctx.command.params if p.name == "out"), ctx)
     out_dir = Path(out)
-
-    def progress(items):
-        return tqdm(list(items), desc="checking", unit="claim", file=sys.stderr, disable=not sys.stderr.isatty())
-
-    if files:
-        try:
-            rendered = docs.user_documents(
-                registry.load_files(files), fmt=fmt, seed=seed, max_examples=max_examples, progress=progress
-            )
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
-    else:
-        rendered = docs.build(seed=seed, max_examples=max_examples, progress=progress)
+    run = {"seed": seed, "max_examples": max_examples, "jobs": jobs, "executor": executor, "scheduler": scheduler}
+    run |= {"cache": None if no_cache else open_cache(cache_dir), "progress": sys.stderr.isatty()}
+    try:
+        fams = registry.load_files(files) if files else registry.families()
+        claims = [c for fam in fams for c in fam.claims]
+        results = {r.claim.name: r for r in runner.check_claims(claims, files=list(files), **run).results}
+        if files:
+            rendered = docs.user_documents(fams, results, fmt=fmt, seed=seed, max_examples=max_examples)
+        else:
+            rendered = docs.build(results, seed=seed, max_examples=max_examples)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
     if check_only:
         stale = docs.stale_files(rendered, out_dir, strict=strict)
         for rel in stale:

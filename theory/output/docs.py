@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
-from icl_verify.engine import display, registry
+from icl_verify.engine import display, registry, runner
 from icl_verify.engine import ledger as claims_ledger
 from icl_verify.engine.claims import Claim, Result, Verdict, check
 from icl_verify.output import ledger, render
@@ -108,22 +108,26 @@ def build(
     *,
     seed: int = 0,
     max_examples: int = 100,
-    progress: Callable[[Iterable[Claim]], Iterable[Claim]] = lambda items: items,
 ) -> dict[str, bytes]:
     """Every document and figure, as relative path → bytes, without writing anything.
 
     ``results`` may supply already-computed results by claim name (they must come from the
-    same ``seed`` and ``max_examples``); missing ones are checked here.
+    same ``seed`` and ``max_examples``, e.g. :func:`icl_verify.engine.runner.check_claims`, as
+    ``icl-verify docs`` does); missing ones are checked here, in this process.
     """
     fams = registry.families()
     all_claims = {c.name: c for fam in fams for c in fam.claims}
     claims_ledger.validate(all_claims.values())
     known = dict(results or {})
-    for claim in progress([c for c in all_claims.values() if c.name not in known]):
-        known[claim.name] = check(claim, seed=seed, max_examples=max_examples)
+    missing = [c for c in all_claims.values() if c.name not in known]
+    known.update(
+        (r.claim.name, r) for r in runner.check_claims(missing, seed=seed, max_examples=max_examples, jobs=1).results
+    )
     files: dict[str, bytes] = {"index.md": index_document(fams, known, seed, max_examples).encode()}
     groups = {fam.title: [known[c.name] for c in fam.claims] for fam in fams}
-    files["ledger.md"] = ledger.document(groups, INDEX_NOTE.format(seed=seed, max_examples=max_examples)).encode()
+    files["ledger.md"] = ledger.document(
+        groups, INDEX_NOTE.format(where="`theory/`", seed=seed, max_examples=max_examples)
+    ).encode()
     for fam in fams:
         text, figures = family_document(fam, known, all_claims, seed, max_examples)
         files[f"{fam.name}.md"] = text.encode()
@@ -133,15 +137,16 @@ def build(
 
 def user_documents(
     fams: list[registry.Family],
+    results: Mapping[str, Result] | None = None,
     *,
     fmt: str = "markdown",
     seed: int = 0,
     max_examples: int = 100,
-    progress: Callable[[Iterable[Claim]], Iterable[Claim]] = lambda items: items,
 ) -> dict[str, bytes]:
     """One document per user file (``NAME.md`` and its figures, or ``NAME.tex``), as relative path → bytes.
 
-    ``ValueError`` for an unknown ``fmt`` or two files that would write one document.
+    ``results`` may supply already-computed results by claim name, as in :func:`build`; missing
+    ones are checked here. ``ValueError`` for an unknown ``fmt`` or two files that would write one document.
     """
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
@@ -151,7 +156,10 @@ def user_documents(
             raise ValueError(f"{writers[fam.name].path} and {fam.path} would both write the document {fam.name!r}")
         writers[fam.name] = fam
     all_claims = {c.name: c for fam in fams for c in fam.claims}
-    results = {c.name: check(c, seed=seed, max_examples=max_examples) for c in progress(list(all_claims.values()))}
+    results = dict(results or {})
+    for c in all_claims.values():
+        if c.name not in results:
+            results[c.name] = check(c, seed=seed, max_examples=max_examples)
     files: dict[str, bytes] = {}
     for fam in fams:
         if fmt == "latex":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +40,10 @@ def _counterexample_lines(result: Result) -> list[str]:
     ]
 
 
+CACHED_MARK = "(cached)"
+"""Ends the row of a result read from the verdict cache rather than checked in this run."""
+
+
 def _residual_lines(result: Result) -> list[str]:
     res = result.residual
     if res is None:
@@ -49,14 +53,18 @@ def _residual_lines(result: Result) -> list[str]:
     return [f"    lhs − rhs ({where}): {res.text}{note}"]
 
 
-def table(results: Sequence[Result]) -> str:
+def table(results: Sequence[Result], cached: Collection[str] = frozenset()) -> str:
     """A plain-text report: one row per claim, every evidence row beneath (controls and errors included),
-    then the counterexample and the simplified lhs − rhs of a refutation."""
+    then the counterexample and the simplified lhs − rhs of a refutation.
+
+    Rows of the results named in ``cached`` (read from the verdict cache) end with :data:`CACHED_MARK`.
+    """
     width = max([len(r.claim.name) for r in results] + [5])
     lines = [f"{'claim':<{width}}  {'verdict':<9}  {'outcome':<28}  source", "-" * (width + 60)]
     for r in results:
         mark = " " if r.as_expected else "!"
-        lines.append(f"{r.claim.name:<{width}}  {r.verdict.value:<9}  {mark}{r.summary:<27}  {r.claim.source}")
+        row = f"{r.claim.name:<{width}}  {r.verdict.value:<9}  {mark}{r.summary:<27}  {r.claim.source}"
+        lines.append(row + (f"  {CACHED_MARK}" if r.claim.name in cached else ""))
         for e in r.evidence:
             lines.append(f"    {e.kind:<9} {e.status:<10} {e.detail}")
         lines.extend(_counterexample_lines(r))
@@ -64,6 +72,11 @@ def table(results: Sequence[Result]) -> str:
     lines.extend(ledger.report_lines(results))
     lines.append("-" * (width + 60))
     lines.append(summary_line(results))
+    reused = sum(r.claim.name in cached for r in results)
+    if reused:
+        lines.append(
+            f"{reused} of {len(results)} results {CACHED_MARK} from the verdict cache; --no-cache checks afresh"
+        )
     return "\n".join(lines)
 
 
@@ -109,9 +122,17 @@ def derivations_summary_line(checked: Sequence[DerivationResult]) -> str:
 
 
 def to_json(
-    results: Sequence[Result], *, seed: int, max_examples: int, derivations: Sequence[DerivationResult] = ()
+    results: Sequence[Result],
+    *,
+    seed: int,
+    max_examples: int,
+    derivations: Sequence[DerivationResult] = (),
+    cached: Collection[str] = frozenset(),
 ) -> dict[str, Any]:
-    """The JSON report as a dict (``json.dumps`` it to print); ``derivations`` are checked user derivations."""
+    """The JSON report as a dict (``json.dumps`` it to print).
+
+    ``derivations`` are checked user derivations; ``cached`` names the results read from the cache.
+    """
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -125,7 +146,7 @@ def to_json(
         "max_examples": max_examples,
         "ok": all(r.as_expected for r in [*results, *derivations]),
         "summary": summary_line(results),
-        "claims": [r.to_dict() for r in results],
+        "claims": [{**r.to_dict(), "cached": r.claim.name in cached} for r in results],
         "builds_on_failed": {name: list(roots) for name, roots in undermined(results).items()},
         "derivations": [r.to_dict() for r in derivations],
     }

@@ -1,0 +1,117 @@
+"""Parallel checking: the same report for every number of workers, longest claims first, failures as ERROR."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from icl_verify import Claim, Estimate, Measured, Verdict
+from icl_verify.engine import registry, runner
+from icl_verify.engine.verdict_cache import VerdictCache
+from icl_verify.output import report
+
+# A proof, a numeric refutation with a shrunk counterexample, an exact refutation and a measured claim.
+SUBSET = [
+    "dai-dual-form-linear-layer",
+    "dai-relaxed-form-under-softmax",
+    "prop1-p-eta-not-eta-over-n",
+    "kinetics-blowup-time",
+]
+
+
+def _without_timings(data: dict) -> dict:
+    for claim in data["claims"]:
+        claim.pop("seconds")
+        for e in claim["evidence"]:
+            e.pop("seconds")
+    return data
+
+
+def _subset():
+    return registry.select(registry.builtin_claims(), SUBSET)
+
+
+def test_one_and_two_workers_give_the_same_report():
+    claims = _subset()
+    serial = runner.check_claims(claims, jobs=1).results
+    parallel = runner.check_claims(claims, jobs=2).results
+    assert [r.claim.name for r in parallel] == SUBSET  # the order given, not the order finished
+    assert [r.verdict for r in parallel] == [r.verdict for r in serial]
+    assert [r.verdict for r in serial] == [c.expected for c in claims]
+    assert report.table(parallel) == report.table(serial)
+    as_json = [_without_timings(report.to_json(rs, seed=0, max_examples=100)) for rs in (serial, parallel)]
+    assert as_json[0] == as_json[1]
+    assert serial[1].counterexample is not None  # the comparison covers a shrunk counterexample
+
+
+def test_claims_of_a_file_are_reloaded_by_the_workers(user_file):
+    path = user_file
+    claims = registry.load_file(path)
+    serial = runner.check_claims(claims, files=[str(path)], jobs=1).results
+    parallel = runner.check_claims(claims, files=[str(path)], jobs=2).results
+    assert [r.verdict for r in parallel] == [Verdict.VERIFIED, Verdict.REFUTED]
+    assert report.table(parallel) == report.table(serial)
+
+
+def test_a_worker_that_cannot_load_its_claim_gives_an_error_that_is_not_cached(user_file, tmp_path):
+    # The file imports in this process but raises in a worker process: the claim is ERROR, not lost.
+    path = tmp_path / "parent_only.py"
+    path.write_text(
+        "import multiprocessing\n"
+        "if multiprocessing.parent_process() is not None:\n"
+        "    raise RuntimeError('no claims in a worker')\n" + user_file.read_text()
+    )
+    claims = registry.load_file(path)
+    cache = VerdictCache(tmp_path / "cache")
+    checked = runner.check_claims(claims, files=[str(path)], jobs=2, cache=cache)
+    assert [r.verdict for r in checked.results] == [Verdict.ERROR, Verdict.ERROR]
+    assert not checked.results[0].as_expected
+    evidence = checked.results[0].evidence[0]
+    assert evidence.kind == "worker" and "no claims in a worker" in evidence.detail
+    assert list((tmp_path / "cache").glob("*.pickle")) == []  # checked again next time
+
+
+def test_longest_claims_are_submitted_first():
+    def measured(seed: int) -> Estimate:
+        return Estimate(1.0, 1.0, 1.0, predicted=1.0)
+
+    cheap = Claim("cheap", "s", "s", symbolic=lambda: 0)
+    slow = Claim("slow", "s", "s", measured=Measured(measured))
+    middle = Claim("middle", "s", "s", symbolic=lambda: 0)
+    # Never timed: a measured claim is assumed to take longer than a symbolic one; ties keep their order.
+    assert [c.name for c in runner.longest_first([cheap, middle, slow], {})] == ["slow", "cheap", "middle"]
+    # Recorded durations win over the static guess.
+    recorded = {"cheap": 50.0, "slow": 2.0, "middle": 0.5}
+    assert [c.name for c in runner.longest_first([cheap, middle, slow], recorded)] == ["cheap", "slow", "middle"]
+
+
+def test_dask_cluster_gives_the_same_report(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    claims = _subset()[:2]
+    serial = runner.check_claims(claims, jobs=1).results
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    with cluster:
+        on_dask = runner.check_claims(claims, jobs=2, executor="dask", scheduler=cluster.scheduler_address).results
+    assert report.table(on_dask) == report.table(serial)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"jobs": 0}, "jobs must be"),
+        ({"executor": "threads"}, "executor must be one of local, dask"),
+        ({"executor": "dask"}, "executor 'dask' needs scheduler"),
+        ({"scheduler": "tcp://127.0.0.1:8786"}, "scheduler is only used with executor 'dask'"),
+    ],
+)
+def test_bad_runner_arguments_are_named(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        runner.check_claims(_subset()[:1], **kwargs)
+
+
+def test_json_report_marks_no_result_cached_without_a_cache():
+    checked = runner.check_claims(_subset()[:1], jobs=1)
+    data = report.to_json(checked.results, seed=0, max_examples=100, cached=checked.cached)
+    assert checked.cached == frozenset() and [c["cached"] for c in data["claims"]] == [False]
+    json.dumps(data)

@@ -1,0 +1,204 @@
+"""The verdict cache: reused only while nothing a verdict depends on changed; safe to share and to corrupt."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from click.testing import CliRunner
+
+from icl_verify.cli.main import main
+from icl_verify.engine import registry, runner, verdict_cache
+from icl_verify.engine.verdict_cache import Outcome, VerdictCache, entry_key, file_digest
+from icl_verify.output import report
+
+KEY_INPUTS = {"package": "p" * 64, "source": "", "seed": 0, "max_examples": 100}
+
+
+def _check(path, cache, **kwargs):
+    return runner.check_claims(registry.load_file(path), files=[str(path)], jobs=1, cache=cache, **kwargs)
+
+
+def test_a_second_run_reads_every_result_from_the_cache_unchanged(user_file, tmp_path):
+    cache = VerdictCache(tmp_path / "cache")
+    cold = _check(user_file, cache)
+    warm = _check(user_file, cache)
+    assert cold.cached == frozenset() and warm.cached == {"user-square-of-sum", "user-wrong-square"}
+    assert [r.evidence for r in warm.results] == [r.evidence for r in cold.results]  # counterexample included
+    assert warm.results[1].counterexample is not None
+    assert report.table(warm.results) == report.table(cold.results)
+    marked = report.table(warm.results, cached=warm.cached)
+    assert marked.count(report.CACHED_MARK) == 3  # two rows and the closing line
+
+
+@pytest.mark.parametrize(("change", "value"), [("seed", 1), ("max_examples", 50)])
+def test_another_seed_or_budget_checks_again(user_file, tmp_path, change, value):
+    cache = VerdictCache(tmp_path / "cache")
+    _check(user_file, cache)
+    assert _check(user_file, cache, **{change: value}).cached == frozenset()
+
+
+def test_editing_the_claim_file_or_a_module_beside_it_checks_again(user_file, tmp_path):
+    cache = VerdictCache(tmp_path / "cache")
+    _check(user_file, cache)
+    user_file.write_text(user_file.read_text() + "\n# edited\n")
+    assert _check(user_file, cache).cached == frozenset()
+    (user_file.parent / "helper.py").write_text("X = 1\n")
+    assert _check(user_file, cache).cached == frozenset()
+    assert len(_check(user_file, cache).cached) == 2
+
+
+def test_key_depends_on_every_input(monkeypatch):
+    base = entry_key("c", **KEY_INPUTS)
+    assert entry_key("c", **KEY_INPUTS) == base
+    changed = [
+        entry_key("d", **KEY_INPUTS),
+        entry_key("c", **{**KEY_INPUTS, "package": "q" * 64}),
+        entry_key("c", **{**KEY_INPUTS, "source": "s"}),
+        entry_key("c", **{**KEY_INPUTS, "seed": 1}),
+        entry_key("c", **{**KEY_INPUTS, "max_examples": 99}),
+    ]
+    for library in verdict_cache.LIBRARIES:
+        real = verdict_cache.version
+        monkeypatch.setattr(
+            verdict_cache, "version", lambda name, lib=library, real=real: "0.0" if name == lib else real(name)
+        )
+        changed.append(entry_key("c", **KEY_INPUTS))
+        monkeypatch.undo()
+    assert len({base, *changed}) == 1 + len(changed)
+
+
+def test_package_digest_covers_every_source_file_but_no_bytecode(tmp_path):
+    (tmp_path / "pkg" / "__pycache__").mkdir(parents=True)
+    (tmp_path / "pkg" / "a.py").write_text("A = 1\n")
+    files = lambda: verdict_cache._source_files(tmp_path / "pkg")  # noqa: E731
+    digest = lambda: verdict_cache._digest_files(files(), tmp_path / "pkg")  # noqa: E731
+    before = digest()
+    (tmp_path / "pkg" / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0")
+    assert digest() == before
+    (tmp_path / "pkg" / "data.json").write_text("{}")
+    assert digest() != before
+    (tmp_path / "pkg" / "data.json").unlink()
+    (tmp_path / "pkg" / "a.py").write_text("A = 2\n")
+    assert digest() != before
+    assert len(verdict_cache.package_digest()) == 64
+
+
+def test_file_digest_ignores_other_kinds_of_file(user_file):
+    before = file_digest(user_file)
+    (user_file.parent / "notes.txt").write_text("not imported")
+    assert file_digest(user_file) == before
+
+
+@pytest.mark.parametrize("garbage", [b"", b"\x80\x04 truncated", b"not a pickle at all"])
+def test_a_corrupt_entry_is_ignored_and_rebuilt(user_file, tmp_path, garbage):
+    cache = VerdictCache(tmp_path / "cache")
+    cold = _check(user_file, cache)
+    entries = sorted((tmp_path / "cache").glob("*.pickle"))
+    assert len(entries) == 2
+    entries[0].write_bytes(garbage)
+    again = _check(user_file, cache)
+    assert len(again.cached) == 1
+    assert [r.verdict for r in again.results] == [r.verdict for r in cold.results]
+    assert len(_check(user_file, cache).cached) == 2  # the entry was rewritten
+
+
+def test_an_entry_stored_under_another_key_is_not_used(tmp_path):
+    cache = VerdictCache(tmp_path)
+    outcome = Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, 1.0)
+    cache.put("a" * 64, outcome)
+    assert cache.get("a" * 64) == outcome
+    (tmp_path / ("a" * 64 + ".pickle")).rename(tmp_path / ("b" * 64 + ".pickle"))
+    assert cache.get("b" * 64) is None
+
+
+def test_concurrent_writers_leave_a_complete_entry_and_no_temporary_file(tmp_path):
+    cache = VerdictCache(tmp_path)
+    outcomes = [Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, float(k)) for k in range(8)]
+    threads = [threading.Thread(target=lambda o=o: [cache.put("k" * 64, o) for _ in range(20)]) for o in outcomes]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert cache.get("k" * 64) in outcomes
+    assert [p.name for p in tmp_path.iterdir()] == ["k" * 64 + ".pickle"]
+
+
+def test_costs_are_recorded_and_a_corrupt_record_is_ignored(tmp_path):
+    cache = VerdictCache(tmp_path)
+    assert cache.costs() == {}
+    cache.record_costs({"a": 2.0})
+    cache.record_costs({"b": 3.0})
+    assert cache.costs() == {"a": 2.0, "b": 3.0}
+    (tmp_path / "costs.json").write_text("{trunc")
+    assert cache.costs() == {}
+
+
+def test_default_folder_is_the_environment_variable_else_the_user_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv(verdict_cache.ENV_VAR, str(tmp_path / "mine"))
+    assert VerdictCache().folder == tmp_path / "mine"
+    monkeypatch.delenv(verdict_cache.ENV_VAR)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert VerdictCache().folder == tmp_path / "xdg" / "icl-verify" / "verdicts"
+
+
+def test_a_file_as_cache_folder_is_refused(tmp_path):
+    (tmp_path / "f").write_text("")
+    with pytest.raises(ValueError, match="cache_dir must be a directory"):
+        VerdictCache(tmp_path / "f")
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line
+
+
+def _cli(*args):
+    return CliRunner().invoke(main, ["check", *args, "--jobs", "1"])
+
+
+def test_cli_marks_cached_results_and_no_cache_checks_afresh(user_file, tmp_path):
+    folder = str(tmp_path / "cache")
+    cold = _cli(str(user_file), "--cache-dir", folder)
+    assert cold.exit_code == 0, cold.output
+    assert report.CACHED_MARK not in cold.output
+    warm = _cli(str(user_file), "--cache-dir", folder)
+    assert warm.exit_code == 0 and "2 of 2 results (cached) from the verdict cache" in warm.output
+    fresh = _cli(str(user_file), "--cache-dir", folder, "--no-cache")
+    assert fresh.exit_code == 0 and report.CACHED_MARK not in fresh.output
+    as_json = json.loads(_cli(str(user_file), "--cache-dir", folder, "--json").output)
+    assert [c["cached"] for c in as_json["claims"]] == [True, True]
+
+
+def test_cli_cache_folder_from_the_environment_and_no_cache_writes_nothing(user_file, tmp_path, monkeypatch):
+    monkeypatch.setenv(verdict_cache.ENV_VAR, str(tmp_path / "env-cache"))
+    assert _cli(str(user_file), "--no-cache").exit_code == 0
+    assert not (tmp_path / "env-cache").exists()
+    assert _cli(str(user_file)).exit_code == 0
+    assert len(list((tmp_path / "env-cache").glob("*.pickle"))) == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--executor", "dask"], "--executor dask needs --scheduler"),
+        (["--scheduler", "tcp://127.0.0.1:1"], "--scheduler is only used with --executor dask"),
+        (["--jobs", "0"], "--jobs"),
+    ],
+)
+def test_cli_bad_runner_options_exit_2_with_one_line(user_file, args, message):
+    result = CliRunner().invoke(main, ["check", str(user_file), *args])
+    assert result.exit_code == 2 and message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_cli_cache_dir_that_is_a_file_exits_2(user_file, tmp_path):
+    (tmp_path / "f").write_text("")
+    result = _cli(str(user_file), "--cache-dir", str(tmp_path / "f"))
+    assert result.exit_code == 2 and "--cache-dir must be a directory" in result.output
+
+
+def test_docs_takes_the_same_runner_options_and_refuses_bad_ones_before_checking(tmp_path):
+    result = CliRunner().invoke(main, ["docs", "--check", "--out", str(tmp_path), "--executor", "dask"])
+    assert result.exit_code == 2 and "--executor dask needs --scheduler" in result.output
+    assert "Traceback" not in result.output

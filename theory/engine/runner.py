@@ -1,0 +1,215 @@
+"""Checking many claims: in worker processes, longest first, reusing cached verdicts.
+
+:func:`check_claims` is what ``icl-verify check`` and ``icl-verify docs`` run. Claims hold
+lambdas and do not pickle, so a worker is sent a claim's *reference* — its name, and the user's
+file it comes from (none for a built-in claim) — re-loads the claim there (:func:`check_job`) and
+sends back its :class:`~icl_verify.engine.verdict_cache.Outcome`. Workers come from the same
+executor layer as the sweeps (:mod:`icl_verify.numerics.shared.sweep`): local processes, or a
+Dask cluster. Whatever the number of workers the results are the same: every claim is checked
+with the same seed, example budget and one BLAS thread (so sums run in the same order, and
+workers never oversubscribe the cores), and results come back in the order the claims were given.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from tqdm import tqdm
+
+from icl_verify.engine import registry
+from icl_verify.engine.claims import Claim, Evidence, Result, Verdict, check
+from icl_verify.engine.verdict_cache import Outcome, VerdictCache, entry_key, file_digest, package_digest
+from icl_verify.numerics.shared import sweep
+from icl_verify.numerics.shared.checks import positive_int
+from icl_verify.numerics.shared.threads import blas_threads
+
+EXECUTORS = ("local", "dask")
+_STATIC_COST = {"measured": 100.0, "numeric": 10.0, "explicit": 1.0, "symbolic": 0.1}
+"""Seconds assumed for a claim never timed before, by its most expensive check (docs/performance.md)."""
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The results in the order the claims were given, and the names of those read from the cache."""
+
+    results: list[Result]
+    cached: frozenset[str]
+
+
+@cache
+def _builtin(name: str) -> Claim:
+    return {c.name: c for c in registry.builtin_claims()}[name]
+
+
+@cache
+def _from_file(path: str, name: str) -> Claim:
+    return {c.name: c for c in registry.load_file(path)}[name]
+
+
+def check_one(claim: Claim, seed: int, max_examples: int) -> Outcome:
+    """Check ``claim`` with one BLAS thread (the same in every worker, whatever their number)."""
+    with blas_threads(1):
+        return Outcome.of(check(claim, seed=seed, max_examples=max_examples))
+
+
+def check_job(config: Mapping[str, Any]) -> Outcome:
+    """The worker's side: re-load the claim ``config`` names (``file`` None: built-in) and check it."""
+    file = config["file"]
+    claim = _builtin(config["name"]) if file is None else _from_file(file, config["name"])
+    return check_one(claim, config["seed"], config["max_examples"])
+
+
+def estimated_cost(claim: Claim, recorded: Mapping[str, float]) -> float:
+    """The claim's last recorded duration, else a static guess from the kinds of check it has."""
+    if claim.name in recorded:
+        return recorded[claim.name]
+    return sum(cost for kind, cost in _STATIC_COST.items() if getattr(claim, kind) is not None)
+
+
+def longest_first(claims: Sequence[Claim], recorded: Mapping[str, float]) -> list[Claim]:
+    """``claims`` by decreasing :func:`estimated_cost`; ties keep their order."""
+    return sorted(claims, key=lambda c: -estimated_cost(c, recorded))
+
+
+@contextlib.contextmanager
+def _executor(kind: str, jobs: int, scheduler: str | None) -> Iterator[Executor]:
+    if kind == "dask":
+        with sweep.dask_executor(scheduler) as ex:
+            yield ex
+    else:
+        with sweep.local_executor(jobs, threads_per_worker=1) as ex:
+            yield ex
+
+
+def validate(jobs: int | None, executor: str, scheduler: str | None) -> int:
+    """The number of workers; ``ValueError`` naming the argument when the three do not go together."""
+    if executor not in EXECUTORS:
+        raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+    if executor == "dask" and not scheduler:
+        raise ValueError("executor 'dask' needs scheduler, the address of a Dask scheduler")
+    if executor == "dask" and importlib.util.find_spec("distributed") is None:
+        raise ValueError("executor 'dask' needs the optional extra: pip install \"icl-verify[dask]\"")
+    if scheduler is not None and executor != "dask":
+        raise ValueError("scheduler is only used with executor 'dask'")
+    return (os.cpu_count() or 1) if jobs is None else positive_int("jobs", jobs)
+
+
+def check_claims(
+    claims: Sequence[Claim],
+    *,
+    files: Sequence[str] = (),
+    seed: int = 0,
+    max_examples: int = 100,
+    jobs: int | None = None,
+    executor: str = "local",
+    scheduler: str | None = None,
+    cache: VerdictCache | None = None,
+    progress: bool = False,
+) -> Checked:
+    """Check ``claims`` (built-in ones, or from the user's ``files``) and return their results in order.
+
+    ``jobs`` workers (default: every core) check the claims not in ``cache`` (None: no cache),
+    longest first by the durations the cache recorded; ``jobs=1`` with the local executor checks
+    in this process. ERROR verdicts are never stored: they are checked again next time.
+    """
+    jobs = validate(jobs, executor, scheduler)
+    origin = {c.name: str(f) for f in files for c in registry.load_file(f)}
+    keys = _keys(claims, origin, seed, max_examples) if cache is not None else {}
+    outcomes: dict[str, Outcome] = {}
+    for name, key in keys.items():
+        found = cache.get(key)
+        if found is not None:
+            outcomes[name] = found
+    cached = frozenset(outcomes)
+    todo = longest_first([c for c in claims if c.name not in outcomes], cache.costs() if cache is not None else {})
+    fresh: dict[str, Outcome] = {}
+
+    def finish(name: str, outcome: Outcome) -> None:
+        """Keep the outcome, and store it at once (an interrupted run keeps what it finished)."""
+        fresh[name] = outcome
+        if cache is not None and outcome.verdict is not Verdict.ERROR:
+            cache.put(keys[name], outcome)
+        bar.update(1)
+
+    with tqdm(
+        total=len(claims), initial=len(cached), desc="checking", unit="claim", file=sys.stderr, disable=not progress
+    ) as bar:
+        if not todo or (jobs == 1 and executor == "local"):
+            _serial(todo, seed, max_examples, bar, finish)
+        else:
+            configs = {
+                c.name: {"name": c.name, "file": origin.get(c.name), "seed": seed, "max_examples": max_examples}
+                for c in todo
+            }
+            with _executor(executor, min(jobs, len(todo)), scheduler) as ex:
+                _parallel(configs, ex, jobs, bar, finish)
+    if cache is not None and fresh:
+        cache.record_costs({name: round(o.seconds, 3) for name, o in fresh.items()})
+    outcomes.update(fresh)
+    return Checked([outcomes[c.name].result(c) for c in claims], cached)
+
+
+def _keys(claims: Sequence[Claim], origin: Mapping[str, str], seed: int, max_examples: int) -> dict[str, str]:
+    package = package_digest()
+    sources = {f: file_digest(f) for f in set(origin.values())}
+    return {
+        c.name: entry_key(
+            c.name,
+            package=package,
+            source=sources.get(origin.get(c.name, ""), ""),
+            seed=seed,
+            max_examples=max_examples,
+        )
+        for c in claims
+    }
+
+
+def _serial(
+    todo: Sequence[Claim], seed: int, max_examples: int, bar: tqdm, finish: Callable[[str, Outcome], None]
+) -> None:
+    for claim in todo:
+        bar.set_postfix_str(claim.name)
+        finish(claim.name, check_one(claim, seed, max_examples))
+
+
+def _parallel(
+    configs: Mapping[str, Mapping[str, Any]],
+    ex: Executor,
+    jobs: int,
+    bar: tqdm,
+    finish: Callable[[str, Outcome], None],
+) -> None:
+    """Keep ``jobs`` claims in flight, longest first; the bar names the one running longest."""
+    queue = list(configs)
+    running: dict[Future, tuple[str, float]] = {}
+    while queue or running:
+        while queue and len(running) < jobs:
+            name = queue.pop(0)
+            running[ex.submit(check_job, configs[name])] = (name, time.monotonic())
+        finished, _ = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
+        for fut in finished:
+            name, _ = running.pop(fut)
+            finish(name, _outcome(fut, configs[name]))
+        if running:
+            name, started = min(running.values(), key=lambda item: item[1])
+            bar.set_postfix_str(f"longest running: {name} ({time.monotonic() - started:.0f} s)")
+
+
+def _outcome(fut: Future, config: Mapping[str, Any]) -> Outcome:
+    """The worker's outcome; a worker that failed outside the checks (it died, the claim did not load) is an ERROR."""
+    try:
+        return fut.result()
+    except Exception as exc:
+        detail = f"the worker failed: {type(exc).__name__}: {exc}"
+        return Outcome(
+            Verdict.ERROR, (Evidence("worker", "error", detail, 0.0),), config["seed"], config["max_examples"], 0.0
+        )
