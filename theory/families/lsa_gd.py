@@ -204,7 +204,7 @@ def _next_iterate(X: Any, Y: Any, W: Any, x_q: Any, eta: Any) -> tuple:
     return context_tokens(X, Y - W1 @ X), query_token(x_q, W1)
 
 
-_INDUCTION_STEP = statement(
+K_LAYERS = statement(
     name="k-layers-equal-k-gd-steps",
     source=f"{PAPER}, §3 (stacked θ_GD layers)",
     statement=(
@@ -219,7 +219,7 @@ _INDUCTION_STEP = statement(
     builds_on=("prop1-lsa-equals-gd-step",),
     **STATEMENT_SIZES,
 )
-K_LAYERS = replace(_INDUCTION_STEP, numeric=Numeric(stacked_cases(), _k_layers))
+K_LAYERS = replace(K_LAYERS, numeric=Numeric(stacked_cases(), _k_layers))
 """The induction step as a statement; the numeric check runs whole stacks of K = 1..4 layers."""
 
 
