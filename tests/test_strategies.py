@@ -89,4 +89,4 @@ def test_readme_claim_snippet_runs_with_a_proved_and_a_refuted_lsa_statement():
     assert check(namespace["lsa_is_gd"], max_examples=30).verdict is Verdict.PROVED
     refuted = check(namespace["query_in_keys"], max_examples=30)
     assert refuted.verdict is Verdict.REFUTED and refuted.as_expected
-    assert refuted.counterexample["case"] | {"Nx": 1, "Ny": 1, "N": 1} == refuted.counterexample["case"]
+    assert refuted.counterexample["sizes"] == {"Nx": 1, "Ny": 1, "N": 1}

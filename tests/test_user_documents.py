@@ -54,6 +54,7 @@ USER_FILE = textwrap.dedent(
         numeric=iv.Numeric(
             st.fixed_dictionaries({"x": st.floats(-2, 2), "y": st.floats(-2, 2)}),
             lambda c: ((c["x"] + c["y"]) ** 2, c["x"] ** 2 + c["y"] ** 2),
+            control=lambda c: ((c["x"] + c["y"]) ** 2, c["x"] ** 2 + 2 * c["x"] * c["y"] + c["y"] ** 2),
         ),
         holds=False,
     )
