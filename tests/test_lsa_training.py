@@ -212,4 +212,4 @@ def test_cli_bad_option_is_a_usage_error():
     from icl_verify.cli.main import main
 
     result = CliRunner().invoke(main, ["train", "single", "--x-range", "-0.5"])
-    assert result.exit_code == 2 and "x_range" in result.output
+    assert result.exit_code == 2 and "--x-range" in result.output
