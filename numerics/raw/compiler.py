@@ -42,7 +42,7 @@ from icl_verify.numerics.raw.transformer import Head, Layer, layer_forward
 from icl_verify.numerics.shared.checks import finite_scalar
 
 SQRT_PI_2 = float(np.sqrt(np.pi / 2))
-DEFAULT_RTOL = 1e-4
+DEFAULT_RTOL = 1e-3
 """Relative error per product or division a compiled network is built for (:attr:`Compiled.rtol`)."""
 
 
