@@ -30,21 +30,21 @@ class SessionResults(Mapping[str, Result]):
         self.claims = {c.name: c for c in registry.builtin_claims()}
         self.cache = VerdictCache(folder)
         package = package_digest()
-        self.keys = {
+        self._keys = {
             name: entry_key(name, package=package, source="", seed=SEED, max_examples=MAX_EXAMPLES)
             for name in self.claims
         }
         self.results: dict[str, Result] = {}
 
     def _lock(self, name: str) -> FileLock:
-        return FileLock(self.folder / f"{self.keys[name]}.lock")
+        return FileLock(self.folder / f"{self._keys[name]}.lock")
 
     def _load_or_check(self, name: str) -> Result:
         """The claim's result from the shared cache, checking it there if no worker has (lock held)."""
-        outcome = self.cache.get(self.keys[name])
+        outcome = self.cache.get(self._keys[name])
         if outcome is None:
             outcome = runner.check_one(self.claims[name], SEED, MAX_EXAMPLES)
-            self.cache.put(self.keys[name], outcome)
+            self.cache.put(self._keys[name], outcome)
         return outcome.result(self.claims[name])
 
     def __getitem__(self, name: str) -> Result:

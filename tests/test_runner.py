@@ -115,3 +115,10 @@ def test_json_report_marks_no_result_cached_without_a_cache():
     data = report.to_json(checked.results, seed=0, max_examples=100, cached=checked.cached)
     assert checked.cached == frozenset() and [c["cached"] for c in data["claims"]] == [False]
     json.dumps(data)
+
+
+def test_claims_the_workers_do_not_know_are_checked_here():
+    # Claims made at run time (not built in, from no file) cannot be re-loaded by a worker.
+    made_here = [Claim(f"made-here-{k}", "s", "s", symbolic=lambda: 0) for k in range(2)]
+    checked = runner.check_claims(made_here, jobs=2)
+    assert [r.verdict for r in checked.results] == [Verdict.PROVED, Verdict.PROVED]

@@ -3,7 +3,8 @@
 :func:`check_claims` is what ``icl-verify check`` and ``icl-verify docs`` run. Claims hold
 lambdas and do not pickle, so a worker is sent a claim's *reference* — its name, and the user's
 file it comes from (none for a built-in claim) — re-loads the claim there (:func:`check_job`) and
-sends back its :class:`~icl_verify.engine.verdict_cache.Outcome`. Workers come from the same
+sends back its :class:`~icl_verify.engine.verdict_cache.Outcome`; a claim the workers cannot
+find (one made at run time) is checked in this process instead. Workers come from the same
 executor layer as the sweeps (:mod:`icl_verify.numerics.shared.sweep`): local processes, or a
 Dask cluster. Whatever the number of workers the results are the same: every claim is checked
 with the same seed, example budget and one BLAS thread (so sums run in the same order, and
@@ -45,14 +46,14 @@ class Checked:
     cached: frozenset[str]
 
 
-@cache
-def _builtin(name: str) -> Claim:
-    return {c.name: c for c in registry.builtin_claims()}[name]
+class NotFoundInWorker(LookupError):
+    """The worker's registry has no claim of that name (e.g. a family added to the search path at run time)."""
 
 
 @cache
-def _from_file(path: str, name: str) -> Claim:
-    return {c.name: c for c in registry.load_file(path)}[name]
+def _claims_of(file: str | None) -> dict[str, Claim]:
+    """The built-in claims (``file`` None) or a user's file's, by name, loaded once per worker."""
+    return {c.name: c for c in (registry.builtin_claims() if file is None else registry.load_file(file))}
 
 
 def check_one(claim: Claim, seed: int, max_examples: int) -> Outcome:
@@ -63,9 +64,10 @@ def check_one(claim: Claim, seed: int, max_examples: int) -> Outcome:
 
 def check_job(config: Mapping[str, Any]) -> Outcome:
     """The worker's side: re-load the claim ``config`` names (``file`` None: built-in) and check it."""
-    file = config["file"]
-    claim = _builtin(config["name"]) if file is None else _from_file(file, config["name"])
-    return check_one(claim, config["seed"], config["max_examples"])
+    claims = _claims_of(config["file"])
+    if config["name"] not in claims:
+        raise NotFoundInWorker(config["name"])
+    return check_one(claims[config["name"]], config["seed"], config["max_examples"])
 
 
 def estimated_cost(claim: Claim, recorded: Mapping[str, float]) -> float:
@@ -143,7 +145,7 @@ def check_claims(
     with tqdm(
         total=len(claims), initial=len(cached), desc="checking", unit="claim", file=sys.stderr, disable=not progress
     ) as bar:
-        if not todo or (jobs == 1 and executor == "local"):
+        if len(todo) <= 1 or (jobs == 1 and executor == "local"):  # one claim: no worker to start
             _serial(todo, seed, max_examples, bar, finish)
         else:
             configs = {
@@ -151,7 +153,8 @@ def check_claims(
                 for c in todo
             }
             with _executor(executor, min(jobs, len(todo)), scheduler) as ex:
-                _parallel(configs, ex, jobs, bar, finish)
+                unknown = _parallel(configs, ex, jobs, bar, finish)
+            _serial([c for c in todo if c.name in unknown], seed, max_examples, bar, finish)
     if cache is not None and fresh:
         cache.record_costs({name: round(o.seconds, 3) for name, o in fresh.items()})
     outcomes.update(fresh)
@@ -187,10 +190,14 @@ def _parallel(
     jobs: int,
     bar: tqdm,
     finish: Callable[[str, Outcome], None],
-) -> None:
-    """Keep ``jobs`` claims in flight, longest first; the bar names the one running longest."""
+) -> set[str]:
+    """Keep ``jobs`` claims in flight, longest first; the bar names the one running longest.
+
+    Returns the names the workers did not know (:class:`NotFoundInWorker`), to be checked here.
+    """
     queue = list(configs)
     running: dict[Future, tuple[str, float]] = {}
+    unknown: set[str] = set()
     while queue or running:
         while queue and len(running) < jobs:
             name = queue.pop(0)
@@ -198,10 +205,14 @@ def _parallel(
         finished, _ = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
         for fut in finished:
             name, _ = running.pop(fut)
-            finish(name, _outcome(fut, configs[name]))
+            if isinstance(fut.exception(), NotFoundInWorker):
+                unknown.add(name)
+            else:
+                finish(name, _outcome(fut, configs[name]))
         if running:
             name, started = min(running.values(), key=lambda item: item[1])
             bar.set_postfix_str(f"longest running: {name} ({time.monotonic() - started:.0f} s)")
+    return unknown
 
 
 def _outcome(fut: Future, config: Mapping[str, Any]) -> Outcome:
