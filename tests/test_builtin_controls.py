@@ -13,6 +13,7 @@ from icl_verify.engine import registry
 
 EXPECTED_FALSE = [c for c in registry.builtin_claims() if not c.holds]
 
+
 @pytest.mark.parametrize("claim", EXPECTED_FALSE, ids=lambda c: c.name)
 def test_builtin_refutation_has_a_passing_control(claim, builtin_results):
     result = builtin_results[claim.name]

@@ -67,9 +67,7 @@ def test_a_false_statement_is_refuted_at_the_smallest_sizes_with_controls_that_p
     assert cex["sizes"] == {"Nx": 1, "Ny": 1, "N": 1}
     case = cex["sizes"] | {k: np.array(v) if isinstance(v, list) else v for k, v in cex["values"].items()}
     # the O(1) error is exactly the term the corrected form adds: 2η/N · |W0 x_q| x_q²
-    np.testing.assert_allclose(
-        cex["residual"], 2 * case["eta"] * abs(case["W0"][0, 0]) * case["x_q"][0, 0] ** 2
-    )
+    np.testing.assert_allclose(cex["residual"], 2 * case["eta"] * abs(case["W0"][0, 0]) * case["x_q"][0, 0] ** 2)
     ok, _, _ = compare_with_tolerance(QUERY_IN_KEYS.numeric.control(case), QUERY_IN_KEYS.numeric.rtol, 0.0)
     assert ok
     assert all(is_zero(r) for r in QUERY_IN_KEYS.explicit.control(Nx=1, Ny=1, N=1))
