@@ -14,6 +14,7 @@ from icl_verify import blocks as b
 from icl_verify.engine.strategies import matrices, regression_cases
 from icl_verify.engine.symbolic import as_explicit, is_zero
 from icl_verify.numerics import dual
+from icl_verify.numerics.kinetics import ode as kinetics_ode
 from icl_verify.numerics.lsa import layers
 from icl_verify.numerics.lsa.regression import gd
 
@@ -148,3 +149,40 @@ def test_symbolic_blocks_prove_gd_at_every_size():
 def test_regression_symbols_reject_an_unknown_w0():
     with pytest.raises(ValueError, match="w0 must be"):
         b.regression_symbols(w0="sometimes")
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.floats(-3, 3),
+    st.floats(-6, 3),
+    st.floats(0.1, 2),
+    st.floats(0, 2),
+    st.integers(2, 500),
+    st.floats(0, 0.1),
+    st.floats(0, 0.1),
+)
+def test_kinetics_flow_matches_the_integrators_arc_derivatives(w, beta, c1, c2, n, decay_w, decay_beta):
+    # the integrator writes the same flow in the arc variable s, dt/ds = 1/(1 + r e^β) (numerics.kinetics.ode)
+    log_r = np.log(0.7)
+    slow, dw_ds, db_ds = kinetics_ode._arc_derivatives(
+        np.zeros(1),
+        np.array([w]),
+        np.array([beta]),
+        n=n,
+        log_r=log_r,
+        c1=kinetics_ode.constant(c1),
+        c2=kinetics_ode.constant(c2),
+        decay_w=decay_w,
+        decay_beta=decay_beta,
+        offset=0.0,
+    )
+    dw, db = b.kinetics_flow(w, beta, c1, c2, n, decay_w=decay_w, decay_beta=decay_beta)
+    np.testing.assert_allclose([dw * slow[0], db * slow[0]], [dw_ds[0], db_ds[0]], rtol=1e-12, atol=1e-15)
+
+
+def test_kinetics_flow_is_the_gradient_flow_of_the_simplified_loss():
+    # L = −(c₁/N)(w e^β − (c₂/2) w²) (Nguyen & Reddy 2025, eq. 3): the flow is (−∂L/∂w, −∂L/∂β)
+    w, beta, c1, c2, n = sp.symbols("w beta c_1 c_2 N")
+    loss = -(c1 / n) * (w * sp.exp(beta) - c2 / 2 * w**2)
+    flow = b.kinetics_flow(w, beta, c1, c2, n)
+    assert all(is_zero(f + sp.diff(loss, v)) for f, v in zip(flow, (w, beta)))

@@ -260,6 +260,8 @@ EXEMPT: dict[str, str] = {
             "function_name",
             "config_hash",
             "load_results",
+            "open_results",
+            "record_checksum",
             "local_executor",
             "dask_executor",
             "run_job",

@@ -238,7 +238,7 @@ def test_scaling_refuses_an_out_path_it_must_not_or_cannot_write_before_any_job(
     result = CliRunner().invoke(main, ["scaling", "--out", out])
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"Error: {message}")
+    assert len(lines) == 1 and f"scaling: error: {message}" in lines[0]
     assert (tmp_path / "notes.txt").read_text() == "my notes\n"
     assert (tmp_path / "afile").read_text() == "not a directory\n"
 

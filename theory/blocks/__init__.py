@@ -14,6 +14,7 @@ from icl_verify.blocks.attention import (
     softmax_attention,
     w_zsl,
 )
+from icl_verify.blocks.kinetics import kinetics_flow
 from icl_verify.blocks.lsa import (
     Head,
     context_tokens,
@@ -51,6 +52,7 @@ __all__ = [
     "gelu",
     "head",
     "icl_attention",
+    "kinetics_flow",
     "layer_norm",
     "linear_attention",
     "lsa_layer",

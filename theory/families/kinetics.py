@@ -26,6 +26,7 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
+from icl_verify.blocks import kinetics_flow
 from icl_verify.engine.caches import cached
 from icl_verify.engine.claims import Claim, Estimate, Explicit, Measured, Numeric
 from icl_verify.engine.derivation import Derivation, Step
@@ -153,7 +154,7 @@ def flow(loss: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
 
 def paper_flow() -> tuple[sp.Expr, sp.Expr]:
     """The printed ODE: dw/dt = (c₁/N)(e^β − c₂ w), dβ/dt = (c₁/N) w e^β (eq. 4)."""
-    return (C1 / N) * (sp.exp(BETA) - C2 * W), (C1 / N) * W * sp.exp(BETA)
+    return kinetics_flow(W, BETA, C1, C2, N)
 
 
 GRADIENT_FLOW = Claim(
