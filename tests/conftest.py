@@ -14,12 +14,20 @@ from pathlib import Path
 
 import pytest
 from filelock import FileLock, Timeout
+from hypothesis import settings
 
 from icl_verify import Result
 from icl_verify.engine import registry, runner
 from icl_verify.engine.verdict_cache import ENV_VAR, VerdictCache, entry_key, package_digest
 
 SEED, MAX_EXAMPLES = 0, 100  # the CLI's defaults
+
+# The property tests draw the same examples on every run and every machine, so a red run is
+# reproducible and never a chance draw; HYPOTHESIS_PROFILE=explore draws fresh examples each run
+# (and shows the seed to replay), to hunt for new counterexamples.
+settings.register_profile("reproducible", derandomize=True, database=None)
+settings.register_profile("explore", database=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 
 
 class SessionResults(Mapping[str, Result]):

@@ -525,7 +525,7 @@ def _point_fits(n: np.ndarray, u: np.ndarray, acc: np.ndarray, levels: np.ndarra
         try:
             out.append(fit_sigmoid(u[n == v], acc[n == v]))
         except NoTransitionError as exc:
-            raise NoTransitionError(f"at n = {v:g}: {exc}") from None
+            raise NoTransitionError(f"at n = {v:g}: {exc} (u = log10 k)") from None
     return out
 
 

@@ -543,7 +543,9 @@ def _run_numeric(num: Numeric, seed: int, max_examples: int) -> tuple[Evidence, 
         return not ok
 
     config = settings(
+        settings.get_profile("default"),  # Hypothesis' own defaults: a profile the user loaded changes no verdict
         max_examples=max_examples,
+        derandomize=False,  # the search is seeded by ``seed`` (``random=`` below)
         database=None,
         deadline=None,
         suppress_health_check=list(HealthCheck),
