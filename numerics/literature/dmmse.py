@@ -1,0 +1,60 @@
+"""The posterior mean over a finite set of pretraining tasks (Raventós et al. 2023, §2, "dMMSE").
+
+Pretraining draws M tasks w₁, …, w_M ~ N(0, I_d) once. Given in-context data (X, y) with noise
+variance σ², the Bayes-optimal estimator under the uniform prior on those M tasks is
+
+    ŵ_M = Σ_m w_m exp(−‖y − X w_m‖²/2σ²) / Σ_m exp(−‖y − X w_m‖²/2σ²).
+
+Under the Gaussian prior N(0, I_d) itself the posterior mean is ridge regression with λ = σ²:
+(XᵀX + σ² I)⁻¹Xᵀy. ŵ_M is the self-normalised importance-sampling estimate of that posterior mean
+with the prior as proposal, so ŵ_M → ridge as M → ∞ with E‖ŵ_M − ŵ_ridge‖² = C/M + O(M⁻²)
+(Owen 2013, *Monte Carlo theory, methods and examples*, §9.2, the delta-method variance of the
+ratio estimate).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import softmax
+
+from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int, same_size, seed_value
+
+
+def dmmse_weights(X: object, y: object, tasks: object, sigma2: float) -> np.ndarray:
+    """ŵ_M: the posterior mean of w under the uniform prior on the rows of ``tasks`` (M × d)."""
+    X = finite_array("X", X, ndim=2, nonempty=True)
+    y = finite_array("y", y, ndim=1)
+    tasks = finite_array("tasks", tasks, ndim=2, nonempty=True)
+    same_size("y", y.size, X.shape[0], "the number of rows of X")
+    same_size("tasks", tasks.shape[1], X.shape[1], "columns = the columns of X")
+    sigma2 = finite_scalar("sigma2", sigma2, positive=True)
+    log_weights = -((y[None, :] - tasks @ X.T) ** 2).sum(axis=1) / (2 * sigma2)
+    return softmax(log_weights) @ tasks
+
+
+def dmmse_ridge_gaps(Ms: object, n: int, d: int, sigma2: float, n_data: int, seed: int) -> np.ndarray:
+    """‖ŵ_M − ŵ_ridge‖² averaged over independent task sets, for each M of ``Ms`` (rows: data sets).
+
+    Each of the ``n_data`` data sets (X ∈ R^{n×d}, w ~ N(0, I), noise variance σ²) draws one pool of
+    max(Ms) pretraining tasks; for each M the pool is cut into max(Ms)/M disjoint sets of M tasks and
+    the gaps of their dMMSE estimates to ridge (λ = σ²) are averaged. Every M must divide max(Ms).
+    """
+    Ms = finite_array("Ms", Ms, ndim=1, nonempty=True)
+    n, d, n_data = positive_int("n", n), positive_int("d", d), positive_int("n_data", n_data)
+    sigma2 = finite_scalar("sigma2", sigma2, positive=True)
+    pool = int(Ms.max())
+    if np.any(Ms < 1) or np.any(Ms != np.round(Ms)) or np.any(pool % Ms.astype(int)):
+        raise ValueError(f"Ms must be positive integers that divide their maximum, got {Ms.tolist()}")
+    rng = np.random.default_rng(seed_value("seed", seed))
+    gaps = np.empty((n_data, Ms.size))
+    for row in range(n_data):
+        X = rng.standard_normal((n, d))
+        y = X @ rng.standard_normal(d) + np.sqrt(sigma2) * rng.standard_normal(n)
+        ridge = np.linalg.solve(X.T @ X + sigma2 * np.eye(d), X.T @ y)
+        tasks = rng.standard_normal((pool, d))
+        log_weights = -((y[None, :] - tasks @ X.T) ** 2).sum(axis=1) / (2 * sigma2)
+        for col, M in enumerate(Ms.astype(int)):
+            weights = softmax(log_weights.reshape(-1, M), axis=1)
+            estimates = np.einsum("cm,cmd->cd", weights, tasks.reshape(-1, M, d))
+            gaps[row, col] = np.mean(np.sum((estimates - ridge) ** 2, axis=1))
+    return gaps
