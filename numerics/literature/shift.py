@@ -1,0 +1,74 @@
+"""The converged one-layer LSA of Zhang, Frei & Bartlett (2024) on prompts from another distribution.
+
+Trained by gradient flow on prompts of N examples x ~ N(0, Λ), w ~ N(0, I_d), y = xᵀw, the
+one-layer linear self-attention model converges to the predictor ŷ = x_qᵀ Γ⁻¹ (1/M) Σᵢ yᵢxᵢ on a
+prompt of M examples, with Γ = (1 + 1/N)Λ + (tr Λ/N) I (ZFB 2024, Thm 4.1). On test prompts with
+x ~ N(0, Λ'), a query x_q ~ N(0, Λ') and tasks with E[wwᵀ] = Σ_w, write A = Γ⁻¹ and h = (1/M)XᵀXw.
+The error is x_qᵀ(Ah − w), so the risk is tr(Λ' E[(Ah − w)(Ah − w)ᵀ]) with E[h wᵀ] = Λ'Σ_w and, from
+the Wishart moment E[W B W] = M(M + 1)Λ'BΛ' + M tr(BΛ')Λ' for W = XᵀX and symmetric B (Isserlis),
+E[hhᵀ] = (1 + 1/M)Λ'Σ_wΛ' + tr(Σ_wΛ')Λ'/M:
+
+    R = tr(Λ' (A E[hhᵀ] Aᵀ − AΛ'Σ_w − Σ_wΛ'Aᵀ + Σ_w)).
+
+It depends on the task distribution only through Σ_w, and on the covariates through Λ'.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from icl_verify.numerics.shared.checks import finite_array, positive_int, same_size, seed_value
+
+
+def _spd(name: str, value: object) -> np.ndarray:
+    M = finite_array(name, value, ndim=2, nonempty=True)
+    if M.shape[0] != M.shape[1] or not np.allclose(M, M.T, rtol=0, atol=1e-12 * np.abs(M).max()):
+        raise ValueError(f"{name} must be a symmetric square matrix, got shape {M.shape}")
+    if not np.linalg.eigvalsh(M)[0] > 0:
+        raise ValueError(f"{name} must be positive definite")
+    return M
+
+
+def zfb_preconditioner(Lambda: object, n: int) -> np.ndarray:
+    """Γ = (1 + 1/N)Λ + (tr Λ/N) I, the converged LSA's preconditioner (ZFB 2024, Thm 4.1)."""
+    Lambda, n = _spd("Lambda", Lambda), positive_int("n", n)
+    return (1 + 1 / n) * Lambda + np.trace(Lambda) / n * np.eye(len(Lambda))
+
+
+def _shapes(A: object, Lambda_test: object, Sigma_w: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    A = finite_array("A", A, ndim=2, nonempty=True)
+    Lambda_test, Sigma_w = _spd("Lambda_test", Lambda_test), _spd("Sigma_w", Sigma_w)
+    same_size("A", A.shape[0], len(Lambda_test), "rows = the size of Lambda_test")
+    same_size("A", A.shape[1], len(Lambda_test), "columns = the size of Lambda_test")
+    same_size("Sigma_w", len(Sigma_w), len(Lambda_test), "size = the size of Lambda_test")
+    return A, Lambda_test, Sigma_w
+
+
+def shifted_risk(A: object, Lambda_test: object, Sigma_w: object, m: int) -> float:
+    """The closed-form risk E[(x_qᵀA(1/M)Xᵀy − x_qᵀw)²] of the module docstring, noiseless labels."""
+    A, L, S = _shapes(A, Lambda_test, Sigma_w)
+    m = positive_int("m", m)
+    hh = (1 + 1 / m) * L @ S @ L + np.trace(S @ L) / m * L
+    return float(np.trace(L @ (A @ hh @ A.T - A @ L @ S - S @ L @ A.T + S)))
+
+
+def simulated_errors(
+    A: object, Lambda_test: object, Sigma_w: object, m: int, prompts: int, seed: int, *, tasks: str = "gaussian"
+) -> np.ndarray:
+    """Squared query errors of ŷ = x_qᵀA(1/M)Xᵀy on ``prompts`` fresh prompts; w ~ N(0, Σ_w)
+    (``tasks="gaussian"``) or w = Σ_w^{1/2}√d·u with u uniform on the sphere (``"sphere"``)."""
+    A, L, S = _shapes(A, Lambda_test, Sigma_w)
+    m, prompts = positive_int("m", m), positive_int("prompts", prompts)
+    if tasks not in ("gaussian", "sphere"):
+        raise ValueError(f"tasks must be 'gaussian' or 'sphere', got {tasks!r}")
+    rng = np.random.default_rng(seed_value("seed", seed))
+    d = len(L)
+    x_root, w_root = np.linalg.cholesky(L), np.linalg.cholesky(S)
+    X = rng.standard_normal((prompts, m, d)) @ x_root.T
+    x_q = rng.standard_normal((prompts, d)) @ x_root.T
+    u = rng.standard_normal((prompts, d))
+    if tasks == "sphere":
+        u *= np.sqrt(d) / np.linalg.norm(u, axis=1, keepdims=True)
+    w = u @ w_root.T
+    h = np.einsum("pmd,pm->pd", X, np.einsum("pmd,pd->pm", X, w)) / m
+    return np.einsum("pd,pd->p", x_q, h @ A.T - w) ** 2
