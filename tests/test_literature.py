@@ -75,9 +75,10 @@ def test_dmmse_by_hand():
 
 
 def test_dmmse_gaps_shape_and_bad_input():
-    assert dmmse_ridge_gaps([2, 4], n=3, d=2, sigma2=1.0, n_data=5, seed=0).shape == (5, 2)
+    X, y = np.eye(2), np.ones(2)
+    assert dmmse_ridge_gaps(X, y, 1.0, [2, 4], pools=5, seed=0).shape == (5, 2)
     with pytest.raises(ValueError, match="Ms must be positive integers that divide their maximum"):
-        dmmse_ridge_gaps([3, 4], n=3, d=2, sigma2=1.0, n_data=5, seed=0)
+        dmmse_ridge_gaps(X, y, 1.0, [3, 4], pools=5, seed=0)
     with pytest.raises(ValueError, match="tasks must have columns = the columns of X"):
         dmmse_weights(np.ones((2, 2)), np.ones(2), np.ones((3, 1)), 1.0)
 

@@ -32,26 +32,28 @@ def dmmse_weights(X: object, y: object, tasks: object, sigma2: float) -> np.ndar
     return softmax(log_weights) @ tasks
 
 
-def dmmse_ridge_gaps(Ms: object, n: int, d: int, sigma2: float, n_data: int, seed: int) -> np.ndarray:
-    """‖ŵ_M − ŵ_ridge‖² averaged over independent task sets, for each M of ``Ms`` (rows: data sets).
+def dmmse_ridge_gaps(X: object, y: object, sigma2: float, Ms: object, pools: int, seed: int) -> np.ndarray:
+    """‖ŵ_M − ŵ_ridge‖² for one in-context data set (X, y), over independent pretraining draws.
 
-    Each of the ``n_data`` data sets (X ∈ R^{n×d}, w ~ N(0, I), noise variance σ²) draws one pool of
-    max(Ms) pretraining tasks; for each M the pool is cut into max(Ms)/M disjoint sets of M tasks and
-    the gaps of their dMMSE estimates to ridge (λ = σ²) are averaged. Every M must divide max(Ms).
+    Each of the ``pools`` rows draws max(Ms) tasks from N(0, I_d); for each M of ``Ms`` the pool is
+    cut into max(Ms)/M disjoint sets of M tasks, and the squared gaps of their dMMSE estimates to
+    ridge (λ = σ²) are averaged. Every M must divide max(Ms). Returns an array pools × len(Ms).
     """
-    Ms = finite_array("Ms", Ms, ndim=1, nonempty=True)
-    n, d, n_data = positive_int("n", n), positive_int("d", d), positive_int("n_data", n_data)
+    X = finite_array("X", X, ndim=2, nonempty=True)
+    y = finite_array("y", y, ndim=1)
+    same_size("y", y.size, X.shape[0], "the number of rows of X")
     sigma2 = finite_scalar("sigma2", sigma2, positive=True)
-    pool = int(Ms.max())
-    if np.any(Ms < 1) or np.any(Ms != np.round(Ms)) or np.any(pool % Ms.astype(int)):
+    Ms = finite_array("Ms", Ms, ndim=1, nonempty=True)
+    pools = positive_int("pools", pools)
+    size = int(Ms.max())
+    if np.any(Ms < 1) or np.any(Ms != np.round(Ms)) or np.any(size % Ms.astype(int)):
         raise ValueError(f"Ms must be positive integers that divide their maximum, got {Ms.tolist()}")
+    d = X.shape[1]
+    ridge = np.linalg.solve(X.T @ X + sigma2 * np.eye(d), X.T @ y)
     rng = np.random.default_rng(seed_value("seed", seed))
-    gaps = np.empty((n_data, Ms.size))
-    for row in range(n_data):
-        X = rng.standard_normal((n, d))
-        y = X @ rng.standard_normal(d) + np.sqrt(sigma2) * rng.standard_normal(n)
-        ridge = np.linalg.solve(X.T @ X + sigma2 * np.eye(d), X.T @ y)
-        tasks = rng.standard_normal((pool, d))
+    gaps = np.empty((pools, Ms.size))
+    for row in range(pools):
+        tasks = rng.standard_normal((size, d))
         log_weights = -((y[None, :] - tasks @ X.T) ** 2).sum(axis=1) / (2 * sigma2)
         for col, M in enumerate(Ms.astype(int)):
             weights = softmax(log_weights.reshape(-1, M), axis=1)
