@@ -112,7 +112,9 @@ def lsa_output(context: object, W_V: object, M: object, query: object) -> np.nda
     """Linear self-attention Σ_i (e_iᵀ M e) W_V e_i = W_V Eᵀ E M e (rows; von Oswald et al. eq. 8, P = I)."""
     scores, values = _scores_and_values(context, W_V, M, query)
     with np.errstate(over="ignore", invalid="ignore"):
-        return finite_result(values.T @ scores, "context, W_V, M and query overflow float64 in the LSA output (entries too large)")
+        return finite_result(
+            values.T @ scores, "context, W_V, M and query overflow float64 in the LSA output (entries too large)"
+        )
 
 
 def centred_lsa(context: object, W_V: object, M: object, query: object) -> np.ndarray:
@@ -120,7 +122,9 @@ def centred_lsa(context: object, W_V: object, M: object, query: object) -> np.nd
     scores, values = _scores_and_values(context, W_V, M, query)
     with np.errstate(over="ignore", invalid="ignore"):
         out = values.T @ (scores - np.mean(scores))
-    return finite_result(out, "context, W_V, M and query overflow float64 in the centred LSA output (entries too large)")
+    return finite_result(
+        out, "context, W_V, M and query overflow float64 in the centred LSA output (entries too large)"
+    )
 
 
 def two_head_difference(context: object, W_V: object, M: object, query: object, eps: float) -> np.ndarray:
