@@ -22,8 +22,8 @@ With softmax attention at logit scale β every token puts weight e^β/(e^β + T 
 
 $$ \Delta_t = \frac{\sum_{u} W_V e_u - T\, W_V e_{\sigma(t)}}{e^{\beta} + T - 1}, $$
 
-and ln max_t ‖Δ_t‖ = const − ln(e^β + T − 1): the error decays at rate 1 in β,
-d ln‖Δ‖/dβ = −e^β/(e^β + T − 1) = −1 + O(T e^{−β}).
+and ln‖Δ‖_F = const − ln(e^β + T − 1) (Frobenius norm over all tokens): the error decays at rate 1 in β,
+d ln‖Δ‖_F/dβ = −e^β/(e^β + T − 1) = −1 + O(T e^{−β}).
 
 **Two softmax heads for one linear head.** A softmax head with key–query product εM gives
 h(ε) = Σ_i softmax_i(ε a) v_i with scores a_i = e_iᵀ M e and values v_i = W_V e_i. Its expansion
@@ -225,20 +225,20 @@ tolerance leaves room for the fit's interval, nothing else."""
 
 @cached()
 def copy_errors(seed: int, one_way: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """(β, max_t ‖softmax copy − exact copy‖_∞) over :data:`BETAS` for one random task (seed)."""
+    """(β, ‖softmax copy − exact copy‖_F over all tokens) at :data:`BETAS`, for one random task (seed)."""
     rng = np.random.default_rng(seed)
     n, nx, ny = COPY_SIZES["n"], COPY_SIZES["nx"], COPY_SIZES["ny"]
     tokens = con.interleaved_tokens(rng.uniform(-1, 1, (n, nx)), rng.standard_normal((n, ny)), rng.uniform(-1, 1, nx))
     exact = con.copy_layer(tokens, nx, ny)
     soft = [con.copy_layer(tokens, nx, ny, scale=b, one_way=one_way) for b in BETAS]
-    return BETAS, np.array([np.max(np.abs(out - exact)) for out in soft])
+    return BETAS, np.array([np.linalg.norm(out - exact) for out in soft])
 
 
 def _copy_rate(seed: int, one_way: bool) -> Estimate:
     betas, errors = copy_errors(seed, one_way)
     slope = fit_line(betas, np.log(errors)).slope
     detail = (
-        f"least-squares slope of ln max error over β = 12..24 (13 points), N = {COPY_SIZES['n']}, "
+        f"least-squares slope of ln ‖Δ‖_F over β = 12..24 (13 points), N = {COPY_SIZES['n']}, "
         f"Nx = {COPY_SIZES['nx']}, Ny = {COPY_SIZES['ny']}, seed {seed}"
     )
     return Estimate(slope.estimate, slope.low, slope.high, -1.0, RATE_TOLERANCE, detail, 0.0 if one_way else None)
@@ -247,7 +247,7 @@ def _copy_rate(seed: int, one_way: bool) -> Estimate:
 PROP3_SOFTMAX_RATE = Claim(
     name="prop3-softmax-copy-rate",
     source=f"{PAPER}, Proposition 3 with softmax attention (the copy becomes exact as β → ∞)",
-    statement=r"\frac{d \ln \max_t \lVert \Delta_t \rVert}{d\beta} = -1 \pm 0.01 \quad (\beta \in [12, 24],\ T = 11)",
+    statement=r"\frac{d \ln \lVert \Delta \rVert_F}{d\beta} = -1 \pm 0.01 \quad (\beta \in [12, 24],\ T = 11)",
     measured=Measured(lambda seed: _copy_rate(seed, one_way=False)),
     note="Predicted from the exact error: ln‖Δ‖ = const − ln(e^β + T − 1), slope −1 + O(T e^{−β}).",
     assumptions=(ONE_HOT_CODES, SOFTMAX_OVER_ALL),
@@ -259,7 +259,7 @@ PROP3_ONE_WAY = Claim(
     source=f"{PAPER}, Proposition 3 with softmax attention, the x-tokens' partners only",
     statement=(
         r"A = \textstyle\sum_j p_{2j} p_{2j-1}^\top \text{ (exact under linear attention)}:\ "
-        r"\frac{d \ln \max_t \lVert \Delta_t \rVert}{d\beta} = -1 \pm 0.01"
+        r"\frac{d \ln \lVert \Delta \rVert_F}{d\beta} = -1 \pm 0.01"
     ),
     measured=Measured(lambda seed: _copy_rate(seed, one_way=True)),
     holds=False,
@@ -413,7 +413,7 @@ def _draw_copy(ax: Any, data: dict) -> None:
     reference = data["error"][0] * np.exp(-(data["beta"] - data["beta"][0]))
     ax.semilogy(data["beta"], reference, "--", color="gray", label="slope −1 (theory)")
     ax.set_xlabel("logit scale β")
-    ax.set_ylabel("max |softmax copy − exact copy|")
+    ax.set_ylabel("‖softmax copy − exact copy‖_F")
     ax.legend()
 
 
@@ -434,10 +434,10 @@ def _draw_heads(ax: Any, data: dict) -> None:
 FIGURES = (
     Figure(
         name="copy-error",
-        caption="Proposition 3 with softmax attention: the largest entry of (softmax copy − exact copy) "
+        caption="Proposition 3 with softmax attention: the Frobenius norm of (softmax copy − exact copy) "
         "against the logit scale β, N = 5 pairs and the query (T = 11), Nx = 3, Ny = 1, seed 0. "
         "With x- and y-tokens paired both ways the error falls as e^{−β}, as the exact form Δ_t predicts; "
-        "with the x-tokens' partners only it stays at (1/T)|Σ_j y_j| (the uniform rows of the y-tokens and the query).",
+        "with the x-tokens' partners only it stays at √(N + 1)·|Σ_j y_j|/T (the uniform rows of the y-tokens and the query).",
         data=_copy_figure_data,
         draw=_draw_copy,
     ),
