@@ -15,7 +15,9 @@ with its y-token and fixes the query. With linear attention and P = I, token t r
 W_V e_{σ(t)} exactly: an x-token gains its y_j, a y-token gains the zero y-block of its x-token,
 the query gains nothing (its y-block stays 0, the query token of Proposition 1 with W_0 = 0).
 Pairing the y-tokens back to their x-tokens, rather than giving them no partner, is what keeps
-the softmax version right: under softmax a token with no large score averages all values.
+the softmax version right: under softmax a token with no large score averages all values. (The
+paper pads y_j to the width of x_j, a y-token (0, y_j); separate x- and y-blocks here make the
+paired token (x_j, y_j) of Proposition 1 appear literally, and change nothing else.)
 
 With softmax attention at logit scale β every token puts weight e^β/(e^β + T − 1) on σ(t) and
 1/(e^β + T − 1) on every other token, so the output misses the exact copy by exactly
