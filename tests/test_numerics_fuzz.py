@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 import icl_verify.numerics as numerics
 from icl_verify.numerics import dual
 from icl_verify.numerics.kinetics import ode
-from icl_verify.numerics.lsa import alignment, layers, regression
+from icl_verify.numerics.lsa import alignment, constructions, layers, regression
 from icl_verify.numerics.raw import compiler, learners, primitives, programs, transformer
 from icl_verify.numerics.scaling import fits, memorization
 from icl_verify.numerics.shared import stats
@@ -76,6 +76,21 @@ def _dual_w() -> dict[str, np.ndarray]:
 def _tokens() -> dict[str, np.ndarray]:
     r = _rng(4)
     return {"demos": r.standard_normal((3, 2)), "text": r.standard_normal((2, 2)), "q": r.standard_normal(3)}
+
+
+def _pairs() -> dict[str, np.ndarray]:
+    r = _rng(6)
+    return {"X": r.standard_normal((3, 2)), "Y": r.standard_normal((3, 1)), "x_q": r.standard_normal(2)}
+
+
+def _heads() -> dict[str, np.ndarray]:
+    r = _rng(7)
+    return {
+        "context": r.standard_normal((4, 3)),
+        "W_V": r.standard_normal((2, 3)),
+        "M": r.standard_normal((3, 3)),
+        "query": r.standard_normal(3),
+    }
 
 
 def _power(seed: int = 5) -> dict[str, np.ndarray]:
@@ -155,6 +170,16 @@ TABLE: dict[str, Case] = {
     "lsa.alignment.fit_preconditioner": _case(
         lambda: {"moments": alignment.preconditioner_moments(regression.sample_tasks(_rng(), 64, 8, 2, n_queries=4))}
     ),
+    # lsa.constructions
+    "lsa.constructions.interleaved_tokens": _case(_pairs),
+    "lsa.constructions.copy_partner": _case(lambda: {"n_tokens": 7}),
+    "lsa.constructions.copy_weights": _case(lambda: {"nx": 2, "ny": 1, "n_tokens": 7}),
+    "lsa.constructions.copy_layer": _case(
+        lambda: {"tokens": constructions.interleaved_tokens(**_pairs()), "nx": 2, "ny": 1, "scale": 10.0}
+    ),
+    "lsa.constructions.lsa_output": _case(_heads),
+    "lsa.constructions.centred_lsa": _case(_heads),
+    "lsa.constructions.two_head_difference": _case(lambda: _heads() | {"eps": 0.01}),
     # dual
     "dual.linear_attention": _case(_attention),
     "dual.softmax_attention": _case(_attention),
