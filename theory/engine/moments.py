@@ -153,9 +153,7 @@ class _Occurrence:
 
 
 def _lay_out(net: _Network, factors: Sequence[_Factor], closed: bool, laws: Mapping[MatrixSymbol, Law]):
-    """Add one word's nodes and edges; return its random occurrences and its (first, last) node."""
-    if not factors:
-        raise ValueError("an empty word has no nodes")
+    """Add one (non-empty) word's nodes and edges; return its random occurrences and its (first, last) node."""
     nodes = [net.node(factors[0].shape[0])] + [net.node(f.shape[1]) for f in factors[:-1]]
     nodes.append(nodes[0] if closed else net.node(factors[-1].shape[1]))
     occurrences = []
@@ -244,7 +242,7 @@ def _product(factors: Sequence[_Factor]) -> MatrixExpr:
     return MatMul(*[f.matrix.T if f.transposed else f.matrix for f in factors]).doit()
 
 
-def _contract(net: _Network, ends: tuple[int, int] | None, shape, laws) -> Any:
+def _contract(net: _Network, ends: tuple[int, int] | None, laws: Mapping[MatrixSymbol, Law]) -> Any:
     """The value of a network whose every node has degree 2 (ends: degree 1), as described above."""
     incident: dict[int, list[int]] = {net.find(u): [] for u in range(len(net.parent))}
     for e, (u, v, _, _) in enumerate(net.edges):
@@ -266,7 +264,7 @@ def _contract(net: _Network, ends: tuple[int, int] | None, shape, laws) -> Any:
         path, last = _walk(net, start, incident, used, laws)
         if last != end:
             raise ValueError("the open ends of the product are not joined (inconsistent shapes)")
-        result = _product(path) if path else Identity(shape[0])
+        result = _product(path) if path else Identity(net.dims[start])
     for r in sorted(roots - tips):
         if not incident[r]:
             value *= net.dims[r]
@@ -301,7 +299,7 @@ def _expect_term(coeff: sp.Expr, cycles: Sequence[tuple[_Factor, ...]], open_wor
             weight *= c
             _apply(net, blocks, laws[s])
         if weight != 0:
-            total = total + weight * _contract(net, ends, shape, laws)
+            total = total + weight * _contract(net, ends, laws)
     return total
 
 
