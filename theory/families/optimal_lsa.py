@@ -10,26 +10,28 @@ Results (docs/reference.md, von Oswald et al. 2023 and the optimal-LSA results):
 * Zhang, Frei, Bartlett (JMLR 2024, Thm. 4.1): for x ~ N(0, Λ) the optimum is ŷ = x_qᵀ Γ⁻¹ (1/N) Σ y_i x_i
   with Γ = (1 + 1/N) Λ + (tr Λ / N) I.
 
-Nothing here is typed in: the expected loss is expanded symbolically from the moments of the input
-density (:func:`density_moment` integrates it), summed over examples and coordinates of symbolic
-count by set partitions (:func:`index_sum`), and minimised with SymPy; the claims compare the
-derived optimum with the papers' formulas, then with Monte Carlo and with trained LSA.
+Nothing here is typed in: the expected loss is a product of data matrices X (N × d), x_q, w of
+symbolic size whose expectation the moment algebra takes (:mod:`icl_verify.engine.moments`: Wick
+pairings, plus the fourth cumulant for iid non-Gaussian inputs, whose variance and kurtosis come
+from the input density, :func:`density_moment`); the loss is minimised with SymPy, or its matrix
+gradient is evaluated at the stated preconditioner. The claims compare the derived optimum with the
+papers' formulas for every N and d, then with Monte Carlo and with trained LSA.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
 import numpy as np
 import sympy as sp
-from sympy.utilities.iterables import multiset_partitions
+from sympy.matrices.expressions import Identity, MatrixSymbol, Trace
 
 from icl_verify.engine.caches import cached
 from icl_verify.engine.claims import Claim, Estimate, Explicit, Measured
 from icl_verify.engine.derivation import Derivation, Step
 from icl_verify.engine.figure import Figure
+from icl_verify.engine.moments import Law, commutative_value, expectation, trace_gradient
 from icl_verify.numerics.lsa.alignment import (
     Model,
     effective_preconditioner,
@@ -94,97 +96,6 @@ def gaussian_moments(variance: sp.Expr) -> Moment:
     return lambda k: density_moment("gaussian", k, sp.sqrt(variance))
 
 
-class Variables:
-    """Independent random scalars x[i, k], w[k], ε[i] with given moments.
-
-    ``x_moments`` may depend on the coordinate k (anisotropic inputs): pass a callable
-    ``k -> Moment`` as ``x_moments_by_coordinate``.
-    """
-
-    def __init__(
-        self,
-        x_moments: Moment | None = None,
-        w_moments: Moment | None = None,
-        noise_moments: Moment | None = None,
-        x_moments_by_coordinate: Callable[[object], Moment] | None = None,
-    ) -> None:
-        self._x = x_moments
-        self._x_by = x_moments_by_coordinate
-        self._w = w_moments or gaussian_moments(sp.Integer(1))
-        self._noise = noise_moments or (lambda k: sp.Integer(0) if k else sp.Integer(1))
-        self._kind: dict[sp.Symbol, Moment] = {}
-
-    def _symbol(self, name: str, moment: Moment) -> sp.Symbol:
-        sym = sp.Symbol(name, real=True)
-        self._kind[sym] = moment
-        return sym
-
-    def x(self, i: object, k: object) -> sp.Symbol:
-        """Input coordinate k of example i (``i = "q"`` for the query)."""
-        moment = self._x_by(k) if self._x_by is not None else self._x
-        if moment is None:
-            raise ValueError("no moments given for the inputs x")
-        return self._symbol(f"x_{i}_{k}", moment)
-
-    def w(self, k: object) -> sp.Symbol:
-        """Task weight k (default N(0, 1))."""
-        return self._symbol(f"w_{k}", self._w)
-
-    def eps(self, i: object) -> sp.Symbol:
-        """Label noise of example i (default 0)."""
-        return self._symbol(f"eps_{i}", self._noise)
-
-    def expect(self, expr: sp.Expr) -> sp.Expr:
-        """E[expr] for a polynomial in the variables (other symbols are constants)."""
-        expr = sp.expand(expr)
-        syms = sorted((s for s in expr.free_symbols if s in self._kind), key=str)
-        if not syms:
-            return expr
-        total = sp.Integer(0)
-        for monomial, coeff in sp.Poly(expr, *syms).terms():
-            term = coeff
-            for sym, power in zip(syms, monomial):
-                if power:
-                    term *= self._kind[sym](power)
-            total += term
-        return sp.expand(total)
-
-
-def set_partitions(n: int) -> Iterator[list[int]]:
-    """Every set partition of {0..n−1} (SymPy's ``multiset_partitions``) as block labels, blocks numbered in
-    order of their first element (restricted growth strings).
-
-    >>> sorted(set_partitions(3))
-    [[0, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 1], [0, 1, 2]]
-    """
-    for blocks in multiset_partitions(list(range(n))):
-        labels = [0] * n
-        for label, block in enumerate(sorted(blocks, key=min)):
-            for i in block:
-                labels[i] = label
-        yield labels
-
-
-def index_sum(
-    variables: Variables,
-    summand: Callable[..., sp.Expr],
-    families: Sequence[tuple[int, sp.Expr]],
-) -> sp.Expr:
-    """E Σ f over index families, family j having r_j indices ranging over a symbolic size n_j.
-
-    ``families`` lists (r_j, n_j); ``summand(*labels)`` receives one list of representative
-    labels per family (equal labels = equal indices) and returns a polynomial. Exact for every
-    n_j, because the variables are exchangeable across distinct index values.
-    """
-    total = sp.Integer(0)
-    for patterns in itertools.product(*(list(set_partitions(r)) for r, _ in families)):
-        count = sp.Integer(1)
-        for labels, (_, n) in zip(patterns, families):
-            count *= sp.ff(n, len(set(labels)))
-        total += count * variables.expect(summand(*patterns))
-    return sp.expand(total)
-
-
 # ---------------------------------------------------------------------------------------------
 # Derivations
 
@@ -193,23 +104,34 @@ N, D = sp.symbols("N d", positive=True, integer=True)
 S2, KAPPA, SIGMA2, ETA = sp.symbols("s^2 kappa sigma^2 eta", positive=True)
 
 
+X_CONTEXT = MatrixSymbol("X", N, D)
+"""The N × d context inputs, one example per row (rows independent)."""
+X_QUERY = MatrixSymbol("x_q", 1, D)
+"""The query input, a 1 × d row."""
+W_TASK = MatrixSymbol("w", 1, D)
+"""The task weights as a 1 × d row, w ~ N(0, I_d); labels y = X wᵀ (+ noise)."""
+NOISE = MatrixSymbol("epsilon", 1, N)
+"""The context labels' noise as a 1 × N row."""
+
+
 def one_step_loss(x_moments: Moment, noise_variance: sp.Expr = sp.S.Zero, *, per_example: bool = True) -> sp.Expr:
-    """E ½(ŷ − y_q)² for ŷ = c Σ_i y_i x_iᵀ x_q, y = wᵀx + ε, w ~ N(0, I_d), as a polynomial in η.
+    """E ½(ŷ − y_q)² for ŷ = c Σ_i y_i x_iᵀ x_q = c x_q Xᵀ y, y = X wᵀ + ε, w ~ N(0, I_d), as a polynomial in η.
 
     ``per_example`` (the paper's θ_GD, P = η/N) uses c = η/N; otherwise c = η (the P = ηI reading).
-    Sums run over N context examples and d coordinates, both symbolic. The query label is noiseless
-    (noise on y_q only adds σ²/2).
+    The input coordinates are iid with the variance s² = E x² and kurtosis κ = E x⁴ / s⁴ of ``x_moments``;
+    the expectation is taken by the moment algebra (:mod:`icl_verify.engine.moments`) for symbolic N
+    and d. The query label is noiseless (noise on y_q only adds σ²/2).
     """
-    V = Variables(x_moments=x_moments, noise_moments=gaussian_moments(noise_variance) if noise_variance != 0 else None)
+    s2 = x_moments(2)
+    law = Law.iid(s2, sp.simplify(x_moments(4) / s2**2))
+    laws = {X_CONTEXT: law, X_QUERY: law, W_TASK: Law.gaussian(sp.S.One)}
+    labels = X_CONTEXT * W_TASK.T
+    if noise_variance != 0:
+        laws[NOISE] = Law.gaussian(noise_variance)
+        labels = labels + NOISE.T
     c = ETA / N if per_example else ETA
-
-    def term(i: object, k: object, m: object) -> sp.Expr:  # y_i x_im x_qm with y_i = Σ_k (w_k x_ik + ε_i / d)
-        return (V.w(k) * V.x(i, k) + V.eps(i) / D) * V.x(i, m) * V.x("q", m)
-
-    e_yy = index_sum(V, lambda ex, co: term(ex[0], co[0], co[1]) * term(ex[1], co[2], co[3]), [(2, N), (4, D)])
-    e_yq = index_sum(V, lambda ex, co: term(ex[0], co[0], co[1]) * V.w(co[2]) * V.x("q", co[2]), [(1, N), (3, D)])
-    e_qq = index_sum(V, lambda co: V.w(co[0]) * V.x("q", co[0]) * V.w(co[1]) * V.x("q", co[1]), [(2, D)])
-    return sp.expand((c**2 * e_yy - 2 * c * e_yq + e_qq) / 2)
+    error = c * X_QUERY * X_CONTEXT.T * labels - X_QUERY * W_TASK.T
+    return sp.expand(expectation(Trace(error.T * error), laws) / 2)
 
 
 def minimise(loss: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
@@ -247,21 +169,42 @@ def paper_values(half_width: sp.Expr, n: int = 10, d: int = 10) -> tuple[sp.Expr
     return sp.nsimplify(eta.subs(values)), sp.nsimplify(loss.subs(values))
 
 
+LAMBDA = MatrixSymbol("Lambda", D, D)
+"""The input covariance Λ (symmetric positive definite, any d)."""
+PRECONDITIONER = MatrixSymbol("A", D, D)
+"""The preconditioner A of the readout ŷ = x_q A (1/N) Xᵀ y (row form of x_qᵀ A (1/N) Σ y_i x_i)."""
+GAMMA_MATRIX = (1 + 1 / N) * LAMBDA + Trace(LAMBDA) / N * Identity(D)
+"""Γ = (1 + 1/N) Λ + (tr Λ / N) I for symbolic d and Λ (Zhang–Frei–Bartlett 2024, Thm. 4.1)."""
+
+
+@cached()
+def preconditioner_gradient() -> sp.MatrixExpr:
+    """G(A) with dL = tr(Gᵀ dA), L(A) = E ½(x_q A (1/N) Xᵀ X wᵀ − x_q wᵀ)², rows of X and x_q ~ N(0, Λ).
+
+    The directional derivative E tr(errᵀ x_q B (1/N) Xᵀ X wᵀ) is expanded by the moment algebra, for
+    symbolic d, N and Λ. L is the expectation of a square of a function affine in A, so convex: G = 0
+    is a global minimum.
+    """
+    direction = MatrixSymbol("B", D, D)
+    laws = {X_CONTEXT: Law.gaussian(LAMBDA), X_QUERY: Law.gaussian(LAMBDA), W_TASK: Law.gaussian(sp.S.One)}
+    gram = X_CONTEXT.T * X_CONTEXT / N
+    error = X_QUERY * PRECONDITIONER * gram * W_TASK.T - X_QUERY * W_TASK.T
+    return trace_gradient(expectation(Trace(error.T * X_QUERY * direction * gram * W_TASK.T), laws), direction)
+
+
+def gradient_at(preconditioner: sp.MatrixExpr) -> sp.Expr:
+    """G(A) at a preconditioner that is a function of Λ, as a rational function of an eigenvalue λ of Λ
+    (:func:`~icl_verify.engine.moments.commutative_value`): zero iff A is stationary, for every d and Λ."""
+    lam = sp.Symbol("lambda", positive=True)
+    return commutative_value(preconditioner_gradient().xreplace({PRECONDITIONER: preconditioner}), LAMBDA, lam)
+
+
 def preconditioner_optimum(d: int) -> sp.Matrix:
-    """The A minimising E ½(x_qᵀ A (1/N) Σ y_i x_i − y_q)² for x ~ N(0, diag(λ₁..λ_d)), N symbolic."""
-    lam = sp.symbols(f"lambda_1:{d + 1}", positive=True)
+    """The A solving G(A) = 0 at d, Λ = diag(λ₁..λ_d) with symbolic λ and N (G: :func:`preconditioner_gradient`)."""
     A = sp.Matrix(d, d, lambda a, b: sp.Symbol(f"a_{a}{b}"))
-    V = Variables(x_moments_by_coordinate=lambda k: gaussian_moments(lam[k]))
-
-    def term(i: object) -> sp.Expr:
-        y = sum(V.w(k) * V.x(i, k) for k in range(d))
-        return y * sum(V.x("q", a) * A[a, b] * V.x(i, b) for a in range(d) for b in range(d))
-
-    y_q = sum(V.w(k) * V.x("q", k) for k in range(d))
-    e_yy = index_sum(V, lambda ex: term(ex[0]) * term(ex[1]), [(2, N)]) / N**2
-    e_yq = index_sum(V, lambda ex: term(ex[0]) * y_q, [(1, N)]) / N
-    loss = (e_yy - 2 * e_yq + V.expect(y_q**2)) / 2
-    (solution,) = sp.solve([sp.diff(loss, a) for a in A], list(A), dict=True)
+    explicit = {MatrixSymbol("Lambda", d, d): sp.ImmutableMatrix(sp.diag(*_lambdas(d))), MatrixSymbol("A", d, d): A}
+    gradient = sp.Matrix(preconditioner_gradient().subs(D, d).xreplace(explicit).doit())
+    (solution,) = sp.solve(list(gradient), list(A), dict=True)
     return A.subs(solution)
 
 
@@ -297,8 +240,9 @@ def _one_step_derivation() -> Derivation:
             ),
         ],
         intro="Inputs have iid symmetric coordinates with variance s² and kurtosis κ, w ~ N(0, I_d), no label "
-        "noise, and ŷ = (η/N) Σ_i y_i x_iᵀ x_q. The first line is the expectation expanded by index sums over "
-        "symbolic N and d (set partitions with falling-factorial counts), computed by `one_step_loss`.",
+        "noise, and ŷ = (η/N) Σ_i y_i x_iᵀ x_q. The first line is the expectation for symbolic N and d, taken by "
+        "the moment algebra (Wick pairings of the data matrices plus the fourth cumulant), computed by "
+        "`one_step_loss`.",
     )
 
 
@@ -411,7 +355,7 @@ ETA_STAR = Claim(
             mc_rate(CODE, seed), _value(stated_eta(), CODE), 0.02, "MC line-search optimum, d = N = 10, x ~ U(−½, ½)"
         )
     ),
-    note="Derived from E x² = s², E x⁴ = κ s⁴ with index sums over symbolic N, d; MC tolerance 2 %.",
+    note="Derived from E x² = s², E x⁴ = κ s⁴ by the moment algebra over symbolic N, d; MC tolerance 2 %.",
 )
 
 LOSS_STAR = Claim(
@@ -550,12 +494,12 @@ def _gamma_residual(d: int, inverse_covariance: bool = False) -> sp.Matrix:
 GAMMA = Claim(
     name="zfb-preconditioner-gamma",
     source="Zhang, Frei, Bartlett 2024, Thm. 4.1; Ahn et al. 2023 (one-layer global optimum)",
-    assumptions=("x ~ N(0, Λ), Λ diagonal (any Λ by rotation invariance)", "w ~ N(0, I), no label noise"),
+    assumptions=("x ~ N(0, Λ), Λ symmetric positive definite", "w ~ N(0, I), no label noise"),
     statement=(
         r"x \sim \mathcal N(0, \Lambda):\ \arg\min_A \tfrac12 E(x_q^\top A \tfrac1N \textstyle\sum_i y_i x_i - y_q)^2"
         r" = \Gamma^{-1},\ \Gamma = (1 + \tfrac1N)\Lambda + \tfrac{\operatorname{tr}\Lambda}{N} I"
     ),
-    explicit=Explicit(lambda d: [_gamma_residual(d)], [{"d": 1}, {"d": 2}, {"d": 3}]),
+    symbolic=lambda: [gradient_at(GAMMA_MATRIX.I)],
     measured=Measured(
         lambda seed: Estimate(
             *mc_preconditioner_distance(ANISO, gamma_inverse(ANISO_LAMBDA, ANISO.n_context), seed),
@@ -564,7 +508,8 @@ GAMMA = Claim(
             detail="‖Â − Γ⁻¹‖/‖Γ⁻¹‖, Â least squares pooled over groups (jackknife interval); Λ = diag(0.25, 1, 4), N = 5",
         )
     ),
-    note="Derived for diagonal Λ = diag(λ₁..λ_d) with symbolic λ and N at d ≤ 3 (rotation invariance covers any Λ).",
+    note="Proved for every d, N and symmetric Λ: the loss's gradient, expanded by the moment algebra, vanishes at"
+    " A = Γ⁻¹ (a function of Λ, so the check is one in an eigenvalue of Λ); the loss is convex in A.",
 )
 
 GAMMA_AS_INVERSE_COVARIANCE = Claim(

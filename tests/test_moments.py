@@ -1,0 +1,229 @@
+"""The moment algebra against textbook moments, exact enumeration at concrete sizes and Monte Carlo."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+import sympy as sp
+from sympy.matrices.expressions import Identity, MatrixSymbol, Trace
+
+from icl_verify.engine.moments import Law, commutative_value, expectation, normal_form, trace_gradient
+from icl_verify.families import optimal_lsa as o
+
+N, D = sp.symbols("N d", positive=True, integer=True)
+S2, KAPPA = sp.symbols("s2 kappa", positive=True)
+X = MatrixSymbol("X", N, D)
+LAM = MatrixSymbol("Lambda", D, D)
+M = MatrixSymbol("M", D, D)
+
+
+def same(a, b) -> bool:
+    """Equal after both sides' traces are put in canonical rotation."""
+    diff = sp.expand(normal_form(a) - normal_form(b))
+    return diff == 0 or diff.is_ZeroMatrix is True
+
+
+# ---------------------------------------------------------------------------------------------
+# Closed forms: Isserlis (1918) pairings, Wishart moments (Gupta & Nagar 2000, Ch. 3), chi-square
+
+
+def test_first_wishart_moment():
+    assert same(expectation(X.T * X, {X: Law.gaussian(LAM)}), N * LAM)
+
+
+def test_second_wishart_moment_with_a_matrix_between():
+    """E[S M S] = N² ΛMΛ + N ΛMᵀΛ + N tr(ΛM) Λ for S = XᵀX, rows of X ~ N(0, Λ)."""
+    got = expectation(X.T * X * M * X.T * X, {X: Law.gaussian(LAM)})
+    assert same(got, N**2 * LAM * M * LAM + N * LAM * M.T * LAM + N * Trace(LAM * M) * LAM)
+
+
+def test_second_wishart_moment():
+    """E[S²] = N(N + 1) Λ² + N tr(Λ) Λ."""
+    got = expectation(X.T * X * X.T * X, {X: Law.gaussian(LAM)})
+    assert same(got, N * (N + 1) * LAM * LAM + N * Trace(LAM) * LAM)
+
+
+def test_wishart_trace_moments_at_identity():
+    """E tr S² = N d (N + d + 1); tr S ~ χ²_{Nd}, so E (tr S)² = Nd (Nd + 2)."""
+    law = {X: Law.gaussian(sp.S.One)}
+    assert sp.expand(expectation(Trace(X.T * X * X.T * X), law) - N * D * (N + D + 1)) == 0
+    assert sp.expand(expectation(Trace(X.T * X) ** 2, law) - N * D * (N * D + 2)) == 0
+
+
+def test_outer_gram_and_odd_moments():
+    """E[X Xᵀ] = tr(Λ) I_N; a product with an odd number of X's has mean 0."""
+    law = {X: Law.gaussian(LAM)}
+    assert same(expectation(X * X.T, law), Trace(LAM) * Identity(N))
+    assert same(expectation(X.T * X * X.T, law), sp.ZeroMatrix(D, N))
+
+
+def test_fourth_cumulant_of_iid_entries():
+    """E tr S² = Σ_{i,j,a,b} E X_ia X_ib X_ja X_jb: i = j gives N d s⁴ (d + κ − 1), i ≠ j needs a = b: N(N − 1) d s⁴."""
+    got = expectation(Trace(X.T * X * X.T * X), {X: Law.iid(S2, KAPPA)})
+    assert sp.expand(got - N * D * S2**2 * (D + KAPPA - 1) - N * (N - 1) * D * S2**2) == 0
+    # κ = 3 is the Gaussian value
+    assert sp.expand(got.subs(KAPPA, 3) - expectation(Trace(X.T * X * X.T * X), {X: Law.gaussian(S2)})) == 0
+
+
+def test_independent_symbols_pair_only_among_themselves():
+    """E[Xᵀ Y Yᵀ X] = E[Xᵀ E[YYᵀ] X] = tr(Σ_Y) N Σ_X for independent X, Y (rows N(0, Σ))."""
+    Y = MatrixSymbol("Y", N, D)
+    sy = MatrixSymbol("Sigma_Y", D, D)
+    got = expectation(X.T * Y * Y.T * X, {X: Law.gaussian(LAM), Y: Law.gaussian(sy)})
+    assert same(got, N * Trace(sy) * LAM)
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact enumeration at concrete sizes (independent of the pairing code)
+
+
+def entry_expectation(poly: sp.Expr, moment: dict[sp.Symbol, Callable[[int], sp.Expr]]) -> sp.Expr:
+    """E of a polynomial in independent scalar variables, monomial by monomial."""
+    syms = sorted(moment, key=str)
+    total = sp.S.Zero
+    for powers, coeff in sp.Poly(sp.expand(poly), *syms).terms():
+        term = coeff
+        for s, k in zip(syms, powers):
+            term *= moment[s](k)
+        total += term
+    return sp.expand(total)
+
+
+def gaussian_moment(variance: sp.Expr) -> Callable[[int], sp.Expr]:
+    """E z^k for z ~ N(0, variance): (k − 1)!! variance^{k/2}, odd moments 0."""
+    return lambda k: sp.S.Zero if k % 2 else sp.factorial2(k - 1) * variance ** (k // 2)
+
+
+def iid_moment(k: int) -> sp.Expr:
+    """E z^k of a symmetric variable with variance s² and kurtosis κ (k ≤ 4)."""
+    return sp.S.Zero if k % 2 else {0: sp.S.One, 2: S2, 4: KAPPA * S2**2}[k]
+
+
+def explicit(expr, n: int, d: int, values: dict) -> sp.Matrix:
+    """``expr`` at N = n, d = d with its matrix symbols replaced by explicit matrices."""
+    concrete = expr.subs({N: n, D: d})
+    table = {MatrixSymbol(k, *shape): sp.ImmutableMatrix(v) for k, (shape, v) in values.items()}
+    out = concrete.xreplace(table).doit()
+    return sp.Matrix(out) if hasattr(out, "shape") else out
+
+
+@pytest.mark.parametrize(("n", "d"), [(1, 2), (2, 2), (3, 1)])
+def test_gaussian_moment_matches_entrywise_expectation(n, d):
+    """E[S M S] with diagonal Λ = diag(λ): X_ia = √λ_a z_ia, expanded entry by entry."""
+    lam = sp.symbols(f"l1:{d + 1}", positive=True)
+    m = sp.Matrix(d, d, lambda a, b: sp.Symbol(f"m{a}{b}"))
+    z = sp.Matrix(n, d, lambda i, a: sp.Symbol(f"z{i}{a}"))
+    x = z * sp.diag(*[sp.sqrt(v) for v in lam])
+    brute = (x.T * x * m * x.T * x).applyfunc(lambda e: entry_expectation(e, {s: gaussian_moment(1) for s in z}))
+    got = expectation(X.T * X * M * X.T * X, {X: Law.gaussian(LAM)})
+    values = {"Lambda": ((d, d), sp.diag(*lam)), "M": ((d, d), m)}
+    assert (explicit(got, n, d, values) - brute).applyfunc(sp.expand) == sp.zeros(d, d)
+
+
+@pytest.mark.parametrize(("n", "d"), [(2, 2), (1, 3), (3, 2)])
+def test_iid_moment_matches_entrywise_expectation(n, d):
+    """E[(XᵀX)²] and E tr(XᵀX)² for iid entries of variance s² and kurtosis κ, entry by entry."""
+    z = sp.Matrix(n, d, lambda i, a: sp.Symbol(f"z{i}{a}"))
+    moments = {s: iid_moment for s in z}
+    law = {X: Law.iid(S2, KAPPA)}
+    brute = (z.T * z * z.T * z).applyfunc(lambda e: entry_expectation(e, moments))
+    got = sp.Matrix(expectation(X.T * X * X.T * X, law).subs({N: n, D: d}).doit().as_explicit())
+    assert (got - brute).applyfunc(sp.expand) == sp.zeros(d, d)
+    brute_sq = entry_expectation(((z.T * z).trace()) ** 2, moments)
+    assert sp.expand(expectation(Trace(X.T * X) ** 2, law).subs({N: n, D: d}) - brute_sq) == 0
+
+
+def test_rademacher_enumeration():
+    """Rademacher entries (s² = 1, κ = 1): the exact average over all 2^(N d) sign matrices at N = 2, d = 3."""
+    n, d = 2, 3
+    signs = [np.array(s).reshape(n, d) for s in itertools.product((-1, 1), repeat=n * d)]
+    mean_s2 = sp.Rational(sum(int(np.trace(x.T @ x @ x.T @ x)) for x in signs), len(signs))
+    mean_cube = sp.Rational(sum(int(np.trace(np.linalg.matrix_power(x.T @ x, 3))) for x in signs), len(signs))
+    law = {X: Law.iid(1, 1)}
+    assert expectation(Trace(X.T * X * X.T * X), law).subs({N: n, D: d}) == mean_s2
+    with pytest.raises(ValueError, match="above the fourth"):
+        expectation(Trace(X.T * X * X.T * X * X.T * X), law)
+    # the sixth moment is fixed for a Gaussian law only; the Rademacher value differs from it
+    gaussian_cube = expectation(Trace(X.T * X * X.T * X * X.T * X), {X: Law.gaussian(1)}).subs({N: n, D: d})
+    assert gaussian_cube != mean_cube
+
+
+def test_one_step_loss_matches_entrywise_expectation():
+    """The LSA one-step loss at N = 2, d = 2 equals the expectation of the written-out loss."""
+    n, d = 2, 2
+    x = sp.Matrix(n, d, lambda i, a: sp.Symbol(f"x{i}{a}"))
+    q = sp.Matrix(1, d, lambda _, a: sp.Symbol(f"q{a}"))
+    w = sp.Matrix(1, d, lambda _, a: sp.Symbol(f"w{a}"))
+    y = x * w.T
+    pred = o.ETA / n * sum(y[i] * (x[i, :] * q.T)[0] for i in range(n))
+    moments = {**{s: iid_moment for s in [*x, *q]}, **{s: gaussian_moment(1) for s in w}}
+    brute = entry_expectation((pred - (q * w.T)[0]) ** 2 / 2, moments)
+    general = o.one_step_loss(o.symmetric_moments(S2, KAPPA)).subs({o.N: n, o.D: d, o.S2: S2, o.KAPPA: KAPPA})
+    assert sp.expand(general - brute) == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Monte Carlo with a non-diagonal covariance
+
+
+def test_monte_carlo_second_moment_with_correlated_columns():
+    """E[S M S] at d = 3, N = 4, a dense Λ and M: sample mean within 5 standard errors of the formula."""
+    rng = np.random.default_rng(20260)
+    n, d, samples = 4, 3, 20_000
+    root = np.array([[1.0, 0.0, 0.0], [0.5, 1.0, 0.0], [-0.3, 0.4, 0.8]])
+    lam, m = root @ root.T, np.array([[1.0, 2.0, 0.0], [-1.0, 0.5, 1.0], [0.3, 0.0, -2.0]])
+    x = rng.standard_normal((samples, n, d)) @ root.T
+    s = np.swapaxes(x, 1, 2) @ x
+    draws = s @ m @ s
+    mean, se = draws.mean(axis=0), draws.std(axis=0, ddof=1) / np.sqrt(samples)
+    got = expectation(X.T * X * M * X.T * X, {X: Law.gaussian(LAM)})
+    predicted = np.array(explicit(got, n, d, {"Lambda": ((d, d), sp.Matrix(lam)), "M": ((d, d), sp.Matrix(m))}), float)
+    assert np.all(np.abs(mean - predicted) <= 5 * se)
+    wrong = n * n * lam @ m @ lam  # only the leading pairing: far outside the band
+    assert np.any(np.abs(mean - wrong) > 20 * se)
+
+
+# ---------------------------------------------------------------------------------------------
+# Gradients, the commutative check and bad input
+
+
+def test_trace_gradient_matches_entrywise_derivative():
+    """d tr(Aᵀ Λ A M) = tr(Gᵀ dA) with G = Λ A M + Λᵀ A Mᵀ, checked entrywise at d = 2."""
+    A, B = MatrixSymbol("A", D, D), MatrixSymbol("B", D, D)
+    directional = Trace(B.T * LAM * A * M) + Trace(A.T * LAM * B * M)
+    grad = trace_gradient(directional, B)
+    a, lam, m = (sp.Matrix(2, 2, lambda i, j, s=s: sp.Symbol(f"{s}{i}{j}")) for s in "alm")
+    loss = (a.T * lam * a * m).trace()
+    by_hand = sp.Matrix(2, 2, lambda i, j: sp.diff(loss, a[i, j]))
+    values = {"A": ((2, 2), a), "Lambda": ((2, 2), lam), "M": ((2, 2), m)}
+    assert (explicit(grad, 2, 2, values) - by_hand).applyfunc(sp.expand) == sp.zeros(2, 2)
+    with pytest.raises(ValueError, match="linear"):
+        trace_gradient(Trace(B * B), B)
+
+
+def test_commutative_value():
+    lam = sp.Symbol("lambda")
+    gamma = 2 * LAM + Trace(LAM) * Identity(D)
+    assert commutative_value(gamma.I * gamma * LAM - LAM, LAM, lam) == 0
+    assert commutative_value(gamma.I * LAM - LAM, LAM, lam) != 0
+    with pytest.raises(ValueError, match="not a function of Lambda"):
+        commutative_value(M * LAM, LAM, lam)
+
+
+def test_gamma_gradient_vanishes_only_at_gamma_inverse():
+    """G(Γ⁻¹) = 0 for every d, N, Λ; at Λ⁻¹ it is λ(λ + tr Λ)/N ≠ 0 (the 1/N corrections)."""
+    assert o.gradient_at(o.GAMMA_MATRIX.I) == 0
+    lam, tr = sp.Symbol("lambda", positive=True), sp.Symbol("tr_0", real=True)
+    assert sp.simplify(o.gradient_at(o.LAMBDA.I) - lam * (lam + tr) / o.N) == 0
+
+
+def test_bad_input_is_rejected():
+    with pytest.raises(ValueError, match="Hadamard"):
+        expectation(X.T * X * M * X.T * X, {X: Law.iid(S2, KAPPA)})
+    with pytest.raises(ValueError, match="keys must be MatrixSymbols"):
+        expectation(X.T * X, {"X": Law.gaussian(1)})
+    with pytest.raises(ValueError, match="unsupported scalar factor"):
+        expectation(sp.sqrt(Trace(X.T * X)), {X: Law.gaussian(1)})

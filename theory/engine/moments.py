@@ -1,0 +1,411 @@
+"""Dimension-free moment algebra: expectations of products of random data matrices.
+
+**Representation.** A product is written as a SymPy matrix expression in which some
+``MatrixSymbol``s are random, e.g. ``X.T * X * M * X.T * X`` with ``X = MatrixSymbol("X", N, d)``
+of symbolic shape; each random symbol is given a :class:`Law`. The expression is expanded into words
+(products of factors); each word is an index network: an index node between consecutive factors,
+every factor an edge between two nodes (a trace closes the word into a cycle). Constants
+(``MatrixSymbol``, ``Inverse``, … of anything non-random) stay edges; identities merge their two nodes.
+
+**Pairing rule.** The rows of a random matrix are independent, each with covariance Σ (its
+:class:`Law`), so for a Gaussian law Isserlis' theorem (Isserlis 1918) gives
+E[R_{ia} R_{jb} R_{kc} R_{ld}] = δ_ij Σ_ab δ_kl Σ_cd + δ_ik Σ_ac δ_jl Σ_bd + δ_il Σ_ad δ_jk Σ_bc, and in
+general the sum over all pairings of the occurrences of each random symbol (independent symbols pair
+only among themselves). A pair merges the two row nodes (δ) and joins the two column nodes by a Σ
+edge. For iid entries of variance s² and kurtosis κ (``Law.iid``) the fourth cumulant adds, for
+every block of four occurrences, (κ − 3) s⁴ δ_{ijkl} δ_{abcd}: all four row nodes merge and all four
+column nodes merge. Odd moments vanish (entries symmetric about 0).
+
+**Contraction.** After the merges every node has two edges (or one, at the two ends of an open
+product), so the network is a union of cycles — each a trace of the product of its edges, read in
+a canonical rotation and direction — of isolated nodes — each a factor of its dimension (N, d, …) —
+and, for a matrix expression, one path between the ends: the matrix result. So
+E[XᵀX] = N Σ and E[XᵀX M XᵀX] = N² Σ M Σ + N Σ Mᵀ Σ + N tr(Σ M) Σ (Wishart moments, Gupta & Nagar
+2000, Ch. 3) come out for symbolic N, d and Σ.
+
+**What it cannot do.** Moments above the fourth of a non-Gaussian law (they are not fixed by
+variance and kurtosis), a fourth-cumulant node that meets a matrix other than the identity (that
+is a Hadamard-type sum Σ_a M_aa …, not a trace of products), correlated rows, and non-zero means:
+each raises ``ValueError``. Traces are canonical only up to rotation and reversal of
+symmetric factors; covariances are taken as symmetric.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+from sympy.matrices.expressions import (
+    Identity,
+    Inverse,
+    MatAdd,
+    MatMul,
+    MatPow,
+    MatrixExpr,
+    MatrixSymbol,
+    Trace,
+    Transpose,
+    ZeroMatrix,
+)
+
+
+@dataclass(frozen=True)
+class Law:
+    """The law of a random matrix: independent rows; ``covariance`` Σ of a Gaussian row, or iid entries.
+
+    Use :meth:`gaussian` (rows N(0, Σ)) or :meth:`iid` (entries iid, symmetric, variance s², kurtosis κ).
+    """
+
+    covariance: MatrixExpr | None
+    variance: sp.Expr
+    kurtosis: sp.Expr
+
+    @classmethod
+    def gaussian(cls, covariance: MatrixExpr | sp.Expr) -> Law:
+        """Rows iid N(0, Σ); a scalar Σ = s² means iid N(0, s²) entries."""
+        if isinstance(covariance, MatrixExpr):
+            return cls(covariance, sp.S.One, sp.Integer(3))
+        return cls(None, sp.sympify(covariance), sp.Integer(3))
+
+    @classmethod
+    def iid(cls, variance: sp.Expr, kurtosis: sp.Expr) -> Law:
+        """Entries iid and symmetric with E r² = s², E r⁴ = κ s⁴ (κ = 3: Gaussian, κ = 1: Rademacher)."""
+        return cls(None, sp.sympify(variance), sp.sympify(kurtosis))
+
+    @property
+    def cumulant4(self) -> sp.Expr:
+        """The fourth cumulant (κ − 3) s⁴ of an entry (0 for a Gaussian law)."""
+        return sp.expand((self.kurtosis - 3) * self.variance**2) if self.covariance is None else sp.S.Zero
+
+
+@dataclass(frozen=True)
+class _Factor:
+    """One factor of a word: a matrix (random symbol or constant), possibly transposed."""
+
+    matrix: MatrixExpr
+    transposed: bool
+
+    @property
+    def shape(self) -> tuple[sp.Expr, sp.Expr]:
+        rows, cols = self.matrix.shape
+        return (cols, rows) if self.transposed else (rows, cols)
+
+    def flipped(self) -> _Factor:
+        return _Factor(self.matrix, not self.transposed)
+
+
+Word = tuple[sp.Expr, tuple[_Factor, ...]]
+
+
+def _words(expr: MatrixExpr) -> list[Word]:
+    """``expr`` expanded into (coefficient, factors) terms; ``[]`` for a zero matrix."""
+    if isinstance(expr, ZeroMatrix):
+        return []
+    if isinstance(expr, Identity):
+        return [(sp.S.One, ())]
+    if isinstance(expr, MatAdd):
+        return [w for arg in expr.args for w in _words(arg)]
+    if isinstance(expr, MatMul):
+        coeff = sp.Mul(*[a for a in expr.args if not isinstance(a, MatrixExpr)])
+        parts = [_words(a) for a in expr.args if isinstance(a, MatrixExpr)]
+        return [
+            (coeff * sp.Mul(*[c for c, _ in combo]), tuple(f for _, fs in combo for f in fs))
+            for combo in itertools.product(*parts)
+        ]
+    if isinstance(expr, Transpose):
+        return [(c, tuple(f.flipped() for f in reversed(fs))) for c, fs in _words(expr.arg)]
+    if isinstance(expr, MatPow) and expr.exp.is_Integer and expr.exp >= 0:
+        return _words(MatMul(*[expr.base] * int(expr.exp))) if expr.exp else [(sp.S.One, ())]
+    return [(sp.S.One, (_Factor(expr, False),))]
+
+
+class _Network:
+    """Index nodes (with dimensions) joined by constant edges; union–find merges nodes."""
+
+    def __init__(self) -> None:
+        self.dims: list[sp.Expr] = []
+        self.parent: list[int] = []
+        self.edges: list[tuple[int, int, MatrixExpr, bool]] = []  # (u, v, M, transposed): entry M'_{uv}
+
+    def node(self, dim: sp.Expr) -> int:
+        self.dims.append(dim)
+        self.parent.append(len(self.parent))
+        return len(self.parent) - 1
+
+    def find(self, u: int) -> int:
+        while self.parent[u] != u:
+            self.parent[u] = self.parent[self.parent[u]]
+            u = self.parent[u]
+        return u
+
+    def merge(self, u: int, v: int) -> None:
+        self.parent[self.find(u)] = self.find(v)
+
+
+@dataclass(frozen=True)
+class _Occurrence:
+    symbol: MatrixSymbol
+    row: int
+    col: int
+
+
+def _lay_out(net: _Network, factors: Sequence[_Factor], closed: bool, laws: Mapping[MatrixSymbol, Law]):
+    """Add one (non-empty) word's nodes and edges; return its random occurrences and its (first, last) node."""
+    nodes = [net.node(factors[0].shape[0])] + [net.node(f.shape[1]) for f in factors[:-1]]
+    nodes.append(nodes[0] if closed else net.node(factors[-1].shape[1]))
+    occurrences = []
+    for f, u, v in zip(factors, nodes, nodes[1:]):
+        if f.matrix in laws:
+            row, col = (v, u) if f.transposed else (u, v)
+            occurrences.append(_Occurrence(f.matrix, row, col))
+        elif isinstance(f.matrix, Identity):
+            net.merge(u, v)
+        else:
+            net.edges.append((u, v, f.matrix, f.transposed))
+    return occurrences, (nodes[0], nodes[-1])
+
+
+def _blocks(items: Sequence[Any], sizes: tuple[int, ...]) -> Iterator[list[tuple[Any, ...]]]:
+    """Every partition of ``items`` into blocks whose sizes are in ``sizes``."""
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for size in sizes:
+        for others in itertools.combinations(range(len(rest)), size - 1):
+            block = (first, *(rest[i] for i in others))
+            remaining = [x for i, x in enumerate(rest) if i not in others]
+            for tail in _blocks(remaining, sizes):
+                yield [block, *tail]
+
+
+def _pairings(symbol: MatrixSymbol, occurrences: Sequence[_Occurrence], law: Law):
+    """(coefficient, blocks) of each partition of one symbol's occurrences that contributes to the moment."""
+    gaussian = law.cumulant4 == 0
+    if not gaussian and len(occurrences) > 5:
+        raise ValueError(
+            f"law of {symbol}: moments above the fourth ({len(occurrences)} occurrences) are not fixed by variance and kurtosis"
+        )
+    for blocks in _blocks(list(occurrences), (2,) if gaussian else (2, 4)):
+        fours = sum(len(b) == 4 for b in blocks)
+        yield law.cumulant4**fours * law.variance ** (len(blocks) - fours), blocks
+
+
+def _apply(net: _Network, blocks: Sequence[tuple[_Occurrence, ...]], law: Law) -> None:
+    """Merge rows (δ) and join columns (Σ edge, or merge for scalar covariance) of each block."""
+    for block in blocks:
+        for a in block[1:]:
+            net.merge(block[0].row, a.row)
+        if law.covariance is None or isinstance(law.covariance, Identity):
+            for a in block[1:]:
+                net.merge(block[0].col, a.col)
+        else:
+            (a, b) = block
+            net.edges.append((a.col, b.col, law.covariance, False))
+
+
+def _symmetric(matrix: MatrixExpr, laws: Mapping[MatrixSymbol, Law]) -> bool:
+    return any(law.covariance == matrix for law in laws.values())
+
+
+def _walk(net: _Network, start: int, incident: dict[int, list[int]], used: set[int], laws) -> tuple[list, int]:
+    """Follow unused edges from ``start`` until none is left; the oriented factors and the end node."""
+    factors, node = [], start
+    while True:
+        free = [e for e in incident[node] if e not in used]
+        if not free:
+            return factors, node
+        e = free[0]
+        used.add(e)
+        u, v, m, t = net.edges[e]
+        u, v = net.find(u), net.find(v)
+        forward = u == node
+        factors.append(_Factor(m, t if forward or _symmetric(m, laws) else not t))
+        node = v if forward else u
+
+
+def _canonical_cycle(factors: Sequence[_Factor], laws) -> tuple[_Factor, ...]:
+    """The rotation/reversal of a cycle with the smallest printed form (traces are cyclic and tr Mᵀ = tr M)."""
+
+    def flip(f: _Factor) -> _Factor:
+        return f if _symmetric(f.matrix, laws) else f.flipped()
+
+    backward = [flip(f) for f in reversed(factors)]
+    candidates = [tuple(seq[k:] + seq[:k]) for seq in (list(factors), backward) for k in range(len(factors))]
+    return min(candidates, key=lambda c: [(str(f.matrix), f.transposed) for f in c])
+
+
+def _product(factors: Sequence[_Factor]) -> MatrixExpr:
+    return MatMul(*[f.matrix.T if f.transposed else f.matrix for f in factors]).doit()
+
+
+def _contract(net: _Network, ends: tuple[int, int] | None, laws: Mapping[MatrixSymbol, Law]) -> Any:
+    """The value of a network whose every node has degree 2 (ends: degree 1), as described above."""
+    incident: dict[int, list[int]] = {net.find(u): [] for u in range(len(net.parent))}
+    for e, (u, v, _, _) in enumerate(net.edges):
+        incident[net.find(u)].append(e)
+        incident[net.find(v)].append(e)
+    roots = set(incident)
+    tips = set() if ends is None else {net.find(ends[0]), net.find(ends[1])}
+    for r in roots:
+        degree = 1 if r in tips and len(tips) == 2 else 0 if r in tips else 2
+        if len(incident[r]) not in {0, degree}:
+            raise ValueError(
+                "a fourth-cumulant index meets a matrix other than the identity: a Hadamard-type sum, not a trace"
+            )
+    used: set[int] = set()
+    value: Any = sp.S.One
+    result: MatrixExpr | None = None
+    if ends is not None:
+        start, end = net.find(ends[0]), net.find(ends[1])
+        path, last = _walk(net, start, incident, used, laws)
+        if last != end:
+            raise ValueError("the open ends of the product are not joined (inconsistent shapes)")
+        result = _product(path) if path else Identity(net.dims[start])
+    for r in sorted(roots - tips):
+        if not incident[r]:
+            value *= net.dims[r]
+        elif not all(e in used for e in incident[r]):
+            cycle, _ = _walk(net, r, incident, used, laws)
+            value *= Trace(_product(_canonical_cycle(cycle, laws)))
+    return value if result is None else value * result
+
+
+def _expect_term(coeff: sp.Expr, cycles: Sequence[tuple[_Factor, ...]], open_word, shape, laws) -> Any:
+    """E of coeff · Π tr(cycle) · (open word), summed over the pairings of every random symbol."""
+    total: Any = ZeroMatrix(*shape) if open_word is not None else sp.S.Zero
+    layout = _Network()
+    occurrences: list[_Occurrence] = []
+    for cycle in cycles:
+        occurrences += _lay_out(layout, cycle, True, laws)[0]
+    ends = None
+    if open_word is not None:
+        if open_word:
+            occ, ends = _lay_out(layout, open_word, False, laws)
+            occurrences += occ
+        else:
+            n = layout.node(shape[0])
+            ends = (n, n)
+    by_symbol = {s: [o for o in occurrences if o.symbol == s] for s in dict.fromkeys(o.symbol for o in occurrences)}
+    per_symbol = [list(_pairings(s, occ, laws[s])) for s, occ in by_symbol.items()]
+    for choice in itertools.product(*per_symbol):
+        net = _Network()
+        net.dims, net.parent, net.edges = list(layout.dims), list(layout.parent), list(layout.edges)
+        weight = coeff
+        for s, (c, blocks) in zip(by_symbol, choice):
+            weight *= c
+            _apply(net, blocks, laws[s])
+        if weight != 0:
+            total = total + weight * _contract(net, ends, laws)
+    return total
+
+
+def _trace_words(expr: sp.Expr) -> list[tuple[sp.Expr, list[tuple[_Factor, ...]]]]:
+    """A scalar expression expanded into (coefficient, cycles): products of traces times constants."""
+    out = []
+    for term in sp.Add.make_args(sp.expand(expr)):
+        options: list[list[Word]] = []
+        coeff = sp.S.One
+        for factor in sp.Mul.make_args(term):
+            base, power = factor.as_base_exp()
+            if isinstance(base, Trace) and power.is_Integer and power > 0:
+                size = base.arg.shape[0]
+                options += [[(c * (size if not fs else 1), fs) for c, fs in _words(base.arg)]] * int(power)
+            elif factor.atoms(Trace) or factor.atoms(MatrixSymbol):
+                raise ValueError(f"unsupported scalar factor {factor}: expected a product of traces and constants")
+            else:
+                coeff *= factor
+        for combo in itertools.product(*options):
+            out.append((coeff * sp.Mul(*[c for c, _ in combo]), [fs for _, fs in combo if fs]))
+    return out
+
+
+def expectation(expr: Any, laws: Mapping[MatrixSymbol, Law]) -> Any:
+    """E[expr] for a polynomial matrix expression (or scalar built from traces) in random matrix symbols.
+
+    Random symbols are the keys of ``laws``; different symbols are independent. Shapes and covariances
+    may be symbolic. A matrix expression gives a matrix expression, a scalar gives a scalar.
+
+    >>> N, d = sp.symbols("N d", positive=True, integer=True)
+    >>> X, S = sp.MatrixSymbol("X", N, d), sp.MatrixSymbol("Sigma", d, d)
+    >>> expectation(X.T * X, {X: Law.gaussian(S)})
+    N*Sigma
+    >>> sp.factor(expectation(Trace(X.T * X * X.T * X), {X: Law.gaussian(sp.S.One)}))
+    N*d*(N + d + 1)
+    """
+    for symbol in laws:
+        if not isinstance(symbol, MatrixSymbol):
+            raise ValueError(f"laws: keys must be MatrixSymbols, got {symbol!r}")
+    if isinstance(expr, MatrixExpr):
+        total: Any = ZeroMatrix(*expr.shape)
+        for coeff, factors in _words(expr):
+            total = total + _expect_term(coeff, [], factors, expr.shape, laws)
+        return sp.expand(total)
+    return sp.expand(sum((_expect_term(c, cycles, None, None, laws) for c, cycles in _trace_words(expr)), sp.S.Zero))
+
+
+def normal_form(expr: Any) -> Any:
+    """``expr`` with its traces in canonical rotation, so that equal expressions print equally (no randomness)."""
+    return expectation(expr, {})
+
+
+def trace_gradient(expr: sp.Expr, variable: MatrixSymbol) -> MatrixExpr:
+    """G with expr = Σ tr(variable · Pᵢ)-terms = tr(Gᵀ · variable) for ``expr`` linear in ``variable``.
+
+    The directional derivative of a loss along ``variable`` (a direction B) is tr(Gᵀ B); G = 0 is
+    stationarity. Each trace is rotated to start with the variable (or with its transpose, read
+    reversed), so G is exact for every dimension.
+    """
+    total: MatrixExpr = ZeroMatrix(*variable.shape)
+    for coeff, cycles in _trace_words(expr):
+        hits = [(i, cycle) for i, cycle in enumerate(cycles) if any(f.matrix == variable for f in cycle)]
+        if len(hits) != 1 or sum(f.matrix == variable for f in hits[0][1]) != 1:
+            raise ValueError(f"expr must be linear in {variable}, got a term with {len(hits)} traces containing it")
+        i, cycle = hits[0]
+        k = next(j for j, f in enumerate(cycle) if f.matrix == variable)
+        if cycle[k].transposed:
+            cycle = tuple(f.flipped() for f in reversed(cycle))
+            k = len(cycle) - 1 - k
+        rest = cycle[k + 1 :] + cycle[:k]  # tr(B · rest) = tr(Gᵀ B) with G = restᵀ
+        others = sp.Mul(*[Trace(_product(c)) for j, c in enumerate(cycles) if j != i])
+        total = total + coeff * others * (_product(rest).T if rest else Identity(variable.shape[0]))
+    return sp.expand(total)
+
+
+def commutative_value(expr: Any, symbol: MatrixSymbol, scalar: sp.Symbol) -> sp.Expr:
+    """``expr`` — built from one symmetric matrix Λ, identities, scalars and traces — as a function of Λ.
+
+    For symmetric Λ = Q diag(λ) Qᵀ every such expression is Q f(diag(λ)) Qᵀ with the same rational f
+    applied to each eigenvalue, transposes changing nothing; traces are fixed scalars and become fresh
+    symbols. So f = 0 as a rational function proves expr = 0 for every dimension and every symmetric Λ
+    (where the inverses exist).
+    """
+    traces = {t: sp.Symbol(f"tr_{k}", real=True) for k, t in enumerate(sorted(expr.atoms(Trace), key=str))}
+
+    def value(e: Any) -> sp.Expr:
+        if e == symbol:
+            return scalar
+        if isinstance(e, Identity):
+            return sp.S.One
+        if isinstance(e, ZeroMatrix):
+            return sp.S.Zero
+        if isinstance(e, Transpose):
+            return value(e.arg)
+        if isinstance(e, Inverse):
+            return 1 / value(e.arg)
+        if isinstance(e, MatPow):
+            return value(e.base) ** e.exp
+        if isinstance(e, (MatMul, sp.Mul)):
+            return sp.Mul(*[value(a) for a in e.args])
+        if isinstance(e, (MatAdd, sp.Add)):
+            return sp.Add(*[value(a) for a in e.args])
+        if isinstance(e, sp.Pow):
+            return value(e.base) ** e.exp
+        if isinstance(e, MatrixExpr):
+            raise ValueError(f"commutative_value: {e} is not a function of {symbol}")
+        return e
+
+    return sp.simplify(value(expr.xreplace(traces)))
