@@ -40,8 +40,12 @@ def noisy_copies_sim_aou(d: int, sigma: float, samples: int, seed: int) -> np.nd
     sigma = finite_scalar("sigma", sigma, positive=True)
     rng = np.random.default_rng(seed)
     z = _unit_rows(rng, samples, d)
-    noisy = z[:, None, :] + sigma * rng.standard_normal((samples, 2, d)) / np.sqrt(d)
-    noisy /= np.linalg.norm(noisy, axis=2, keepdims=True)
+    with np.errstate(all="ignore"):
+        noisy = z[:, None, :] + sigma * rng.standard_normal((samples, 2, d)) / np.sqrt(d)
+        noisy /= np.linalg.norm(noisy, axis=2, keepdims=True)
+    finite_result(noisy, f"sigma = {sigma!r} overflows float64 in the normalisation (too large)")
+    if np.any(np.all(noisy == z[:, None, :], axis=2)):
+        raise ValueError(f"sigma = {sigma!r} is too small: a noisy output equals z in float64 (no update)")
     return sim_aou(z, noisy[:, 0], noisy[:, 1])
 
 
@@ -77,4 +81,4 @@ def full_batch_gd(X: object, Y: object, W0: object, lr: float, steps: int) -> np
     with np.errstate(all="ignore"):
         for _ in range(steps):
             W = W - lr * (X @ W.T - Y).T @ X
-    return finite_result(W, "lr, X and Y make gradient descent diverge beyond float64 (lr too large)")
+    return finite_result(W, "lr, X, Y and W0 make gradient descent diverge beyond float64 (entries or lr too large)")

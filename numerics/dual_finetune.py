@@ -65,4 +65,4 @@ def delta_w_ft(
     W_V, W_K, X = np.asarray(W_V, float), np.asarray(W_K, float), np.asarray(text, float)
     with np.errstate(all="ignore"):
         S = X.T @ X
-        return _checked(new_V @ S @ new_K.T - W_V @ S @ W_K.T, "W_V, W_K, text and the step")
+        return _checked(new_V @ S @ new_K.T - W_V @ S @ W_K.T, "W_V, W_K, text, targets, queries and lr")
