@@ -25,6 +25,7 @@ from sympy.matrices.expressions import BlockMatrix, MatrixSymbol
 
 from icl_verify.engine.caches import cached
 from icl_verify.engine.claims import Claim, Estimate, Explicit, Measured, Numeric
+from icl_verify.engine.derivation import Derivation, Step
 from icl_verify.engine.figure import Figure
 from icl_verify.engine.strategies import dims, matrices
 from icl_verify.numerics import dual, dual_critiques, dual_finetune
@@ -154,6 +155,31 @@ NOISY_COPIES = Claim(
     "although the two updates are independent at every σ.",
     assumptions=("outputs L2-normalised", "z uniform on S^{d−1}, g₁, g₂ ~ N(0, I/d) independent", "d → ∞"),
 )
+
+
+def _noisy_copies_derivation() -> Derivation:
+    sigma = sp.Symbol("sigma", positive=True)
+    r = sp.sqrt(1 + sigma**2)
+    return Derivation(
+        name="simaou-noisy-copies",
+        title="SimAOU of normalised noisy copies of a shared output",
+        source=f"{PAPER}, §3; Dai et al. 2023, §4.3",
+        start=(1 / r - 1) ** 2 / ((1 / r - 1) ** 2 + sigma**2 / r**2),
+        steps=[
+            Step(
+                (r - 1) ** 2 / ((r - 1) ** 2 + sigma**2),
+                "u = h_ICL − z = (1/r − 1) z + (σ/r) g₁ with r = √(1 + σ²); uᵀv = (1/r − 1)², ‖u‖² = (1/r − 1)² + σ²/r²; "
+                "multiply by r²",
+            ),
+            Step((r - 1) ** 2 / ((r - 1) * 2 * r), "σ² = r² − 1 = (r − 1)(r + 1), so the denominator is (r − 1)·2r"),
+            Step((1 - 1 / r) / 2, "cancel r − 1 (σ > 0)"),
+        ],
+        intro="Limit d → ∞: z, g₁, g₂ orthonormal (law of large numbers for g ~ N(0, I/d)). The score grows "
+        "with the noise level σ although the two updates are independent: 1/4 at σ = √3, 1/2 as σ → ∞.",
+    )
+
+
+NOISY_COPIES_DERIVATION = _noisy_copies_derivation()
 
 
 # ---------------------------------------------------------------------------------------------
