@@ -1,6 +1,6 @@
 """Simulations for two critiques of the ICL ≈ fine-tuning reading of Dai et al. (2023).
 
-* Deutch et al. 2024 (NAACL, "In-context learning and gradient descent revisited", §3): SimAOU of
+* Deutch et al. 2024 (NAACL, "In-context learning and gradient descent revisited"): SimAOU of
   L2-normalised outputs is far from 0 even when the outputs are pure noise.
 * Shen et al. 2024 (ICML, "Position: Do pretrained transformers learn in-context by gradient descent?"):
   full-batch GD ignores the order of the demonstrations, a causal transformer does not.
@@ -25,7 +25,7 @@ def _unit_rows(rng: np.random.Generator, rows: int, d: int) -> np.ndarray:
 
 def noise_sim_aou(d: int, samples: int, seed: int) -> np.ndarray:
     """SimAOU(h_ZSL, h_ICL, h_FT) for ``samples`` triples of independent uniform unit vectors in R^d (pure noise
-    after the L2 normalisation of Deutch et al. §3)."""
+    after an L2 normalisation, as in Deutch et al.'s critique)."""
     d, samples, seed = positive_int("d", d), positive_int("samples", samples), seed_value("seed", seed)
     if d < 2:
         raise ValueError(f"d must be at least 2 (on S^0 the updates can vanish), got {d}")

@@ -2,13 +2,13 @@
 
 Two critiques of Dai et al.'s (2023) reading of their dual form and metrics, stated exactly.
 Deutch, Magar, Bar Natan & Dar (NAACL 2024, "In-context learning and gradient descent revisited",
-§3) find that SimAOU (Dai et al. §4.3, cos(h_ICL − h_ZSL, h_FT − h_ZSL)) scores far above 0 even for
+abstract and their evaluation of Dai et al.'s metrics) find that SimAOU (Dai et al. §4.3, cos(h_ICL − h_ZSL, h_FT − h_ZSL)) scores far above 0 even for
 models that show no ICL. Here: for L2-normalised outputs that are pure noise the score is an explicit
 function of the dimension (Γ-function closed form, between 4/π² ≈ 0.405 and 1/2, so never ≈ 0.25), and
 for outputs that are a shared signal plus independent noise of relative size σ it is
 ½(1 − 1/√(1 + σ²)), which is 1/4 exactly at σ = √3: a noise baseline of "about 0.25" is a property of
 the noise level, not a constant. Shen, Mishra & Khashabi (ICML 2024, "Position: Do pretrained
-transformers learn in-context by gradient descent?", §4) observe that ICL and GD react differently to
+transformers learn in-context by gradient descent?", abstract and their order experiments) observe that ICL and GD react differently to
 the order of the demonstrations: full-batch GD is invariant to it, a causal transformer is not.
 
 Vectors are rows in the numerics (``numerics.dual_critiques``); the symbolic GD step uses columns.
@@ -83,7 +83,7 @@ NOISE_MEAN = float(noise_sim_aou_mean(NOISE_D))
 
 NOISE_SIMAOU = Claim(
     name="deutch-simaou-noise-closed-form",
-    source=f"{PAPER}, §3 (SimAOU of models without ICL); Dai et al. 2023, §4.3 (SimAOU)",
+    source=f"{PAPER} (untrained models score like trained ones on SimAOU); Dai et al. 2023, §4.3 (SimAOU)",
     statement=(
         r"\mathbb E\,\mathrm{SimAOU} = \Big[\tfrac{\Gamma(\alpha + 1/2)\,\Gamma(2\alpha)}{\Gamma(\alpha)\,\Gamma(2\alpha + 1/2)}\Big]^2,"
         r"\ \alpha = \tfrac{d-1}{2},\quad h_{ZSL}, h_{ICL}, h_{FT} \overset{iid}{\sim} \mathrm{U}(S^{d-1})"
@@ -98,7 +98,7 @@ NOISE_SIMAOU = Claim(
 
 NOISE_QUARTER = Claim(
     name="deutch-simaou-noise-is-a-quarter",
-    source=f"{PAPER}, §3 (a noise baseline of SimAOU ≈ 0.25 read as a constant)",
+    source=f"{PAPER} (a noise baseline of SimAOU ≈ 0.25 read as a constant)",
     statement=r"\mathbb E\,\mathrm{SimAOU} \approx 0.25 \text{ for pure noise (independent uniform unit outputs)}",
     measured=Measured(lambda seed: _noise_estimate(seed, 0.25, NOISE_MEAN)),
     holds=False,
@@ -144,7 +144,7 @@ def measure_noisy_copies(seed: int) -> Estimate:
 
 NOISY_COPIES = Claim(
     name="deutch-simaou-noisy-copies",
-    source=f"{PAPER}, §3 (what a noise baseline of SimAOU depends on)",
+    source=f"{PAPER} (what a noise baseline of SimAOU depends on); Dai et al. 2023, §4.3",
     statement=(
         r"\mathrm{SimAOU}\big(z, \tfrac{z + \sigma g_1}{\|z + \sigma g_1\|}, \tfrac{z + \sigma g_2}{\|z + \sigma g_2\|}\big)"
         r" \xrightarrow{d \to \infty} \tfrac12\big(1 - \tfrac{1}{\sqrt{1 + \sigma^2}}\big) = \tfrac14 \text{ at } \sigma = \sqrt 3"
@@ -163,7 +163,7 @@ def _noisy_copies_derivation() -> Derivation:
     return Derivation(
         name="simaou-noisy-copies",
         title="SimAOU of normalised noisy copies of a shared output",
-        source=f"{PAPER}, §3; Dai et al. 2023, §4.3",
+        source=f"{PAPER}; Dai et al. 2023, §4.3",
         start=(1 / r - 1) ** 2 / ((1 / r - 1) ** 2 + sigma**2 / r**2),
         steps=[
             Step(
@@ -226,7 +226,7 @@ def _gd_order(case: dict) -> tuple:
 
 GD_ORDER = Claim(
     name="shen-gd-order-invariant",
-    source=f"{SHEN}, §4 (order of the demonstrations); full-batch GD as in Dai et al. 2023, §3.1",
+    source=f"{SHEN} (GD's sensitivity to the order of the demonstrations); full-batch GD as in Dai et al. 2023, §3.1",
     statement=r"\mathrm{GD}^k(W_0; X P, Y P) = \mathrm{GD}^k(W_0; X, Y)\ \text{for every permutation } P",
     symbolic=gd_order_residuals,
     numeric=Numeric(gd_order_cases(), _gd_order),
@@ -259,7 +259,7 @@ def _order_compare(case: dict, *, causal: bool) -> tuple:
 
 CAUSAL_ORDER = Claim(
     name="shen-causal-icl-order-invariant",
-    source=f"{SHEN}, §4 (ICL is sensitive to the order of the demonstrations)",
+    source=f"{SHEN} (ICL's sensitivity to the order of the demonstrations)",
     statement=r"\mathrm{ICL}_{causal}(x'_{P(1)}, \dots, x'_{P(n)}, x) = \mathrm{ICL}_{causal}(x'_1, \dots, x'_n, x)",
     numeric=Numeric(
         causal_order_cases(),
@@ -324,7 +324,8 @@ FIGURES = (
         caption="Mean SimAOU (Dai et al. §4.3) of L2-normalised outputs, seed 0: pure noise (independent uniform "
         "unit vectors; 400 samples per d, line = deutch-simaou-noise-closed-form) against random relaxed "
         "linear attention with n' = 4 demonstrations and one value-only FT step (lr = 0.1), fine-tuned on the "
-        "ICL demonstrations or on independent ones (100 random models per d). Noise alone scores 0.4–0.5.",
+        "ICL demonstrations or on independent ones (100 random models per d). Pure noise scores 0.4–0.5, about "
+        "as much as fine-tuning on the very demonstrations of ICL in this exact setting.",
         data=_simaou_data,
         draw=_draw_simaou,
     ),
