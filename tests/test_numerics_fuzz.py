@@ -93,6 +93,14 @@ def _heads() -> dict[str, np.ndarray]:
     }
 
 
+def _ft() -> dict[str, np.ndarray]:
+    r = _rng(11)
+    return {"W_V": r.standard_normal((3, 2)), "W_K": r.standard_normal((2, 2)), "text": r.standard_normal((2, 2))} | {
+        "targets": r.standard_normal((4, 3)),
+        "queries": r.standard_normal((4, 2)),
+    }
+
+
 def _power(seed: int = 5) -> dict[str, np.ndarray]:
     x = np.repeat([10.0, 20.0, 40.0, 80.0], 3)
     return {"x": x, "y": 2 * x**0.7 * np.exp(0.05 * _rng(seed).standard_normal(x.size))}
@@ -192,6 +200,35 @@ TABLE: dict[str, Case] = {
     ),
     "dual.momentum_explicit": _case(lambda: {"values": np.ones((4, 2)), "eta": 0.9}),
     "dual.momentum_ema": _case(lambda: {"values": np.ones((4, 2)), "eta": 0.9}),
+    # dual_metrics, dual_finetune, dual_critiques
+    "dual_metrics.rec2ftp": _case(
+        lambda: {
+            "zsl_correct": np.array([0.0, 0, 1, 1]),
+            "ft_correct": np.array([1.0, 1, 1, 0]),
+            "icl_correct": np.ones(4),
+        }
+    ),
+    "dual_metrics.sim_aou": _case(lambda: dict(zip(("h_zsl", "h_icl", "h_ft"), _rng(6).standard_normal((3, 4))))),
+    "dual_metrics.sim_am": _case(lambda: dict(zip(("m_icl", "m_ft"), _rng(7).uniform(0.1, 1.0, (2, 4))))),
+    "dual_metrics.sim_am_delta": _case(lambda: dict(zip(("m_zsl", "m_icl", "m_ft"), _rng(8).uniform(0.1, 1, (3, 4))))),
+    "dual_metrics.kendall_tau_a": _case(lambda: {"x": np.array([1.0, 2, 3, 4]), "y": np.array([2.0, 1, 4, 3])}),
+    "dual_finetune.linear_loss_gradients": _case(lambda: _ft()),
+    "dual_finetune.finetune_step": _case(lambda: _ft() | {"lr": 0.1, "train_keys": True}, fixed={"train_keys"}),
+    "dual_finetune.delta_w_ft": _case(lambda: _ft() | {"lr": 0.1, "train_keys": True}, fixed={"train_keys"}),
+    "dual_critiques.noise_sim_aou": _case(lambda: {"d": 3, "samples": 5, "seed": 0}),
+    "dual_critiques.noisy_copies_sim_aou": _case(lambda: {"d": 3, "sigma": 1.0, "samples": 5, "seed": 0}),
+    "dual_critiques.causal_softmax_stack": _case(
+        lambda: {
+            "tokens": _rng(9).standard_normal((3, 2)),
+            "W": _rng(10).standard_normal((2, 2)),
+            "layers": 2,
+            "causal": True,
+        },
+        fixed={"causal"},
+    ),
+    "dual_critiques.full_batch_gd": _case(
+        lambda: {"X": _lin()["X"], "Y": _lin()["y"][:, None], "W0": np.zeros((1, 2)), "lr": 0.05, "steps": 3}
+    ),
     # raw.learners
     "raw.learners.ols_weights": _case(_lin),
     "raw.learners.ridge_weights": _case(lambda: _lin() | {"lam": 0.5}),

@@ -48,3 +48,19 @@ def demo_mass(W_K: Any, demos: Any, text: Any, q: Any) -> Any:
 def dual_form(W0: Any, errors: Any, inputs: Any, x: Any) -> Any:
     """W0 x + LinearAttn(E, X', x): a GD-updated linear layer in its dual form (eq. 3–5)."""
     return W0 @ x + linear_attention(errors, inputs, x)
+
+
+def linear_loss_steps(W_V: Any, W_K: Any, text: Any, targets: Any, queries: Any, lr: Any) -> tuple[Any, Any]:
+    """(ΔW_V, ΔW_K) = (lr T Qᵀ W_K S, lr Q Tᵀ W_V S), S = X Xᵀ: minus lr times the gradients of the linear
+    fine-tuning loss L = −Σ_i t_iᵀ W_V S W_Kᵀ q_i (targets t_i and queries q_i as columns of T and Q; §3.3)."""
+    S = text @ text.T
+    return lr * (targets @ queries.T @ W_K @ S), lr * (queries @ targets.T @ W_V @ S)
+
+
+def delta_w_ft(W_V: Any, W_K: Any, text: Any, targets: Any, queries: Any, lr: Any, *, train_keys: bool) -> Any:
+    """ΔW_FT = (W_V + ΔW_V) S (W_K + ΔW_K)ᵀ − W_V S W_Kᵀ after one GD step on L (ΔW_K = 0 unless ``train_keys``):
+    the change of the zero-shot weight W_ZSL = W_V S W_Kᵀ by fine-tuning (Dai et al. §3.3, eq. 10–11)."""
+    step_V, step_K = linear_loss_steps(W_V, W_K, text, targets, queries, lr)
+    S = text @ text.T
+    new_K = W_K + step_K if train_keys else W_K
+    return (W_V + step_V) @ S @ new_K.T - W_V @ S @ W_K.T

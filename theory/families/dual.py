@@ -15,13 +15,14 @@ from hypothesis import strategies as st
 from sympy.matrices.expressions import BlockMatrix, MatrixSymbol
 
 from icl_verify.blocks import delta_w_icl, demo_mass, icl_attention, softmax_attention, w_zsl
+from icl_verify.blocks.attention import delta_w_ft
 from icl_verify.engine.claims import Claim, Explicit, Numeric
 from icl_verify.engine.derivation import Derivation, Step
 from icl_verify.engine.figure import Figure
-from icl_verify.engine.statement import matrix, statement
+from icl_verify.engine.statement import matrix, scalar, statement
 from icl_verify.engine.strategies import dims, matrices, reals
 from icl_verify.engine.symbolic import grid
-from icl_verify.numerics import dual
+from icl_verify.numerics import dual, dual_finetune
 
 FAMILY = "dual-gd"
 PAPER = "Dai et al. 2023"
@@ -81,8 +82,10 @@ def _squared_loss(W: np.ndarray, X: np.ndarray, T: np.ndarray) -> float:
     return 0.5 * float(np.sum((X @ W.T - T) ** 2))
 
 
-def _central_difference_grad(W: np.ndarray, X: np.ndarray, T: np.ndarray, h: float = 1e-3) -> np.ndarray:
-    """∇_W L by central differences — exact for a quadratic loss up to rounding."""
+def _central_difference_grad(W: np.ndarray, X: np.ndarray, T: np.ndarray, h: float = 1.0) -> np.ndarray:
+    """∇_W L by central differences — exact for a quadratic loss at any step h, up to rounding. The rounding
+    error is about ε·L/h per entry, so h = 1 (not a small h, whose ε·L/h exceeded the 1e-12 absolute
+    tolerance on cases with tiny inputs and an O(10) loss)."""
     grad = np.zeros_like(W)
     for idx in np.ndindex(W.shape):
         step = np.zeros_like(W)
@@ -282,6 +285,175 @@ MOMENTUM = Claim(
     statement=r"m_t = \eta (m_{t-1} + v_{t-1}),\ m_0 = 0 \iff m_t = \textstyle\sum_{i<t} \eta^{t-i} v_i",
     explicit=Explicit(momentum_residuals, [{"T": T} for T in range(1, 9)]),
     numeric=Numeric(momentum_cases(), _momentum),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fine-tuning the keys and values on the demonstrations (§3.3): what relates ΔW_FT to ΔW_ICL
+
+FT_SYMBOLS = {
+    "W_V": matrix("d_v", "d", bound=2.0),
+    "W_K": matrix("d_k", "d", bound=2.0),
+    "text": matrix("d", "n_text", bound=2.0),
+    "targets": matrix("d_v", "n_demo", bound=2.0),
+    "queries": matrix("d_k", "n_demo", bound=2.0),
+    "lr": scalar(positive=True, bound=1.0),
+}
+"""Columns: fine-tuning targets t_i (values) and queries q_i (keys) of the linear loss L = −Σ_i t_iᵀ W_V S W_Kᵀ q_i."""
+FT_SIZES = {"d": (1, 3), "d_k": (1, 3), "d_v": (1, 3), "n_demo": (1, 3), "n_text": (1, 3)}
+LINEAR_LOSS = "one full-batch GD step of rate lr on the linear loss L = −Σ_i t_iᵀ W_V S W_Kᵀ q_i, S = X Xᵀ"
+
+
+def _ft_symbols(sizes: dict) -> dict:
+    """Explicit SymPy matrices of every fine-tuning input at concrete ``sizes`` (and the rate ``lr``)."""
+    shape = {"W_V": ("d_v", "d"), "W_K": ("d_k", "d"), "text": ("d", "n_text")}
+    shape |= {"targets": ("d_v", "n_demo"), "queries": ("d_k", "n_demo")}
+    values = {k: sp.Matrix(MatrixSymbol(k, sizes[r], sizes[c])) for k, (r, c) in shape.items()}
+    return values | {"lr": sp.Symbol("lr", positive=True)}
+
+
+def _gd_step_by_differentiation(v: dict, *, train_keys: bool) -> Any:
+    """ΔW_FT with the gradient of L taken by SymPy (not the closed form of ``linear_loss_steps``)."""
+    W_V, W_K, T, Q, lr = v["W_V"], v["W_K"], v["targets"], v["queries"], v["lr"]
+    S = v["text"] * v["text"].T
+    A = sp.Matrix(*W_V.shape, lambda r, c: sp.Symbol(f"a_{r}{c}"))
+    B = sp.Matrix(*W_K.shape, lambda r, c: sp.Symbol(f"b_{r}{c}"))
+    L = -sum((T[:, i].T * A * S * B.T * Q[:, i])[0, 0] for i in range(T.shape[1]))
+    at = dict(zip(A, W_V)) | dict(zip(B, W_K))
+    grad = lambda M: M.applyfunc(lambda m: sp.diff(L, m)).subs(at)  # noqa: E731
+    new_K = W_K - lr * grad(B) if train_keys else W_K
+    return (W_V - lr * grad(A)) * S * new_K.T - W_V * S * W_K.T
+
+
+def ft_value_form(W_V: Any, W_K: Any, text: Any, targets: Any, queries: Any, lr: Any) -> Any:
+    """lr Σ_i t_i ⊗ k̃_i with k̃_i = W_K S² W_Kᵀ q_i: the outer-product (dual) form of the value-only update."""
+    S = text @ text.T
+    return lr * targets @ (W_K @ S @ S @ W_K.T @ queries).T
+
+
+def ft_key_value_form(W_V: Any, W_K: Any, text: Any, targets: Any, queries: Any, lr: Any) -> Any:
+    """lr Σ_i (t_i ⊗ k̃_i + ṽ_i ⊗ q_i) + lr² T Qᵀ W_K S³ W_Vᵀ T Qᵀ, ṽ_i = W_V S² W_Vᵀ t_i: both matrices trained."""
+    S = text @ text.T
+    first = ft_value_form(W_V, W_K, text, targets, queries, lr) + lr * (W_V @ S @ S @ W_V.T @ targets) @ queries.T
+    return first + lr * lr * targets @ queries.T @ W_K @ S @ S @ S @ W_V.T @ targets @ queries.T
+
+
+def _ft_symbolic(form: Any, *, train_keys: bool) -> list:
+    """Dimension-free: ΔW_FT of ``blocks.delta_w_ft`` minus ``form``, on matrix symbols of symbolic size."""
+    d, dk, dv, n, m = sp.symbols("d d_k d_v n_text n_demo", positive=True, integer=True)
+    args = (MatrixSymbol("W_V", dv, d), MatrixSymbol("W_K", dk, d), MatrixSymbol("X", d, n))
+    args += (MatrixSymbol("T", dv, m), MatrixSymbol("Q", dk, m), sp.Symbol("lr", positive=True))
+    return [delta_w_ft(*args, train_keys=train_keys) - form(*args)]
+
+
+def _ft_explicit(form: Any, *, train_keys: bool):
+    """At concrete sizes: ΔW_FT with the gradient by SymPy differentiation, minus ``form``."""
+
+    def residual(**sizes: int) -> list:
+        v = _ft_symbols(sizes)
+        names = ("W_V", "W_K", "text", "targets", "queries", "lr")
+        return [_gd_step_by_differentiation(v, train_keys=train_keys) - form(*(v[k] for k in names))]
+
+    return residual
+
+
+@st.composite
+def ft_cases(draw) -> dict:
+    """Rows-convention cases for ``numerics.dual_finetune``: text, targets and queries as rows."""
+    d, dk, dv, n_demo, n_text = (draw(dims(1, 3)) for _ in range(5))
+    return {
+        "d": d,
+        "d_k": dk,
+        "d_v": dv,
+        "n_demo": n_demo,
+        "n_text": n_text,
+        "W_V": draw(matrices(dv, d, 2.0)),
+        "W_K": draw(matrices(dk, d, 2.0)),
+        "text": draw(matrices(n_text, d, 2.0)),
+        "targets": draw(matrices(n_demo, dv, 2.0)),
+        "queries": draw(matrices(n_demo, dk, 2.0)),
+        "lr": draw(reals(1.0, positive=True)),
+    }
+
+
+def _ft_loops(case: dict, *, train_keys: bool) -> tuple:
+    """numerics.dual_finetune against the outer products summed over the demonstrations one by one."""
+    W_V, W_K, X, T, Q, lr = (case[k] for k in ("W_V", "W_K", "text", "targets", "queries", "lr"))
+    S = X.T @ X  # rows: S = Σ_j x_j x_jᵀ over the text tokens
+    want = lr * sum(np.outer(t, W_K @ S @ S @ W_K.T @ q) for t, q in zip(T, Q))
+    if train_keys:
+        want = want + lr * sum(np.outer(W_V @ S @ S @ W_V.T @ t, q) for t, q in zip(T, Q))
+        cross = sum(np.outer(t, q) for t, q in zip(T, Q))
+        want = want + lr**2 * cross @ W_K @ S @ S @ S @ W_V.T @ cross
+    got = dual_finetune.delta_w_ft(W_V, W_K, X, T, Q, lr, train_keys=train_keys)
+    scale = (1 + lr) ** 2 * (1 + np.linalg.norm(S)) ** 3 * (1 + np.linalg.norm(T) * np.linalg.norm(Q)) ** 2
+    scale *= (1 + np.linalg.norm(W_V)) ** 2 * (1 + np.linalg.norm(W_K)) ** 2
+    return got, want, scale
+
+
+FT_VALUE_STEP = Claim(
+    name="dai-ft-value-step-dual-form",
+    source=f"{PAPER}, §3.3 eq. 10–11 (fine-tuning the attention's value matrix)",
+    statement=(
+        r"W_V' S W_K^\top - W_V S W_K^\top = \gamma \textstyle\sum_i t_i \otimes \tilde k_i,"
+        r"\quad \tilde k_i = W_K S^2 W_K^\top q_i,\ S = XX^\top"
+    ),
+    symbolic=lambda: _ft_symbolic(ft_value_form, train_keys=False),
+    explicit=Explicit(
+        _ft_explicit(ft_value_form, train_keys=False),
+        grid(d=(1, 2), d_k=(1,), d_v=(1,), n_demo=(1, 2), n_text=(1,)),
+    ),
+    numeric=Numeric(ft_cases(), lambda c: _ft_loops(c, train_keys=False)),
+    note="One GD step on W_V alone gives an update of ΔW_ICL's outer-product form: values t_i, but keys "
+    "W_K S² W_Kᵀ q_i shaped by the query text (S), not W_K x'_i. Explicit check: the gradient by SymPy "
+    "differentiation; numeric check: numerics.dual_finetune against a loop over the demonstrations.",
+    assumptions=(LINEAR_LOSS, "only W_V trained"),
+    builds_on=("dai-relaxed-icl-attention",),
+)
+
+FT_KEY_VALUE_STEP = Claim(
+    name="dai-ft-key-value-step",
+    source=f"{PAPER}, §3.3 eq. 10–11 (fine-tuning keys and values)",
+    statement=(
+        r"\Delta W_{FT} = \gamma \textstyle\sum_i (t_i \otimes \tilde k_i + \tilde v_i \otimes q_i)"
+        r" + \gamma^2\, T Q^\top W_K S^3 W_V^\top T Q^\top,\quad \tilde v_i = W_V S^2 W_V^\top t_i"
+    ),
+    symbolic=lambda: _ft_symbolic(ft_key_value_form, train_keys=True),
+    explicit=Explicit(
+        _ft_explicit(ft_key_value_form, train_keys=True),
+        grid(d=(1, 2), d_k=(1,), d_v=(1,), n_demo=(1,), n_text=(1,)),
+    ),
+    numeric=Numeric(ft_cases(), lambda c: _ft_loops(c, train_keys=True)),
+    note="Training W_K as well adds a second sum of outer products and a term quadratic in γ and in the "
+    "demonstrations: no longer a single sum of one outer product per demonstration, as ΔW_ICL is.",
+    assumptions=(LINEAR_LOSS, "W_V and W_K trained"),
+    builds_on=("dai-ft-value-step-dual-form",),
+)
+
+
+def _ft_on_demos(W_V: Any, W_K: Any, demos: Any, text: Any, lr: Any) -> Any:
+    """ΔW_FT of a value-only step whose targets are the demonstrations' values and queries their keys."""
+    return delta_w_ft(W_V, W_K, text, W_V @ demos, W_K @ demos, lr, train_keys=False)
+
+
+FT_EQUALS_ICL = statement(
+    name="dai-ft-equals-icl",
+    source=f'{PAPER}, §3.3 ("ICL ≈ fine-tuning": ΔW_ICL read as the FT update)',
+    statement=r"\Delta W_{FT} = \Delta W_{ICL} = \textstyle\sum_i (W_V x_i') \otimes (W_K x_i')",
+    symbols={k: ICL_SYMBOLS[k] for k in ("W_V", "W_K", "demos", "text")} | {"lr": scalar(positive=True, bound=1.0)},
+    lhs=_ft_on_demos,
+    rhs=delta_w_icl,
+    holds=False,
+    corrected=lambda W_V, W_K, demos, text, lr: ft_value_form(W_V, W_K, text, W_V @ demos, W_K @ demos, lr),
+    symbolic=False,
+    sizes={k: ICL_SIZES[k] for k in ("d", "d_k", "d_v", "n_demo", "n_text")},
+    explicit_sizes={"d": (1,), "d_k": (1,), "d_v": (1,), "n_demo": (1,), "n_text": (1,)},
+    correction="dai-ft-value-step-dual-form",
+    note="Both updates are sums of outer products with the same values W_V x'_i, but FT's keys are "
+    "γ W_K S² W_Kᵀ W_K x'_i: equal to ICL's W_K x'_i only for special W_K, S and γ (e.g. W_K orthogonal, "
+    "S = I, γ = 1), so the dual form shows the same form of update, not the same update.",
+    assumptions=(LINEAR_LOSS, "targets t_i = W_V x'_i, queries q_i = W_K x'_i"),
+    builds_on=("dai-ft-value-step-dual-form",),
 )
 
 
