@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from icl_verify.numerics.shared.checks import finite_scalar, positive_int, seed_value
+from icl_verify.numerics.shared.checks import finite_result, finite_scalar, positive_int, seed_value
 
 
 def _tasks(rng: np.random.Generator, tasks: int, k: int, d: int, noise_std: float):
@@ -40,4 +40,6 @@ def least_squares_errors(k: int, d: int, noise_std: float, tasks: int, seed: int
     k, d, tasks = positive_int("k", k), positive_int("d", d), positive_int("tasks", tasks)
     noise_std = finite_scalar("noise_std", noise_std, nonnegative=True)
     X, y, w, x_q = _tasks(np.random.default_rng(seed_value("seed", seed)), tasks, k, d, noise_std)
-    return np.einsum("td,td->t", x_q, _min_norm_fit(X, y) - w) ** 2
+    with np.errstate(over="ignore", invalid="ignore"):
+        errors = np.einsum("td,td->t", x_q, _min_norm_fit(X, y) - w) ** 2
+    return finite_result(errors, f"noise_std = {noise_std:g} makes the squared errors overflow float64")

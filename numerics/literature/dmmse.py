@@ -17,7 +17,14 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import softmax
 
-from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int, same_size, seed_value
+from icl_verify.numerics.shared.checks import (
+    finite_array,
+    finite_result,
+    finite_scalar,
+    positive_int,
+    same_size,
+    seed_value,
+)
 
 
 def dmmse_weights(X: object, y: object, tasks: object, sigma2: float) -> np.ndarray:
@@ -28,8 +35,9 @@ def dmmse_weights(X: object, y: object, tasks: object, sigma2: float) -> np.ndar
     same_size("y", y.size, X.shape[0], "the number of rows of X")
     same_size("tasks", tasks.shape[1], X.shape[1], "columns = the columns of X")
     sigma2 = finite_scalar("sigma2", sigma2, positive=True)
-    log_weights = -((y[None, :] - tasks @ X.T) ** 2).sum(axis=1) / (2 * sigma2)
-    return softmax(log_weights) @ tasks
+    with np.errstate(over="ignore", invalid="ignore"):
+        estimate = softmax(-((y[None, :] - tasks @ X.T) ** 2).sum(axis=1) / (2 * sigma2)) @ tasks
+    return finite_result(estimate, "X, y, tasks and sigma2 give residuals whose weights overflow float64")
 
 
 def dmmse_ridge_gaps(X: object, y: object, sigma2: float, Ms: object, pools: int, seed: int) -> np.ndarray:
@@ -49,12 +57,16 @@ def dmmse_ridge_gaps(X: object, y: object, sigma2: float, Ms: object, pools: int
     if np.any(Ms < 1) or np.any(Ms != np.round(Ms)) or np.any(size % Ms.astype(int)):
         raise ValueError(f"Ms must be positive integers that divide their maximum, got {Ms.tolist()}")
     d = X.shape[1]
-    ridge = np.linalg.solve(X.T @ X + sigma2 * np.eye(d), X.T @ y)
+    ridge = finite_result(
+        np.linalg.solve(X.T @ X + sigma2 * np.eye(d), X.T @ y), "X, y and sigma2 overflow float64 in ridge"
+    )
     rng = np.random.default_rng(seed_value("seed", seed))
     gaps = np.empty((pools, Ms.size))
     for row in range(pools):
         tasks = rng.standard_normal((size, d))
-        log_weights = -((y[None, :] - tasks @ X.T) ** 2).sum(axis=1) / (2 * sigma2)
+        with np.errstate(over="ignore"):
+            log_weights = -((y[None, :] - tasks @ X.T) ** 2).sum(axis=1) / (2 * sigma2)
+        finite_result(log_weights, "X, y and sigma2 give residuals whose weights overflow float64")
         for col, M in enumerate(Ms.astype(int)):
             weights = softmax(log_weights.reshape(-1, M), axis=1)
             estimates = np.einsum("cm,cmd->cd", weights, tasks.reshape(-1, M, d))

@@ -28,7 +28,7 @@ def newton_iterates(S: object, alpha: float, steps: int) -> list[np.ndarray]:
     with np.errstate(over="ignore", invalid="ignore"):  # divergence is reported just below
         for _ in range(steps):
             M.append(2 * M[-1] - M[-1] @ S @ M[-1])
-    finite_result(M[-1], "iterative Newton overflowed: alpha lies outside (0, 2/λ_max(S)²)")
+    finite_result(M[-1], "iterative Newton overflowed: alpha · λ_max(S)² must lie in (0, 2) for convergence")
     return M
 
 
@@ -46,4 +46,4 @@ def boundary_rate(S: object) -> float:
     top = float(np.linalg.eigvalsh(S)[-1])
     if not top > 0:
         raise ValueError(f"S must have a positive largest eigenvalue, got {top:.3g}")
-    return 2.0 / top**2
+    return finite_result(2.0 / top**2, f"S has a largest eigenvalue {top:.3g} too small for 2/λ_max(S)² in float64")

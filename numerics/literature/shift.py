@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from icl_verify.numerics.shared.checks import finite_array, positive_int, same_size, seed_value
+from icl_verify.numerics.shared.checks import finite_array, finite_result, positive_int, same_size, seed_value
 
 
 def _spd(name: str, value: object) -> np.ndarray:
@@ -32,7 +32,9 @@ def _spd(name: str, value: object) -> np.ndarray:
 def zfb_preconditioner(Lambda: object, n: int) -> np.ndarray:
     """Γ = (1 + 1/N)Λ + (tr Λ/N) I, the converged LSA's preconditioner (ZFB 2024, Thm 4.1)."""
     Lambda, n = _spd("Lambda", Lambda), positive_int("n", n)
-    return (1 + 1 / n) * Lambda + np.trace(Lambda) / n * np.eye(len(Lambda))
+    with np.errstate(over="ignore"):
+        gamma = (1 + 1 / n) * Lambda + np.trace(Lambda) / n * np.eye(len(Lambda))
+    return finite_result(gamma, "Lambda overflows float64 in Γ")
 
 
 def _shapes(A: object, Lambda_test: object, Sigma_w: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -49,7 +51,9 @@ def shifted_risk(A: object, Lambda_test: object, Sigma_w: object, m: int) -> flo
     A, L, S = _shapes(A, Lambda_test, Sigma_w)
     m = positive_int("m", m)
     hh = (1 + 1 / m) * L @ S @ L + np.trace(S @ L) / m * L
-    return float(np.trace(L @ (A @ hh @ A.T - A @ L @ S - S @ L @ A.T + S)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        risk = float(np.trace(L @ (A @ hh @ A.T - A @ L @ S - S @ L @ A.T + S)))
+    return finite_result(risk, "A, Lambda_test and Sigma_w make the risk overflow float64")
 
 
 def simulated_errors(
@@ -70,5 +74,7 @@ def simulated_errors(
     if tasks == "sphere":
         u *= np.sqrt(d) / np.linalg.norm(u, axis=1, keepdims=True)
     w = u @ w_root.T
-    h = np.einsum("pmd,pm->pd", X, np.einsum("pmd,pd->pm", X, w)) / m
-    return np.einsum("pd,pd->p", x_q, h @ A.T - w) ** 2
+    with np.errstate(over="ignore", invalid="ignore"):
+        h = np.einsum("pmd,pm->pd", X, np.einsum("pmd,pd->pm", X, w)) / m
+        errors = np.einsum("pd,pd->p", x_q, h @ A.T - w) ** 2
+    return finite_result(errors, "A, Lambda_test and Sigma_w make the errors overflow float64")
