@@ -34,7 +34,7 @@ def newton_iterates(S: object, alpha: float, steps: int) -> list[np.ndarray]:
 
 def newton_residual(S: object, alpha: float, k: int) -> np.ndarray:
     """I − M_k S after k Newton steps."""
-    S = _square("S", S)
+    S, k = _square("S", S), nonnegative_int("k", k)
     return np.eye(len(S)) - newton_iterates(S, alpha, k)[-1] @ S
 
 
@@ -46,4 +46,8 @@ def boundary_rate(S: object) -> float:
     top = float(np.linalg.eigvalsh(S)[-1])
     if not top > 0:
         raise ValueError(f"S must have a positive largest eigenvalue, got {top:.3g}")
-    return finite_result(2.0 / top**2, f"S has a largest eigenvalue {top:.3g} too small for 2/λ_max(S)² in float64")
+    with np.errstate(over="ignore", under="ignore"):
+        rate = 2.0 / np.float64(top) ** 2
+    if not 0 < rate < np.inf:
+        raise ValueError(f"S has largest eigenvalue {top:.3g}, which puts 2/λ_max(S)² outside float64")
+    return float(rate)
