@@ -229,6 +229,33 @@ TABLE: dict[str, Case] = {
     "dual_critiques.full_batch_gd": _case(
         lambda: {"X": _lin()["X"], "Y": _lin()["y"][:, None], "W0": np.zeros((1, 2)), "lr": 0.05, "steps": 3}
     ),
+    # literature (Fu, Garg, Raventós, Zhang–Frei–Bartlett)
+    "literature.newton.newton_iterates": _case(lambda: {"S": np.diag([1.0, 2.0]), "alpha": 0.1, "steps": 3}),
+    "literature.newton.newton_residual": _case(lambda: {"S": np.diag([1.0, 2.0]), "alpha": 0.1, "k": 3}),
+    "literature.newton.boundary_rate": _case(lambda: {"S": np.diag([1.0, 2.0])}),
+    "literature.baselines.least_squares_errors": _case(
+        lambda: {"k": 3, "d": 2, "noise_std": 0.5, "tasks": 4, "seed": 0}
+    ),
+    "literature.dmmse.dmmse_weights": _case(
+        lambda: _lin() | {"tasks": _rng(12).standard_normal((6, 2)), "sigma2": 0.5}
+    ),
+    "literature.dmmse.dmmse_ridge_gaps": _case(
+        lambda: _lin() | {"sigma2": 0.5, "Ms": np.array([2.0, 4.0]), "pools": 2, "seed": 0}
+    ),
+    "literature.shift.zfb_preconditioner": _case(lambda: {"Lambda": np.diag([1.0, 2.0]), "n": 5}),
+    "literature.shift.shifted_risk": _case(
+        lambda: {"A": np.eye(2), "Lambda_test": np.diag([1.0, 2.0]), "Sigma_w": np.eye(2), "m": 5}
+    ),
+    "literature.shift.simulated_errors": _case(
+        lambda: {
+            "A": np.eye(2),
+            "Lambda_test": np.diag([1.0, 2.0]),
+            "Sigma_w": np.eye(2),
+            "m": 5,
+            "prompts": 4,
+            "seed": 0,
+        }
+    ),
     # raw.learners
     "raw.learners.ols_weights": _case(_lin),
     "raw.learners.ridge_weights": _case(lambda: _lin() | {"lam": 0.5}),
