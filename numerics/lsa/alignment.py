@@ -156,7 +156,7 @@ def line_search_rate(tasks: RegressionTasks, steps: int = 1, upper: float | None
     """η minimising the empirical ½·MSE of ``steps`` GD steps from 0 (bracketed bounded Brent search).
 
     One step uses the exact quadratic minimiser (:func:`one_step_rate`). For several steps the
-    minimum is first bracketed (:func:`bracket_rate`: from the one-step optimum, the bracket grows
+    minimum is first bracketed (:func:`_bracket_rate`: from the one-step optimum, the bracket grows
     geometrically until the loss rises on both sides), so no fixed bound cuts the search short; with
     ``upper`` the search is on (0, ``upper``]. Either way a minimum that lands on the edge of the
     search interval raises ValueError instead of being returned as if it were the optimum.
@@ -172,7 +172,7 @@ def line_search_rate(tasks: RegressionTasks, steps: int = 1, upper: float | None
         return value if np.isfinite(value) else np.inf
 
     if upper is None:
-        low, high = bracket_rate(loss, eta1)
+        low, high = _bracket_rate(loss, eta1)
     else:
         low, high = 0.0, finite_scalar("upper", upper, positive=True)
     res = minimize_scalar(loss, bounds=(low, high), method="bounded", options={"xatol": 1e-6 * high})
@@ -182,7 +182,7 @@ def line_search_rate(tasks: RegressionTasks, steps: int = 1, upper: float | None
     return eta
 
 
-def bracket_rate(loss: Callable[[float], float], start: float, factor: float = 1.25) -> tuple[float, float]:
+def _bracket_rate(loss: Callable[[float], float], start: float, factor: float = 1.25) -> tuple[float, float]:
     """(a, c) with a < b < c and loss(b) < loss(a), loss(b) < loss(c) for some b: an interval holding a minimum.
 
     b starts at ``start`` (halved while it is no better than η = 0), then the triple moves up by

@@ -764,7 +764,10 @@ TRAINED_LOSS = Claim(
     builds_on=("prop1-lsa-equals-gd-step", "optimal-one-step-loss-iid-inputs"),
     statement=r"\tfrac12\,\mathrm{MSE}(\text{meta-trained 1-layer LSA}) = \tfrac12\,\mathrm{MSE}^* = \tfrac{245}{1188}\ (\pm 1\,\%)",
     measured=Measured(measure_trained_loss),
-    note="d = N = 10, x ~ U(−½, ½); 600 Adam steps (batch 512, lr 3e-3 cosine). Interval: test sampling only.",
+    note=(
+        "d = N = 10, x ~ U(−½, ½); 600 Adam steps (batch 512, lr 3e-3 cosine), restarted (at most 3×, from"
+        " [seed, k]) when the loss is still on the zero predictor's plateau at step 150. Interval: test sampling only."
+    ),
 )
 
 TRAINED_VS_TUNED_GD = Claim(
@@ -859,7 +862,10 @@ TRAINED_NOISY_RATE = Claim(
     builds_on=("mahankali-noisy-rate",),
     statement=r"\|A_\theta - c^* I\|_F / \|c^* I\|_F \le 0.05,\ c^* = \frac{n}{n + d + 1 + \sigma^2}",
     measured=Measured(_noisy_precond),
-    note="x, w ~ N(0, I_5), N = 8, σ = 0.75; best of 3 restarts by validation loss, 600 Adam steps each.",
+    note=(
+        "x, w ~ N(0, I_5), N = 8, σ = 0.75; best of 3 runs by validation loss, 600 Adam steps each, a run"
+        " restarted (at most 3×) when its loss is still on a plateau at step 150."
+    ),
 )
 
 TRAINED_INVERSE_COVARIANCE = Claim(
