@@ -598,7 +598,7 @@ GAMMA_AS_INVERSE_COVARIANCE = Claim(
 ESCAPE = {"escape_step": 150, "escape_ratio": 0.7, "restarts": 3}
 """Plateau test of :func:`numerics.lsa.training.train` for the 600-step runs. Over training seeds 0–31 the
 loss ratio (steps 125–150 over steps 0–25) was ≤ 0.59 for the 24 runs that converged and ≥ 0.80 for
-the 8 still on the zero predictor's plateau (5 of which ended 10–90 % above ½·MSE*); 0.7 splits the two."""
+the 8 still on the zero predictor's plateau (6 of which ended 11–96 % above ½·MSE*); 0.7 splits the two."""
 SINGLE = replace(CODE, steps=600, batch=512, lr=3e-3, schedule="cosine", **ESCAPE)
 """Default-check training budget: 600 Adam steps, batch 512, lr 3e-3 cosine-decayed, init N(0, 0.01²),
 at most 3 restarts by the plateau test."""
@@ -899,6 +899,12 @@ at step 150; a converging run is at ratio ≈ 0.16 by then).
 The paper-size run (d = 10, 3 layers) is ``icl-verify train deep``."""
 
 
+DEEP_TEST_TASKS = 1 << 16
+"""Test tasks of the 2-layer comparisons. The per-task losses of 2-step GD and GD++ are heavy-tailed (ill-conditioned
+XᵀX), so with 2¹⁴ tasks the 99 % interval of loss(trained)/loss(GD++) was ±0.033 and seed 17 (ratio 0.982) reached
+0.9497, just outside the band; 2¹⁶ tasks halve the width (evaluation is a small part of the cost, training the rest)."""
+
+
 @cached(maxsize=4)
 def deep_comparison(seed: int) -> dict[str, np.ndarray]:
     """Per-task losses and preds diffs of the trained 2-layer LSA, 2-step GD (η line-searched) and tuned 2-layer GD++."""
@@ -907,7 +913,7 @@ def deep_comparison(seed: int) -> dict[str, np.ndarray]:
     eta = line_search_rate(tune, DEEP.n_layers)
     gdpp = gdpp_model(*tune_gdpp(tune, DEEP.n_layers, eta), DEEP.n_layers)
     gd = gd_model(eta, DEEP.n_layers)
-    tasks = DEEP.sample(np.random.default_rng([seed, 10]), TEST_TASKS // 2, n_queries=MC_QUERIES, seed=seed)
+    tasks = DEEP.sample(np.random.default_rng([seed, 10]), DEEP_TEST_TASKS, n_queries=MC_QUERIES, seed=seed)
     return {
         "trained": task_losses(model, tasks),
         "gd": task_losses(gd, tasks),
