@@ -153,6 +153,16 @@ def test_plateau_test_restarts_deterministically_and_records_every_attempt():
     assert not np.array_equal(plain.losses, a.losses)
 
 
+def test_a_run_that_passes_the_plateau_test_is_the_plain_run():
+    """The test draws no random numbers: a run it keeps is bit-identical to training without it."""
+    config = replace(SMALL, batch=256, steps=60, lr=1e-2)
+    checked = train(replace(config, escape_step=50, escape_ratio=0.9, restarts=3), 4)
+    plain = train(config, 4)
+    assert checked.attempt == 0
+    np.testing.assert_array_equal(checked.losses, plain.losses)
+    np.testing.assert_array_equal(checked.layers[0].P, plain.layers[0].P)
+
+
 @pytest.mark.parametrize(
     "field, value",
     [
