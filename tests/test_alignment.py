@@ -90,6 +90,26 @@ def test_line_search_for_two_steps_finds_a_minimum():
     assert loss(eta) <= min(loss(eta * 0.98), loss(eta * 1.02))
 
 
+@pytest.mark.parametrize("steps", [1, 2, 3, 4, 5])
+def test_line_search_is_the_interior_minimum_of_a_dense_grid(steps):
+    """On the paper's task (d = N = 10, x ~ U(−½, ½)) the K-step optimum lies above the old fixed bound
+    2N / q99(λ_max(XᵀX)) for small K; the search must find the grid's minimum, away from any edge."""
+    tasks = sample_tasks(np.random.default_rng(steps), 500, 10, 10, x_range=0.5)
+    eta = line_search_rate(tasks, steps)
+    grid = np.arange(4.0, 8.0, 0.02)
+    losses = np.array([np.mean(task_losses(gd_model(g, steps), tasks)) for g in grid])
+    best = int(np.argmin(losses))
+    assert 0 < best < grid.size - 1  # the grid itself brackets the minimum
+    assert abs(eta - grid[best]) <= 0.02
+    assert np.mean(task_losses(gd_model(eta, steps), tasks)) <= losses[best]
+
+
+def test_line_search_raises_when_the_minimum_is_on_the_bound():
+    tasks = sample_tasks(np.random.default_rng(0), 500, 10, 10, x_range=0.5)
+    with pytest.raises(ValueError, match="upper: the 2-step loss is minimised at the edge"):
+        line_search_rate(tasks, 2, upper=4.0)
+
+
 def test_tune_gdpp_improves_on_gd():
     """GD++ with γ = 0 is GD, so tuned GD++ is at least as good as tuned GD on the same tasks."""
     tasks = _tasks(batch=400)

@@ -128,10 +128,39 @@ def test_recurrent_training_ties_the_layers():
 
 def test_short_training_reduces_the_loss():
     """600 steps on the paper's setting take ½·MSE from ½·s²·d = 5/12 (near-zero prediction) to near the
-    one-step-GD optimum 245/1188 ≈ 0.2062 (icl_verify.families.optimal_lsa), which no 1-layer LSA can beat on average."""
-    result = train(TrainConfig(steps=600, batch=512, lr=3e-3, schedule="cosine"), 0)
+    one-step-GD optimum 245/1188 ≈ 0.2062 (icl_verify.families.optimal_lsa), which no 1-layer LSA can beat on average.
+
+    Seed 13 is a run that stays on the zero predictor's plateau (its loss ratio at step 150 is ≈ 0.97 and
+    it ends near 5/12 without the plateau test); the test must abandon it and the restart must converge."""
+    config = TrainConfig(steps=600, batch=512, lr=3e-3, schedule="cosine", escape_step=150, restarts=3)
+    result = train(config, 13)
+    assert result.attempt >= 1 and result.abandoned[0][0] == 0 and result.abandoned[0][1] > 0.9
+    assert f"init seed [13, {result.attempt}]" in result.restart_note()
+    assert result.losses.size == 600
     assert np.mean(result.losses[:5]) == pytest.approx(5 / 12, rel=0.1)
     assert np.mean(result.losses[-50:]) < 1.05 * 245 / 1188
+
+
+def test_plateau_test_restarts_deterministically_and_records_every_attempt():
+    config = replace(SMALL, steps=60, escape_step=50, escape_ratio=1e-9, restarts=2)
+    a, b = train(config, 3), train(config, 3)
+    assert a.attempt == 2 and [k for k, _ in a.abandoned] == [0, 1]
+    assert all(ratio > 1e-9 for _, ratio in a.abandoned)
+    np.testing.assert_array_equal(a.losses, b.losses)
+    assert a.losses.size == 60  # the last allowed attempt runs to the end
+    plain = train(replace(config, restarts=0), 3)  # attempt 0 alone: initialised from seed 3 itself
+    assert plain.attempt == 0 and plain.restart_note() == ""
+    assert not np.array_equal(plain.losses, a.losses)
+
+
+def test_a_run_that_passes_the_plateau_test_is_the_plain_run():
+    """The test draws no random numbers: a run it keeps is bit-identical to training without it."""
+    config = replace(SMALL, batch=256, steps=60, lr=1e-2)
+    checked = train(replace(config, escape_step=50, escape_ratio=0.9, restarts=3), 4)
+    plain = train(config, 4)
+    assert checked.attempt == 0
+    np.testing.assert_array_equal(checked.losses, plain.losses)
+    np.testing.assert_array_equal(checked.layers[0].P, plain.layers[0].P)
 
 
 @pytest.mark.parametrize(
@@ -148,6 +177,9 @@ def test_short_training_reduces_the_loss():
         ("noise_std", -0.1),
         ("dtype", "int8"),
         ("heads", 1.5),
+        ("escape_step", 10),
+        ("escape_ratio", 1.0),
+        ("restarts", -1),
     ],
 )
 def test_bad_config_names_the_argument(field, value):

@@ -153,27 +153,57 @@ def one_step_rate(tasks: RegressionTasks) -> float:
 
 
 def line_search_rate(tasks: RegressionTasks, steps: int = 1, upper: float | None = None) -> float:
-    """η minimising the empirical ½·MSE of ``steps`` GD steps from 0 (bounded Brent search).
+    """η minimising the empirical ½·MSE of ``steps`` GD steps from 0 (bracketed bounded Brent search).
 
     One step uses the exact quadratic minimiser (:func:`one_step_rate`). For several steps the
-    search interval is (0, ``upper``], by default the smaller of twice the one-step optimum and
-    2N / (99th percentile of λ_max(XᵀX)), beyond which GD diverges on many tasks.
+    minimum is first bracketed (:func:`_bracket_rate`: from the one-step optimum, the bracket grows
+    geometrically until the loss rises on both sides), so no fixed bound cuts the search short; with
+    ``upper`` the search is on (0, ``upper``]. Either way a minimum that lands on the edge of the
+    search interval raises ValueError instead of being returned as if it were the optimum.
     """
     steps = positive_int("steps", steps)
     eta1 = one_step_rate(tasks)
     if steps == 1 and upper is None:
         return eta1
+
+    def loss(eta: float) -> float:
+        with np.errstate(over="ignore", invalid="ignore"):
+            value = float(np.mean(task_losses(gd_model(eta, steps), tasks)))
+        return value if np.isfinite(value) else np.inf
+
     if upper is None:
-        lam = np.linalg.eigvalsh(np.swapaxes(tasks.X, 1, 2) @ tasks.X)[:, -1]
-        upper = min(2.0 * eta1, 2.0 * tasks.X.shape[1] / float(np.quantile(lam, 0.99)))
-    upper = finite_scalar("upper", upper, positive=True)
-    res = minimize_scalar(
-        lambda eta: float(np.mean(task_losses(gd_model(eta, steps), tasks))),
-        bounds=(1e-6 * upper, upper),
-        method="bounded",
-        options={"xatol": 1e-6 * upper},
-    )
-    return float(res.x)
+        low, high = _bracket_rate(loss, eta1)
+    else:
+        low, high = 0.0, finite_scalar("upper", upper, positive=True)
+    res = minimize_scalar(loss, bounds=(low, high), method="bounded", options={"xatol": 1e-6 * high})
+    eta = float(res.x)
+    if eta > high - 1e-4 * high or (upper is not None and eta < 1e-4 * high):
+        raise ValueError(f"upper: the {steps}-step loss is minimised at the edge of (0, {high:g}] (η = {eta:.6g})")
+    return eta
+
+
+def _bracket_rate(loss: Callable[[float], float], start: float, factor: float = 1.25) -> tuple[float, float]:
+    """(a, c) with a < b < c and loss(b) < loss(a), loss(b) < loss(c) for some b: an interval holding a minimum.
+
+    b starts at ``start`` (halved while it is no better than η = 0), then the triple moves up by
+    ``factor`` while the loss keeps falling; at most 200 moves, else ValueError.
+    """
+    a, b = 0.0, finite_scalar("start", start, positive=True)
+    f0 = loss(0.0)
+    for _ in range(200):
+        if loss(b) < f0:
+            break
+        b /= 2
+    else:
+        raise ValueError("loss: no rate below the start improves on η = 0")
+    fb = loss(b)
+    for _ in range(200):
+        c = b * factor
+        fc = loss(c)
+        if fc > fb:
+            return a, c
+        a, b, fb = b, c, fc
+    raise ValueError(f"loss: still decreasing at η = {b:g}, no minimum bracketed")
 
 
 def tune_gdpp(tasks: RegressionTasks, steps: int, eta0: float, gamma0: float = 0.0) -> tuple[float, float]:

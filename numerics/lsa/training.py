@@ -15,6 +15,14 @@ Paper vs code settings are explicit options of :class:`TrainConfig`: the x range
 text 1.0), the loss scale, the initialisation scale and the learning-rate schedule (the paper
 trains with a constant Adam rate 1e-3; ``schedule="cosine"`` decays it to 0 to remove the
 optimiser's noise floor in short runs).
+
+From N(0, init_scale²) weights the training loss first sits on a plateau near the zero predictor's
+loss (the origin is a degenerate saddle of the quartic parametrisation; the run can also linger
+at the rank-one saddle that routes the label through the keys). How long a run stays there varies
+widely with the seed; a run that leaves it late does not converge within a short budget.
+``escape_step``/``escape_ratio``/``restarts`` make this a training diagnostic: a run whose loss
+has not dropped below ``escape_ratio`` × its initial loss by ``escape_step`` is abandoned and
+restarted from a fresh initialisation drawn from ``[seed, attempt]`` (all attempts are recorded).
 """
 
 from __future__ import annotations
@@ -33,6 +41,9 @@ NAMES = ("P", "W_V", "W_K", "W_Q")
 """The trained arrays of one layer, each of shape (H, D, D)."""
 
 Layer = dict[str, np.ndarray]
+
+ESCAPE_WINDOW = 25
+"""Steps averaged for the plateau test: the first ``ESCAPE_WINDOW`` losses against the last ones before ``escape_step``."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +68,9 @@ class TrainConfig:
     noise_std: float = 0.0
     loss: Literal["half_mse", "mse"] = "half_mse"
     dtype: Literal["float32", "float64"] = "float32"
+    escape_step: int = 0
+    escape_ratio: float = 0.7
+    restarts: int = 0
 
     def __post_init__(self) -> None:
         for name in ("nx", "ny", "n_context", "n_layers", "heads", "batch", "steps"):
@@ -64,6 +78,15 @@ class TrainConfig:
         for name in ("lr", "clip", "init_scale", "x_range"):
             finite_scalar(name, getattr(self, name), positive=True)
         finite_scalar("noise_std", self.noise_std, nonnegative=True)
+        for name in ("escape_step", "restarts"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {getattr(self, name)!r}")
+        if self.escape_step and not 2 * ESCAPE_WINDOW <= self.escape_step <= self.steps:
+            raise ValueError(
+                f"escape_step must be 0 or lie in [{2 * ESCAPE_WINDOW}, steps = {self.steps}], got {self.escape_step}"
+            )
+        if not 0 < finite_scalar("escape_ratio", self.escape_ratio) < 1:
+            raise ValueError(f"escape_ratio must lie in (0, 1), got {self.escape_ratio!r}")
         if isinstance(self.x_std, list):
             object.__setattr__(self, "x_std", tuple(self.x_std))
         if np.any(np.asarray(self.x_std, dtype=float) <= 0) or np.size(self.x_std) not in (1, self.nx):
@@ -111,6 +134,24 @@ class TrainResult:
     seed: int
     config: TrainConfig
     seconds: float = field(default=0.0, compare=False)
+    abandoned: tuple[tuple[int, float], ...] = ()
+    """Attempts restarted by the plateau test, as (attempt, loss ratio at ``escape_step``); the result is the next one."""
+
+    @property
+    def attempt(self) -> int:
+        """Index of the attempt returned (0: the first, initialised from ``seed`` itself; k: from ``[seed, k]``)."""
+        return len(self.abandoned)
+
+    def restart_note(self) -> str:
+        """One line for the evidence: which attempts were abandoned and why ('' when none was)."""
+        if not self.abandoned:
+            return ""
+        c = self.config
+        tried = ", ".join(f"attempt {k} loss ratio {r:.3f}" for k, r in self.abandoned)
+        return (
+            f"restarted {len(self.abandoned)}× (loss at step {c.escape_step} not below {c.escape_ratio:g} × initial:"
+            f" {tried}); kept attempt {self.attempt}, init seed [{self.seed}, {self.attempt}]"
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -284,19 +325,46 @@ def batch_tokens(config: TrainConfig, rng: np.random.Generator, batch: int | Non
 def train(config: TrainConfig, seed: int, *, log_every: int = 0) -> TrainResult:
     """Meta-train LSA from N(0, init_scale²) weights on fresh tasks every step; all randomness from ``seed``.
 
-    ``log_every > 0`` prints the running loss (for the CLI's long runs).
+    Attempt 0 draws from ``default_rng(seed)``; with ``config.restarts`` an attempt that fails the
+    plateau test (:func:`_escaped`) is abandoned at ``escape_step`` and attempt k draws from
+    ``default_rng([seed, k])``. The last allowed attempt always runs to the end. ``log_every > 0``
+    prints the running loss (for the CLI's long runs).
     """
     seed = seed_value("seed", seed)
-    rng = np.random.default_rng(seed)
+    t0 = time.perf_counter()
+    abandoned: list[tuple[int, float]] = []
+    for attempt in range(config.restarts + 1):
+        rng = np.random.default_rng(seed if attempt == 0 else [seed, attempt])
+        last = attempt == config.restarts
+        layers, losses = _run(config, rng, None if last else config.escape_step or None, log_every)
+        if losses.size == config.steps:
+            return TrainResult(
+                as_params(layers, config), losses, seed, config, time.perf_counter() - t0, tuple(abandoned)
+            )
+        abandoned.append((attempt, _loss_ratio(losses)))
+    raise AssertionError("unreachable: the last attempt runs all steps")
+
+
+def _loss_ratio(losses: np.ndarray) -> float:
+    """Mean of the last ESCAPE_WINDOW losses over the mean of the first ESCAPE_WINDOW."""
+    return float(np.mean(losses[-ESCAPE_WINDOW:]) / np.mean(losses[:ESCAPE_WINDOW]))
+
+
+def _run(
+    config: TrainConfig, rng: np.random.Generator, check_at: int | None, log_every: int
+) -> tuple[list[Layer], np.ndarray]:
+    """One attempt; stops early (returning the losses so far) if at step ``check_at`` the loss ratio is not below
+    ``config.escape_ratio``."""
     layers = init_layers(config, rng)
     opt = Adam(lr=config.lr)
     losses = np.empty(config.steps)
-    t0 = time.perf_counter()
     for step in range(config.steps):
+        if step == check_at and _loss_ratio(losses[:step]) >= config.escape_ratio:
+            return layers, losses[:step]
         tokens, y_q = batch_tokens(config, rng)
         losses[step], grads = loss_and_grads(layers, tokens, y_q, config)
         grads, _ = clip_by_global_norm(grads, config.clip)
         layers = opt.step(layers, grads, learning_rate(config, step))
         if log_every and (step + 1) % log_every == 0:
             print(f"step {step + 1:6d}  loss {np.mean(losses[step + 1 - log_every : step + 1]):.5f}", flush=True)
-    return TrainResult(as_params(layers, config), losses, seed, config, time.perf_counter() - t0)
+    return layers, losses
