@@ -65,7 +65,8 @@ def command(
 
     --check compares what is deterministic by construction (statements, verdicts, evidence
     outcomes, counterexample sizes, derivation steps); --check --strict compares bytes.
-    The claims are checked as by ``icl-verify check`` (in parallel, verdicts reused from the cache).
+    The claims are checked as by ``icl-verify check`` (in parallel, verdicts reused from the cache),
+    and the figures drawn are kept in the same cache (--no-cache: every figure is drawn again).
     """
     if strict and not check_only:
         raise click.UsageError("--strict is only used with --check")
@@ -84,9 +85,11 @@ def command(
         claims = [c for fam in fams for c in fam.claims]
         results = {r.claim.name: r for r in runner.check_claims(claims, files=list(files), **run).results}
         if files:
-            rendered = docs.user_documents(fams, results, fmt=fmt, seed=seed, max_examples=max_examples)
+            rendered = docs.user_documents(
+                fams, results, fmt=fmt, seed=seed, max_examples=max_examples, cache=run["cache"]
+            )
         else:
-            rendered = docs.build(results, seed=seed, max_examples=max_examples)
+            rendered = docs.build(results, seed=seed, max_examples=max_examples, cache=run["cache"])
     except ValueError as exc:
         raise InputError(str(exc)) from None
     if check_only:
