@@ -9,6 +9,11 @@ executor layer as the sweeps (:mod:`icl_verify.numerics.shared.sweep`): local pr
 Dask cluster. Whatever the number of workers the results are the same: every claim is checked
 with the same seed, example budget and one BLAS thread (so sums run in the same order, and
 workers never oversubscribe the cores), and results come back in the order the claims were given.
+
+A worker's job is one claim, except for the claims with a measured check: those of one family go
+to one worker together (:func:`jobs_of`), checked one after another, because such claims share
+their simulations through :func:`icl_verify.engine.caches.cached` (the scaling family's two claims
+share 30 MLP trainings) — in two workers each simulation would run twice.
 """
 
 from __future__ import annotations
@@ -62,12 +67,16 @@ def check_one(claim: Claim, seed: int, max_examples: int) -> Outcome:
         return Outcome.of(check(claim, seed=seed, max_examples=max_examples))
 
 
-def check_job(config: Mapping[str, Any]) -> Outcome:
-    """The worker's side: re-load the claim ``config`` names (``file`` None: built-in) and check it."""
+def check_job(config: Mapping[str, Any]) -> dict[str, Outcome]:
+    """The worker's side: re-load the claims ``config`` names (``file`` None: built-in) and check them in order.
+
+    Nothing is checked when one of them is unknown here (:class:`NotFoundInWorker`).
+    """
     claims = _claims_of(config["file"])
-    if config["name"] not in claims:
-        raise NotFoundInWorker(config["name"])
-    return check_one(claims[config["name"]], config["seed"], config["max_examples"])
+    missing = [name for name in config["names"] if name not in claims]
+    if missing:
+        raise NotFoundInWorker(", ".join(missing))
+    return {name: check_one(claims[name], config["seed"], config["max_examples"]) for name in config["names"]}
 
 
 def estimated_cost(claim: Claim, recorded: Mapping[str, float]) -> float:
@@ -77,9 +86,18 @@ def estimated_cost(claim: Claim, recorded: Mapping[str, float]) -> float:
     return sum(cost for kind, cost in _STATIC_COST.items() if getattr(claim, kind) is not None)
 
 
-def longest_first(claims: Sequence[Claim], recorded: Mapping[str, float]) -> list[Claim]:
-    """``claims`` by decreasing :func:`estimated_cost`; ties keep their order."""
-    return sorted(claims, key=lambda c: -estimated_cost(c, recorded))
+def jobs_of(claims: Sequence[Claim], origin: Mapping[str, str], recorded: Mapping[str, float]) -> list[list[Claim]]:
+    """The workers' jobs: one per claim, but one per family (and file, ``origin``) for the measured claims.
+
+    A family's measured claims stay in the order given, so the first one computes a shared
+    simulation and the next ones find it cached. Jobs come longest first by their summed
+    :func:`estimated_cost`; ties keep their order.
+    """
+    jobs: dict[tuple[str, ...], list[Claim]] = {}
+    for c in claims:
+        group = ("measured", origin.get(c.name, ""), c.family) if c.measured is not None else ("claim", c.name)
+        jobs.setdefault(group, []).append(c)
+    return sorted(jobs.values(), key=lambda job: -sum(estimated_cost(c, recorded) for c in job))
 
 
 @contextlib.contextmanager
@@ -132,7 +150,8 @@ def check_claims(
         if found is not None:
             outcomes[name] = found
     cached = frozenset(outcomes)
-    todo = longest_first([c for c in claims if c.name not in outcomes], cache.costs() if cache is not None else {})
+    recorded = cache.costs() if cache is not None else {}
+    todo = jobs_of([c for c in claims if c.name not in outcomes], origin, recorded)
     fresh: dict[str, Outcome] = {}
 
     def finish(name: str, outcome: Outcome) -> None:
@@ -145,16 +164,21 @@ def check_claims(
     with tqdm(
         total=len(claims), initial=len(cached), desc="checking", unit="claim", file=sys.stderr, disable=not progress
     ) as bar:
-        if len(todo) <= 1 or (jobs == 1 and executor == "local"):  # one claim: no worker to start
-            _serial(todo, seed, max_examples, bar, finish)
+        if len(todo) <= 1 or (jobs == 1 and executor == "local"):  # one job: no worker to start
+            _serial([c for job in todo for c in job], seed, max_examples, bar, finish)
         else:
-            configs = {
-                c.name: {"name": c.name, "file": origin.get(c.name), "seed": seed, "max_examples": max_examples}
-                for c in todo
-            }
+            configs = [
+                {
+                    "names": [c.name for c in job],
+                    "file": origin.get(job[0].name),
+                    "seed": seed,
+                    "max_examples": max_examples,
+                }
+                for job in todo
+            ]
             with _executor(executor, min(jobs, len(todo)), scheduler) as ex:
                 unknown = _parallel(configs, ex, jobs, bar, finish)
-            _serial([c for c in todo if c.name in unknown], seed, max_examples, bar, finish)
+            _serial([c for job in todo for c in job if c.name in unknown], seed, max_examples, bar, finish)
     if cache is not None and fresh:
         cache.record_costs({name: round(o.seconds, 3) for name, o in fresh.items()})
     outcomes.update(fresh)
@@ -185,42 +209,45 @@ def _serial(
 
 
 def _parallel(
-    configs: Mapping[str, Mapping[str, Any]],
+    configs: Sequence[Mapping[str, Any]],
     ex: Executor,
     jobs: int,
     bar: tqdm,
     finish: Callable[[str, Outcome], None],
 ) -> set[str]:
-    """Keep ``jobs`` claims in flight, longest first; the bar names the one running longest.
+    """Keep ``jobs`` jobs in flight, longest first; the bar names the one running longest.
 
-    Returns the names the workers did not know (:class:`NotFoundInWorker`), to be checked here.
+    Returns the names of the jobs' claims the workers did not know (:class:`NotFoundInWorker`), to be checked here.
     """
     queue = list(configs)
-    running: dict[Future, tuple[str, float]] = {}
+    running: dict[Future, tuple[Mapping[str, Any], float]] = {}
     unknown: set[str] = set()
     while queue or running:
         while queue and len(running) < jobs:
-            name = queue.pop(0)
-            running[ex.submit(check_job, configs[name])] = (name, time.monotonic())
+            config = queue.pop(0)
+            running[ex.submit(check_job, config)] = (config, time.monotonic())
         finished, _ = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
         for fut in finished:
-            name, _ = running.pop(fut)
+            config, _ = running.pop(fut)
             if isinstance(fut.exception(), NotFoundInWorker):
-                unknown.add(name)
+                unknown.update(config["names"])
             else:
-                finish(name, _outcome(fut, configs[name]))
+                for name, outcome in _outcomes(fut, config).items():
+                    finish(name, outcome)
         if running:
-            name, started = min(running.values(), key=lambda item: item[1])
-            bar.set_postfix_str(f"longest running: {name} ({time.monotonic() - started:.0f} s)")
+            config, started = min(running.values(), key=lambda item: item[1])
+            names = " + ".join(config["names"])
+            bar.set_postfix_str(f"longest running: {names} ({time.monotonic() - started:.0f} s)")
     return unknown
 
 
-def _outcome(fut: Future, config: Mapping[str, Any]) -> Outcome:
-    """The worker's outcome; a worker that failed outside the checks (it died, the claim did not load) is an ERROR."""
+def _outcomes(fut: Future, config: Mapping[str, Any]) -> dict[str, Outcome]:
+    """The worker's outcomes; a worker that failed outside the checks (it died, a claim did not load) is an ERROR."""
     try:
         return fut.result()
     except Exception as exc:
         detail = f"the worker failed: {type(exc).__name__}: {exc}"
-        return Outcome(
+        error = Outcome(
             Verdict.ERROR, (Evidence("worker", "error", detail, 0.0),), config["seed"], config["max_examples"], 0.0
         )
+        return dict.fromkeys(config["names"], error)
