@@ -140,3 +140,47 @@ def test_figure_key_depends_on_every_input(monkeypatch):
     real = verdict_cache.version
     monkeypatch.setattr(verdict_cache, "version", lambda name: "0.0" if name == "matplotlib" else real(name))
     assert figure_key("fam", "fig", **inputs) != base  # another Matplotlib draws another SVG
+
+
+SHARED_FILE = textwrap.dedent(
+    '''
+    """A measured claim and a figure drawn from the same cached simulation."""
+    from pathlib import Path
+
+    import numpy as np
+    import sympy as sp
+
+    import icl_verify as iv
+    from icl_verify.engine.caches import cached
+
+    x = sp.Symbol("x")
+
+
+    @cached()
+    def simulation(seed):
+        with (Path(__file__).parent / "runs.txt").open("a") as f:
+            f.write(f"{seed}\\n")
+        return np.linspace(0.0, 1.0, 11)
+
+
+    def measure(seed):
+        return iv.Estimate(1.0, 0.99, 1.01, predicted=1.0, tolerance=0.1, detail=str(simulation(seed).sum()))
+
+
+    SQUARE = iv.Claim(name="shared-square", source="algebra", statement="x^2 = x x", symbolic=lambda: x**2 - x * x)
+    RUNS = iv.Claim(name="shared-runs", source="s", statement="the runs", measured=iv.Measured(measure))
+    FIGURES = [iv.Figure("runs", "The runs.", data=lambda: {"t": simulation(0)}, draw=lambda ax, d: ax.plot(d["t"]))]
+    '''
+)
+
+
+def test_a_cold_parallel_run_draws_each_figure_where_its_claims_ran(tmp_path):
+    path = tmp_path / "claims" / "shared.py"
+    path.parent.mkdir()
+    path.write_text(SHARED_FILE)
+    result = CliRunner().invoke(main, ["docs", str(path), "--out", str(tmp_path / "two"), "--jobs", "2"])
+    assert result.exit_code == 0, result.output
+    assert (path.parent / "runs.txt").read_text() == "0\n"  # one simulation for the claim and its figure
+    serial = _docs(path, tmp_path / "serial", "--no-cache")  # everything in this process, nothing kept
+    parallel = {p.relative_to(tmp_path / "two").as_posix(): p.read_bytes() for p in (tmp_path / "two").rglob("*.*")}
+    assert parallel == serial and "figures/shared-runs.svg" in parallel

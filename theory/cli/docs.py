@@ -7,6 +7,7 @@ With FILES (users' claim files): one document per file, in the same format, in .
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -83,6 +84,11 @@ def command(
     try:
         fams = registry.load_files(files) if files else registry.families()
         claims = [c for fam in fams for c in fam.claims]
+        if (
+            run["cache"] is not None
+        ):  # the workers draw the figures into the cache, beside the claims they share runs with
+            run["draw"] = functools.partial(docs.draw_into_cache, str(run["cache"].folder), seed, max_examples)
+            run["drawings"] = [(str(f.path) if f.path is not None else None, f.name) for f in fams if f.figures]
         results = {r.claim.name: r for r in runner.check_claims(claims, files=list(files), **run).results}
         if files:
             rendered = docs.user_documents(

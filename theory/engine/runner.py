@@ -56,9 +56,15 @@ class NotFoundInWorker(LookupError):
 
 
 @cache
+def loaded_family(file: str) -> registry.Family:
+    """A user's file as a family, loaded once per worker: its claims and figures share the module's caches."""
+    return registry.load_family(file)
+
+
+@cache
 def _claims_of(file: str | None) -> dict[str, Claim]:
     """The built-in claims (``file`` None) or a user's file's, by name, loaded once per worker."""
-    return {c.name: c for c in (registry.builtin_claims() if file is None else registry.load_file(file))}
+    return {c.name: c for c in (registry.builtin_claims() if file is None else loaded_family(file).claims)}
 
 
 def check_one(claim: Claim, seed: int, max_examples: int) -> Outcome:
@@ -68,7 +74,8 @@ def check_one(claim: Claim, seed: int, max_examples: int) -> Outcome:
 
 
 def check_job(config: Mapping[str, Any]) -> dict[str, Outcome]:
-    """The worker's side: re-load the claims ``config`` names (``file`` None: built-in) and check them in order.
+    """The worker's side: re-load the claims ``config`` names (``file`` None: built-in), check them in order,
+    then make the job's drawings (``draw`` of :func:`check_claims`).
 
     Nothing is checked when one of them is unknown here (:class:`NotFoundInWorker`).
     """
@@ -76,7 +83,11 @@ def check_job(config: Mapping[str, Any]) -> dict[str, Outcome]:
     missing = [name for name in config["names"] if name not in claims]
     if missing:
         raise NotFoundInWorker(", ".join(missing))
-    return {name: check_one(claims[name], config["seed"], config["max_examples"]) for name in config["names"]}
+    outcomes = {name: check_one(claims[name], config["seed"], config["max_examples"]) for name in config["names"]}
+    for file, family in config.get("drawings", ()):
+        with contextlib.suppress(Exception):  # a figure failing here fails again, reported, where it is drawn next
+            config["draw"](file, family)
+    return outcomes
 
 
 def estimated_cost(claim: Claim, recorded: Mapping[str, float]) -> float:
@@ -134,12 +145,20 @@ def check_claims(
     scheduler: str | None = None,
     cache: VerdictCache | None = None,
     progress: bool = False,
+    draw: Callable[[str | None, str], None] | None = None,
+    drawings: Sequence[tuple[str | None, str]] = (),
 ) -> Checked:
     """Check ``claims`` (built-in ones, or from the user's ``files``) and return their results in order.
 
     ``jobs`` workers (default: every core) check the claims not in ``cache`` (None: no cache),
     longest first by the durations the cache recorded; ``jobs=1`` with the local executor checks
     in this process. ERROR verdicts are never stored: they are checked again next time.
+
+    ``draw(file, family)`` (a picklable function; ``icl-verify docs`` passes one that draws a family's
+    figures into the cache) is called by the workers for each ``(file, family)`` of ``drawings``
+    (``file`` None: a built-in family): right after that family's measured claims, in the same
+    worker, where the simulations they computed are still cached — else as a job of its own. With
+    no worker to start nothing is drawn here: the caller draws what is missing.
     """
     jobs = validate(jobs, executor, scheduler)
     origin = {c.name: str(f) for f in files for c in registry.load_file(f)}
@@ -176,13 +195,40 @@ def check_claims(
                 }
                 for job in todo
             ]
-            with _executor(executor, min(jobs, len(todo)), scheduler) as ex:
+            if draw is not None:
+                configs = _with_drawings(configs, todo, draw, drawings)
+            with _executor(executor, min(jobs, len(configs)), scheduler) as ex:
                 unknown = _parallel(configs, ex, jobs, bar, finish)
             _serial([c for job in todo for c in job if c.name in unknown], seed, max_examples, bar, finish)
     if cache is not None and fresh:
         cache.record_costs({name: round(o.seconds, 3) for name, o in fresh.items()})
     outcomes.update(fresh)
     return Checked([outcomes[c.name].result(c) for c in claims], cached)
+
+
+def _with_drawings(
+    configs: list[dict[str, Any]],
+    todo: Sequence[Sequence[Claim]],
+    draw: Callable[[str | None, str], None],
+    drawings: Sequence[tuple[str | None, str]],
+) -> list[dict[str, Any]]:
+    """``configs`` with each drawing attached to its family's measured claims' job, else first as a job of its own.
+
+    A drawing alone goes first: its cost was never recorded, and a figure may run a simulation.
+    """
+    # a family is its file (whose claims are all labelled "user"), else its name
+    owner = {
+        config["file"] or job[0].family: config for config, job in zip(configs, todo) if job[0].measured is not None
+    }
+    alone = []
+    for file, family in drawings:
+        config = owner.get(file or family)
+        if config is None:
+            config = {"names": [], "file": file, "seed": configs[0]["seed"], "max_examples": configs[0]["max_examples"]}
+            alone.append(config)
+        config.setdefault("drawings", []).append((file, family))
+        config["draw"] = draw
+    return alone + configs
 
 
 def _keys(claims: Sequence[Claim], origin: Mapping[str, str], seed: int, max_examples: int) -> dict[str, str]:

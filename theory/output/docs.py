@@ -60,6 +60,15 @@ def drawn_figure(
     return drawn
 
 
+def draw_into_cache(cache_dir: str, seed: int, max_examples: int, file: str | None, family: str) -> None:
+    """Draw the figures of ``family`` (built-in, or ``file``'s) into the cache at ``cache_dir`` — what a checking
+    worker does for ``icl-verify docs`` (:func:`icl_verify.engine.runner.check_claims`' ``draw``)."""
+    fam = runner.loaded_family(file) if file is not None else next(f for f in registry.families() if f.name == family)
+    cache = VerdictCache(cache_dir)
+    for fig in fam.figures:
+        drawn_figure(fam, fig, cache, seed=seed, max_examples=max_examples)
+
+
 def family_document(
     family: registry.Family,
     results: Mapping[str, Result],
