@@ -126,8 +126,11 @@ WRONG = Claim(
 
 @pytest.fixture(autouse=True)
 def _own_verdict_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test's commands use a fresh verdict cache of their own, never the user's."""
+    """Each test's commands use a fresh verdict cache of their own, never the user's, and check their
+    claims in their own process unless the test asks for workers (``--jobs``, ``jobs=``): the test
+    workers already use every core (:func:`icl_verify.engine.runner.default_jobs`)."""
     monkeypatch.setenv(ENV_VAR, str(tmp_path_factory.mktemp("verdict-cache")))
+    monkeypatch.setenv(runner.JOBS_VAR, "1")
 
 
 @pytest.fixture

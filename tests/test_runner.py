@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
+from click.testing import CliRunner
 
 from icl_verify import Claim, Estimate, Measured, Verdict
+from icl_verify.cli.main import main
 from icl_verify.engine import registry, runner
 from icl_verify.engine.verdict_cache import VerdictCache
 from icl_verify.output import report
@@ -179,3 +182,22 @@ def test_claims_the_workers_do_not_know_are_checked_here():
     made_here = [Claim(f"made-here-{k}", "s", "s", symbolic=lambda: 0) for k in range(2)]
     checked = runner.check_claims(made_here, jobs=2)
     assert [r.verdict for r in checked.results] == [Verdict.PROVED, Verdict.PROVED]
+
+
+def test_the_default_number_of_workers_comes_from_icl_verify_jobs(monkeypatch):
+    monkeypatch.setenv(runner.JOBS_VAR, "3")
+    assert runner.validate(None, "local", None) == 3
+    assert runner.validate(2, "local", None) == 2  # an explicit number wins
+    monkeypatch.delenv(runner.JOBS_VAR)
+    assert runner.validate(None, "local", None) == (os.cpu_count() or 1)
+    for bad in ("0", "two"):
+        monkeypatch.setenv(runner.JOBS_VAR, bad)
+        with pytest.raises(ValueError, match=f"ICL_VERIFY_JOBS must be a positive integer, got '{bad}'"):
+            runner.validate(None, "local", None)
+
+
+def test_a_bad_icl_verify_jobs_is_an_input_error_of_the_command(monkeypatch):
+    monkeypatch.setenv(runner.JOBS_VAR, "many")
+    result = CliRunner().invoke(main, ["check", "dai-dual-form-linear-layer"])
+    assert result.exit_code == 2 and "ICL_VERIFY_JOBS must be a positive integer, got 'many'" in result.output
+    assert "Traceback" not in result.output

@@ -39,6 +39,7 @@ from icl_verify.numerics.shared.checks import positive_int
 from icl_verify.numerics.shared.threads import blas_threads
 
 EXECUTORS = ("local", "dask")
+JOBS_VAR = "ICL_VERIFY_JOBS"
 _STATIC_COST = {"measured": 100.0, "numeric": 10.0, "explicit": 1.0, "symbolic": 0.1}
 """Seconds assumed for a claim never timed before, by its most expensive check (docs/performance.md)."""
 
@@ -131,7 +132,23 @@ def validate(jobs: int | None, executor: str, scheduler: str | None) -> int:
         raise ValueError("executor 'dask' needs the optional extra: pip install \"icl-verify[dask]\"")
     if scheduler is not None and executor != "dask":
         raise ValueError("scheduler is only used with executor 'dask'")
-    return (os.cpu_count() or 1) if jobs is None else positive_int("jobs", jobs)
+    return default_jobs() if jobs is None else positive_int("jobs", jobs)
+
+
+def default_jobs() -> int:
+    """The number of workers when none is given: ``$ICL_VERIFY_JOBS`` if set, else every core.
+
+    The test suite sets it to 1: its own pytest-xdist workers already use every core, and two
+    check workers more, each importing SymPy and every family, would cost more than the claims
+    of a command under test (the reports are the same for every number of workers).
+    """
+    value = os.environ.get(JOBS_VAR)
+    if not value:
+        return os.cpu_count() or 1
+    try:
+        return positive_int(JOBS_VAR, int(value))
+    except ValueError:
+        raise ValueError(f"{JOBS_VAR} must be a positive integer, got {value!r}") from None
 
 
 def check_claims(
@@ -150,7 +167,7 @@ def check_claims(
 ) -> Checked:
     """Check ``claims`` (built-in ones, or from the user's ``files``) and return their results in order.
 
-    ``jobs`` workers (default: every core) check the claims not in ``cache`` (None: no cache),
+    ``jobs`` workers (default: :func:`default_jobs`) check the claims not in ``cache`` (None: no cache),
     longest first by the durations the cache recorded; ``jobs=1`` with the local executor checks
     in this process. ERROR verdicts are never stored: they are checked again next time.
 
