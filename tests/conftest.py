@@ -73,8 +73,12 @@ class SessionResults(Mapping[str, Result]):
 
     def _check_a_free_claim(self) -> bool:
         """Check (or read) one claim this worker has not got and no worker is checking, taken from the end;
-        False if there is none."""
-        return any(name not in self.results and self._check_if_free(name) for name in reversed(list(self.claims)))
+        False if there is none. Measured claims are left to the worker that takes them in order: those of
+        a family share their simulations (``engine.caches.cached``), which two workers would both run."""
+        return any(
+            name not in self.results and self.claims[name].measured is None and self._check_if_free(name)
+            for name in reversed(list(self.claims))
+        )
 
     def __getitem__(self, name: str) -> Result:
         """``name``'s result; while another worker checks it, this one checks free claims, then waits for it."""
