@@ -1,9 +1,14 @@
-"""Shared fixtures: every built-in claim is checked at most once per session (seed 0, 100 examples).
+"""Shared fixtures: every built-in claim is checked at most once (seed 0, 100 examples).
 
 The default run spreads the tests over pytest-xdist workers (``-n auto`` in pyproject). Their
-results of the built-in claims are shared through a verdict cache in the session's temporary
-folder, fresh for every session: a claim is checked by the first worker that needs it (a file
-lock per claim keeps the others waiting for it rather than checking it again), and read by the rest.
+results of the built-in claims are shared through a verdict cache: a claim is checked by the first
+worker that needs it (a file lock per claim keeps the others from checking it again; a worker that
+finds its claim locked checks a free one meanwhile), and read by the rest. The cache is kept in
+pytest's cache folder (``.pytest_cache``) between sessions, under the verdict cache's keys — the
+package's source, the library versions, the seed and the budget — so a session with the package
+unchanged reads the verdicts a previous session checked, and any edit of ``theory/`` or
+``numerics/`` checks every claim again; ``pytest --cache-clear`` (or ``-p no:cacheprovider``)
+checks them all afresh. The documents' drawn figures are kept there too (:func:`figure_cache`).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import pytest
 from filelock import FileLock, Timeout
 from hypothesis import settings
 
-from icl_verify import Result
+from icl_verify import Result, Verdict
 from icl_verify.engine import registry, runner
 from icl_verify.engine.verdict_cache import ENV_VAR, VerdictCache, entry_key, package_digest
 
@@ -52,13 +57,35 @@ class SessionResults(Mapping[str, Result]):
         outcome = self.cache.get(self._keys[name])
         if outcome is None:
             outcome = runner.check_one(self.claims[name], SEED, MAX_EXAMPLES)
-            self.cache.put(self._keys[name], outcome)
+            if outcome.verdict is not Verdict.ERROR:  # as in icl-verify check: an ERROR is checked again next time
+                self.cache.put(self._keys[name], outcome)
         return outcome.result(self.claims[name])
 
-    def __getitem__(self, name: str) -> Result:
+    def _check_if_free(self, name: str) -> bool:
+        """Check (or read) ``name`` unless another worker holds its lock; whether its result is now known."""
         if name not in self.results:
-            with self._lock(name):
-                self.results[name] = self._load_or_check(name)
+            try:
+                with self._lock(name).acquire(timeout=0):
+                    self.results[name] = self._load_or_check(name)
+            except Timeout:
+                return False
+        return True
+
+    def _check_a_free_claim(self) -> bool:
+        """Check (or read) one claim this worker has not got and no worker is checking, taken from the end;
+        False if there is none. Measured claims are left to the worker that takes them in order: those of
+        a family share their simulations (``engine.caches.cached``), which two workers would both run."""
+        return any(
+            name not in self.results and self.claims[name].measured is None and self._check_if_free(name)
+            for name in reversed(list(self.claims))
+        )
+
+    def __getitem__(self, name: str) -> Result:
+        """``name``'s result; while another worker checks it, this one checks free claims, then waits for it."""
+        while not self._check_if_free(name):
+            if not self._check_a_free_claim():
+                with self._lock(name):
+                    self.results[name] = self._load_or_check(name)
         return self.results[name]
 
     def __iter__(self) -> Iterator[str]:
@@ -68,13 +95,7 @@ class SessionResults(Mapping[str, Result]):
         start (the parametrized test of every claim) meets this one in the middle.
         """
         for name in reversed(list(self.claims)):
-            if name in self.results:
-                continue
-            try:
-                with self._lock(name).acquire(timeout=0):
-                    self.results[name] = self._load_or_check(name)
-            except Timeout:
-                continue
+            self._check_if_free(name)
         return iter(self.claims)
 
     def __len__(self) -> int:
@@ -109,8 +130,11 @@ WRONG = Claim(
 
 @pytest.fixture(autouse=True)
 def _own_verdict_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test's commands use a fresh verdict cache of their own, never the user's."""
+    """Each test's commands use a fresh verdict cache of their own, never the user's, and check their
+    claims in their own process unless the test asks for workers (``--jobs``, ``jobs=``): the test
+    workers already use every core (:func:`icl_verify.engine.runner.default_jobs`)."""
     monkeypatch.setenv(ENV_VAR, str(tmp_path_factory.mktemp("verdict-cache")))
+    monkeypatch.setenv(runner.JOBS_VAR, "1")
 
 
 @pytest.fixture
@@ -122,11 +146,25 @@ def user_file(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture(scope="session")
-def builtin_results(tmp_path_factory: pytest.TempPathFactory) -> SessionResults:
-    """Results of all built-in claims at the CLI's defaults, by claim name (shared by the xdist workers)."""
+def _kept_folder(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the built-in verdicts and figures are kept: pytest's cache folder, else the session's temporary one."""
+    cache = getattr(config, "cache", None)  # None with -p no:cacheprovider
+    if cache is not None:
+        return cache.mkdir("icl-verify-builtin")
     base = tmp_path_factory.getbasetemp()
     session = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the workers' common folder
-    folder = session / "builtin-verdicts"
+    folder = session / "icl-verify-builtin"
     folder.mkdir(exist_ok=True)
-    return SessionResults(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def builtin_results(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> SessionResults:
+    """Results of all built-in claims at the CLI's defaults, by claim name (shared by the workers and sessions)."""
+    return SessionResults(_kept_folder(pytestconfig, tmp_path_factory))
+
+
+@pytest.fixture(scope="session")
+def figure_cache(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> VerdictCache:
+    """The cache of the built-in documents' drawn figures, kept beside :func:`builtin_results`' verdicts."""
+    return VerdictCache(_kept_folder(pytestconfig, tmp_path_factory))

@@ -21,8 +21,9 @@ COMMITTED = Path(__file__).resolve().parents[1] / "docs" / "derivations"
 
 
 @pytest.fixture(scope="module")
-def built(builtin_results):
-    return docs.build(builtin_results)
+def built(builtin_results, figure_cache):
+    """The documents, their figures drawn once and kept between sessions (conftest's ``figure_cache``)."""
+    return docs.build(builtin_results, cache=figure_cache)
 
 
 def test_committed_docs_are_up_to_date(built):
@@ -31,7 +32,7 @@ def test_committed_docs_are_up_to_date(built):
 
 
 def test_regeneration_is_byte_identical(built, builtin_results):
-    again = docs.build(builtin_results)
+    again = docs.build(builtin_results)  # no cache: every figure computed and drawn again
     assert again.keys() == built.keys()
     assert all(again[k] == built[k] for k in built)  # SVG figures included
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
+from click.testing import CliRunner
 
 from icl_verify import Claim, Estimate, Measured, Verdict
+from icl_verify.cli.main import main
 from icl_verify.engine import registry, runner
 from icl_verify.engine.verdict_cache import VerdictCache
 from icl_verify.output import report
@@ -72,6 +75,10 @@ def test_a_worker_that_cannot_load_its_claim_gives_an_error_that_is_not_cached(u
     assert list((tmp_path / "cache").glob("*.pickle")) == []  # checked again next time
 
 
+def _names(jobs: list[list[Claim]]) -> list[list[str]]:
+    return [[c.name for c in job] for job in jobs]
+
+
 def test_longest_claims_are_submitted_first():
     def measured(seed: int) -> Estimate:
         return Estimate(1.0, 1.0, 1.0, predicted=1.0)
@@ -80,10 +87,63 @@ def test_longest_claims_are_submitted_first():
     slow = Claim("slow", "s", "s", measured=Measured(measured))
     middle = Claim("middle", "s", "s", symbolic=lambda: 0)
     # Never timed: a measured claim is assumed to take longer than a symbolic one; ties keep their order.
-    assert [c.name for c in runner.longest_first([cheap, middle, slow], {})] == ["slow", "cheap", "middle"]
+    assert _names(runner.jobs_of([cheap, middle, slow], {}, {})) == [["slow"], ["cheap"], ["middle"]]
     # Recorded durations win over the static guess.
     recorded = {"cheap": 50.0, "slow": 2.0, "middle": 0.5}
-    assert [c.name for c in runner.longest_first([cheap, middle, slow], recorded)] == ["cheap", "slow", "middle"]
+    assert _names(runner.jobs_of([cheap, middle, slow], {}, recorded)) == [["cheap"], ["slow"], ["middle"]]
+
+
+def test_measured_claims_of_one_family_and_file_are_one_job_in_their_order():
+    def measured(seed: int) -> Estimate:
+        return Estimate(1.0, 1.0, 1.0, predicted=1.0)
+
+    def claim(name: str, family: str, kind: str) -> Claim:
+        check = {"measured": Measured(measured)} if kind == "measured" else {"symbolic": lambda: 0}
+        return Claim(name, "s", "s", family=family, **check)
+
+    claims = [
+        claim("a1", "a", "measured"),
+        claim("a-sym", "a", "symbolic"),
+        claim("b1", "b", "measured"),
+        claim("a2", "a", "measured"),
+        claim("u1", "user", "measured"),
+        claim("u2", "user", "measured"),
+    ]
+    origin = {"u1": "one.py", "u2": "two.py"}  # two users' files: no simulation shared
+    recorded = {"a1": 3.0, "a2": 1.0, "b1": 3.5, "u1": 0.1, "u2": 0.2, "a-sym": 0.01}
+    assert _names(runner.jobs_of(claims, origin, recorded)) == [["a1", "a2"], ["b1"], ["u2"], ["u1"], ["a-sym"]]
+
+
+SHARED_SIMULATION = """
+from pathlib import Path
+from icl_verify import Claim, Estimate, Measured
+from icl_verify.engine.caches import cached
+
+
+@cached()
+def simulation(seed):
+    with (Path(__file__).parent / "runs.txt").open("a") as f:
+        f.write(f"{seed}\\n")
+    return 1.0
+
+
+def measure(seed):
+    value = simulation(seed)
+    return Estimate(value, value, value, predicted=1.0, tolerance=0.1)
+
+
+FIRST = Claim("shares-one", "s", "s", measured=Measured(measure))
+SECOND = Claim("shares-two", "s", "s", measured=Measured(measure))
+OTHER = Claim("other", "s", "s", symbolic=lambda: 0)  # a second job: the workers start
+"""
+
+
+def test_claims_sharing_a_cached_simulation_run_it_once_with_two_workers(tmp_path):
+    path = tmp_path / "shared.py"
+    path.write_text(SHARED_SIMULATION)
+    checked = runner.check_claims(registry.load_file(path), files=[str(path)], jobs=2)
+    assert [r.verdict for r in checked.results] == [Verdict.VERIFIED, Verdict.VERIFIED, Verdict.PROVED]
+    assert (tmp_path / "runs.txt").read_text() == "0\n"  # one worker, one simulation
 
 
 def test_dask_cluster_gives_the_same_report(tmp_path):
@@ -122,3 +182,22 @@ def test_claims_the_workers_do_not_know_are_checked_here():
     made_here = [Claim(f"made-here-{k}", "s", "s", symbolic=lambda: 0) for k in range(2)]
     checked = runner.check_claims(made_here, jobs=2)
     assert [r.verdict for r in checked.results] == [Verdict.PROVED, Verdict.PROVED]
+
+
+def test_the_default_number_of_workers_comes_from_icl_verify_jobs(monkeypatch):
+    monkeypatch.setenv(runner.JOBS_VAR, "3")
+    assert runner.validate(None, "local", None) == 3
+    assert runner.validate(2, "local", None) == 2  # an explicit number wins
+    monkeypatch.delenv(runner.JOBS_VAR)
+    assert runner.validate(None, "local", None) == (os.cpu_count() or 1)
+    for bad in ("0", "two"):
+        monkeypatch.setenv(runner.JOBS_VAR, bad)
+        with pytest.raises(ValueError, match=f"ICL_VERIFY_JOBS must be a positive integer, got '{bad}'"):
+            runner.validate(None, "local", None)
+
+
+def test_a_bad_icl_verify_jobs_is_an_input_error_of_the_command(monkeypatch):
+    monkeypatch.setenv(runner.JOBS_VAR, "many")
+    result = CliRunner().invoke(main, ["check", "dai-dual-form-linear-layer"])
+    assert result.exit_code == 2 and "ICL_VERIFY_JOBS must be a positive integer, got 'many'" in result.output
+    assert "Traceback" not in result.output

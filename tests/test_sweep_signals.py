@@ -1,5 +1,5 @@
 """Sweeps under real signals (numerics.shared.sweep): Ctrl-C keeps every finished job and the rerun
-completes; ``kill -9`` of the sweep leaves no worker alive; a torn record is reported and repaired; an
+completes; ``kill -9`` of the sweep leaves no worker alive, local or of a Dask cluster it started; a torn record is reported and repaired; an
 edited record is refused. Each sweep runs in a child process (its own session, like a terminal job)
 with tiny jobs that synchronise with the test through files — a job writes ``started-<i>`` (its PID)
 and, if told to, waits for ``release-<i>`` — so nothing depends on how fast the machine is.
@@ -224,3 +224,37 @@ def test_ctrl_c_with_dask_keeps_finished_jobs_and_cancels_the_rest(tmp_path):
         for i in range(4):  # let any job still in a worker thread return, so the cluster can close
             (tmp_path / f"release-{i}").touch()
     assert set(started(tmp_path)) <= {0, 1, 2}  # job 3 was cancelled before it started
+
+
+DASK_SCRIPT = """
+import json, sys
+sys.path[:0] = {path!r}
+import distributed
+from icl_verify.numerics.shared import sweep
+from test_sweep_signals import signal_job
+if __name__ == "__main__":
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    with sweep.dask_executor(cluster.scheduler_address) as ex:
+        sweep.run_sweep(signal_job, json.loads({configs!r}), {results!r}, executor=ex)
+"""
+
+
+def test_kill_9_of_a_sweep_on_its_own_dask_cluster_leaves_no_worker_alive(tmp_path, reap):
+    """The cluster's worker processes (children of the sweep: LocalCluster's nannies run in it) exit with it."""
+    pytest.importorskip("distributed")
+    jobs = configs(tmp_path, 2, blocking={0, 1})
+    script = tmp_path / "sweep_on_dask.py"
+    path = [str(Path(__file__).parent), *sys.path]
+    script.write_text(DASK_SCRIPT.format(path=path, configs=json.dumps(jobs), results=str(tmp_path / "results.jsonl")))
+    child = subprocess.Popen([sys.executable, str(script)], start_new_session=True, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: len(started(tmp_path)) == 2 and all(started(tmp_path).values()), "two jobs to start")
+    except BaseException:
+        os.killpg(child.pid, signal.SIGKILL)
+        raise
+    workers = set(started(tmp_path).values())
+    reap.update(workers)
+    assert len(workers) == 2 and all(alive(pid) and parent_of(pid) == child.pid for pid in workers)  # its workers
+    os.kill(child.pid, signal.SIGKILL)  # the parent only: the workers must notice on their own
+    child.wait(timeout=60)
+    wait_for(lambda: not any(alive(pid) for pid in workers), "the orphaned Dask workers to exit", within=ORPHAN_WITHIN)

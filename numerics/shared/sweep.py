@@ -25,7 +25,10 @@ stopped at once) and raises :class:`SweepInterrupted` (how many jobs are saved, 
 Local workers ignore SIGINT (the parent decides) and exit on their own within
 :data:`WATCHDOG_SECONDS` when their parent process dies, even by ``kill -9``: a watchdog thread in
 each worker polls ``os.getppid()``. A Dask cluster's workers belong to the cluster, not to the sweep:
-Ctrl-C cancels the sweep's tasks there.
+Ctrl-C cancels the sweep's tasks there. When the sweep's process started the cluster itself (a
+``distributed.LocalCluster`` of worker processes, whose nannies run in that process), its workers
+exit with it too, even after ``kill -9``: each holds a pipe from its parent and exits when the pipe
+closes (``tests/test_sweep_signals.py`` checks both kinds of worker by PID).
 """
 
 from __future__ import annotations
@@ -280,7 +283,8 @@ def dask_executor(scheduler: str) -> Iterator[Executor]:
 
     Needs the optional extra ``pip install "icl-verify[dask]"``. On Ctrl-C the sweep cancels its
     futures on the cluster (``shutdown(wait=False)``); the cluster's workers belong to the cluster,
-    not to this process, and keep running for other clients.
+    not to this process, and keep running for other clients — unless this process started the
+    cluster (a ``LocalCluster`` of processes): then they exit when it does, even when it is killed.
     """
     try:
         from distributed import Client

@@ -7,6 +7,7 @@ With FILES (users' claim files): one document per file, in the same format, in .
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -65,7 +66,8 @@ def command(
 
     --check compares what is deterministic by construction (statements, verdicts, evidence
     outcomes, counterexample sizes, derivation steps); --check --strict compares bytes.
-    The claims are checked as by ``icl-verify check`` (in parallel, verdicts reused from the cache).
+    The claims are checked as by ``icl-verify check`` (in parallel, verdicts reused from the cache),
+    and the figures drawn are kept in the same cache (--no-cache: every figure is drawn again).
     """
     if strict and not check_only:
         raise click.UsageError("--strict is only used with --check")
@@ -82,11 +84,18 @@ def command(
     try:
         fams = registry.load_files(files) if files else registry.families()
         claims = [c for fam in fams for c in fam.claims]
+        if (
+            run["cache"] is not None
+        ):  # the workers draw the figures into the cache, beside the claims they share runs with
+            run["draw"] = functools.partial(docs.draw_into_cache, str(run["cache"].folder), seed, max_examples)
+            run["drawings"] = [(str(f.path) if f.path is not None else None, f.name) for f in fams if f.figures]
         results = {r.claim.name: r for r in runner.check_claims(claims, files=list(files), **run).results}
         if files:
-            rendered = docs.user_documents(fams, results, fmt=fmt, seed=seed, max_examples=max_examples)
+            rendered = docs.user_documents(
+                fams, results, fmt=fmt, seed=seed, max_examples=max_examples, cache=run["cache"]
+            )
         else:
-            rendered = docs.build(results, seed=seed, max_examples=max_examples)
+            rendered = docs.build(results, seed=seed, max_examples=max_examples, cache=run["cache"])
     except ValueError as exc:
         raise InputError(str(exc)) from None
     if check_only:

@@ -9,6 +9,11 @@ executor layer as the sweeps (:mod:`icl_verify.numerics.shared.sweep`): local pr
 Dask cluster. Whatever the number of workers the results are the same: every claim is checked
 with the same seed, example budget and one BLAS thread (so sums run in the same order, and
 workers never oversubscribe the cores), and results come back in the order the claims were given.
+
+A worker's job is one claim, except for the claims with a measured check: those of one family go
+to one worker together (:func:`jobs_of`), checked one after another, because such claims share
+their simulations through :func:`icl_verify.engine.caches.cached` (the scaling family's two claims
+share 30 MLP trainings) — in two workers each simulation would run twice.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from icl_verify.numerics.shared.checks import positive_int
 from icl_verify.numerics.shared.threads import blas_threads
 
 EXECUTORS = ("local", "dask")
+JOBS_VAR = "ICL_VERIFY_JOBS"
 _STATIC_COST = {"measured": 100.0, "numeric": 10.0, "explicit": 1.0, "symbolic": 0.1}
 """Seconds assumed for a claim never timed before, by its most expensive check (docs/performance.md)."""
 
@@ -51,9 +57,15 @@ class NotFoundInWorker(LookupError):
 
 
 @cache
+def loaded_family(file: str) -> registry.Family:
+    """A user's file as a family, loaded once per worker: its claims and figures share the module's caches."""
+    return registry.load_family(file)
+
+
+@cache
 def _claims_of(file: str | None) -> dict[str, Claim]:
     """The built-in claims (``file`` None) or a user's file's, by name, loaded once per worker."""
-    return {c.name: c for c in (registry.builtin_claims() if file is None else registry.load_file(file))}
+    return {c.name: c for c in (registry.builtin_claims() if file is None else loaded_family(file).claims)}
 
 
 def check_one(claim: Claim, seed: int, max_examples: int) -> Outcome:
@@ -62,12 +74,21 @@ def check_one(claim: Claim, seed: int, max_examples: int) -> Outcome:
         return Outcome.of(check(claim, seed=seed, max_examples=max_examples))
 
 
-def check_job(config: Mapping[str, Any]) -> Outcome:
-    """The worker's side: re-load the claim ``config`` names (``file`` None: built-in) and check it."""
+def check_job(config: Mapping[str, Any]) -> dict[str, Outcome]:
+    """The worker's side: re-load the claims ``config`` names (``file`` None: built-in), check them in order,
+    then make the job's drawings (``draw`` of :func:`check_claims`).
+
+    Nothing is checked when one of them is unknown here (:class:`NotFoundInWorker`).
+    """
     claims = _claims_of(config["file"])
-    if config["name"] not in claims:
-        raise NotFoundInWorker(config["name"])
-    return check_one(claims[config["name"]], config["seed"], config["max_examples"])
+    missing = [name for name in config["names"] if name not in claims]
+    if missing:
+        raise NotFoundInWorker(", ".join(missing))
+    outcomes = {name: check_one(claims[name], config["seed"], config["max_examples"]) for name in config["names"]}
+    for file, family in config.get("drawings", ()):
+        with contextlib.suppress(Exception):  # a figure failing here fails again, reported, where it is drawn next
+            config["draw"](file, family)
+    return outcomes
 
 
 def estimated_cost(claim: Claim, recorded: Mapping[str, float]) -> float:
@@ -77,9 +98,18 @@ def estimated_cost(claim: Claim, recorded: Mapping[str, float]) -> float:
     return sum(cost for kind, cost in _STATIC_COST.items() if getattr(claim, kind) is not None)
 
 
-def longest_first(claims: Sequence[Claim], recorded: Mapping[str, float]) -> list[Claim]:
-    """``claims`` by decreasing :func:`estimated_cost`; ties keep their order."""
-    return sorted(claims, key=lambda c: -estimated_cost(c, recorded))
+def jobs_of(claims: Sequence[Claim], origin: Mapping[str, str], recorded: Mapping[str, float]) -> list[list[Claim]]:
+    """The workers' jobs: one per claim, but one per family (and file, ``origin``) for the measured claims.
+
+    A family's measured claims stay in the order given, so the first one computes a shared
+    simulation and the next ones find it cached. Jobs come longest first by their summed
+    :func:`estimated_cost`; ties keep their order.
+    """
+    jobs: dict[tuple[str, ...], list[Claim]] = {}
+    for c in claims:
+        group = ("measured", origin.get(c.name, ""), c.family) if c.measured is not None else ("claim", c.name)
+        jobs.setdefault(group, []).append(c)
+    return sorted(jobs.values(), key=lambda job: -sum(estimated_cost(c, recorded) for c in job))
 
 
 @contextlib.contextmanager
@@ -102,7 +132,23 @@ def validate(jobs: int | None, executor: str, scheduler: str | None) -> int:
         raise ValueError("executor 'dask' needs the optional extra: pip install \"icl-verify[dask]\"")
     if scheduler is not None and executor != "dask":
         raise ValueError("scheduler is only used with executor 'dask'")
-    return (os.cpu_count() or 1) if jobs is None else positive_int("jobs", jobs)
+    return default_jobs() if jobs is None else positive_int("jobs", jobs)
+
+
+def default_jobs() -> int:
+    """The number of workers when none is given: ``$ICL_VERIFY_JOBS`` if set, else every core.
+
+    The test suite sets it to 1: its own pytest-xdist workers already use every core, and two
+    check workers more, each importing SymPy and every family, would cost more than the claims
+    of a command under test (the reports are the same for every number of workers).
+    """
+    value = os.environ.get(JOBS_VAR)
+    if not value:
+        return os.cpu_count() or 1
+    try:
+        return positive_int(JOBS_VAR, int(value))
+    except ValueError:
+        raise ValueError(f"{JOBS_VAR} must be a positive integer, got {value!r}") from None
 
 
 def check_claims(
@@ -116,12 +162,20 @@ def check_claims(
     scheduler: str | None = None,
     cache: VerdictCache | None = None,
     progress: bool = False,
+    draw: Callable[[str | None, str], None] | None = None,
+    drawings: Sequence[tuple[str | None, str]] = (),
 ) -> Checked:
     """Check ``claims`` (built-in ones, or from the user's ``files``) and return their results in order.
 
-    ``jobs`` workers (default: every core) check the claims not in ``cache`` (None: no cache),
+    ``jobs`` workers (default: :func:`default_jobs`) check the claims not in ``cache`` (None: no cache),
     longest first by the durations the cache recorded; ``jobs=1`` with the local executor checks
     in this process. ERROR verdicts are never stored: they are checked again next time.
+
+    ``draw(file, family)`` (a picklable function; ``icl-verify docs`` passes one that draws a family's
+    figures into the cache) is called by the workers for each ``(file, family)`` of ``drawings``
+    (``file`` None: a built-in family): right after that family's measured claims, in the same
+    worker, where the simulations they computed are still cached — else as a job of its own. With
+    no worker to start nothing is drawn here: the caller draws what is missing.
     """
     jobs = validate(jobs, executor, scheduler)
     origin = {c.name: str(f) for f in files for c in registry.load_file(f)}
@@ -132,7 +186,8 @@ def check_claims(
         if found is not None:
             outcomes[name] = found
     cached = frozenset(outcomes)
-    todo = longest_first([c for c in claims if c.name not in outcomes], cache.costs() if cache is not None else {})
+    recorded = cache.costs() if cache is not None else {}
+    todo = jobs_of([c for c in claims if c.name not in outcomes], origin, recorded)
     fresh: dict[str, Outcome] = {}
 
     def finish(name: str, outcome: Outcome) -> None:
@@ -145,20 +200,52 @@ def check_claims(
     with tqdm(
         total=len(claims), initial=len(cached), desc="checking", unit="claim", file=sys.stderr, disable=not progress
     ) as bar:
-        if len(todo) <= 1 or (jobs == 1 and executor == "local"):  # one claim: no worker to start
-            _serial(todo, seed, max_examples, bar, finish)
+        if len(todo) <= 1 or (jobs == 1 and executor == "local"):  # one job: no worker to start
+            _serial([c for job in todo for c in job], seed, max_examples, bar, finish)
         else:
-            configs = {
-                c.name: {"name": c.name, "file": origin.get(c.name), "seed": seed, "max_examples": max_examples}
-                for c in todo
-            }
-            with _executor(executor, min(jobs, len(todo)), scheduler) as ex:
+            configs = [
+                {
+                    "names": [c.name for c in job],
+                    "file": origin.get(job[0].name),
+                    "seed": seed,
+                    "max_examples": max_examples,
+                }
+                for job in todo
+            ]
+            if draw is not None:
+                configs = _with_drawings(configs, todo, draw, drawings)
+            with _executor(executor, min(jobs, len(configs)), scheduler) as ex:
                 unknown = _parallel(configs, ex, jobs, bar, finish)
-            _serial([c for c in todo if c.name in unknown], seed, max_examples, bar, finish)
+            _serial([c for job in todo for c in job if c.name in unknown], seed, max_examples, bar, finish)
     if cache is not None and fresh:
         cache.record_costs({name: round(o.seconds, 3) for name, o in fresh.items()})
     outcomes.update(fresh)
     return Checked([outcomes[c.name].result(c) for c in claims], cached)
+
+
+def _with_drawings(
+    configs: list[dict[str, Any]],
+    todo: Sequence[Sequence[Claim]],
+    draw: Callable[[str | None, str], None],
+    drawings: Sequence[tuple[str | None, str]],
+) -> list[dict[str, Any]]:
+    """``configs`` with each drawing attached to its family's measured claims' job, else first as a job of its own.
+
+    A drawing alone goes first: its cost was never recorded, and a figure may run a simulation.
+    """
+    # a family is its file (whose claims are all labelled "user"), else its name
+    owner = {
+        config["file"] or job[0].family: config for config, job in zip(configs, todo) if job[0].measured is not None
+    }
+    alone = []
+    for file, family in drawings:
+        config = owner.get(file or family)
+        if config is None:
+            config = {"names": [], "file": file, "seed": configs[0]["seed"], "max_examples": configs[0]["max_examples"]}
+            alone.append(config)
+        config.setdefault("drawings", []).append((file, family))
+        config["draw"] = draw
+    return alone + configs
 
 
 def _keys(claims: Sequence[Claim], origin: Mapping[str, str], seed: int, max_examples: int) -> dict[str, str]:
@@ -185,42 +272,45 @@ def _serial(
 
 
 def _parallel(
-    configs: Mapping[str, Mapping[str, Any]],
+    configs: Sequence[Mapping[str, Any]],
     ex: Executor,
     jobs: int,
     bar: tqdm,
     finish: Callable[[str, Outcome], None],
 ) -> set[str]:
-    """Keep ``jobs`` claims in flight, longest first; the bar names the one running longest.
+    """Keep ``jobs`` jobs in flight, longest first; the bar names the one running longest.
 
-    Returns the names the workers did not know (:class:`NotFoundInWorker`), to be checked here.
+    Returns the names of the jobs' claims the workers did not know (:class:`NotFoundInWorker`), to be checked here.
     """
     queue = list(configs)
-    running: dict[Future, tuple[str, float]] = {}
+    running: dict[Future, tuple[Mapping[str, Any], float]] = {}
     unknown: set[str] = set()
     while queue or running:
         while queue and len(running) < jobs:
-            name = queue.pop(0)
-            running[ex.submit(check_job, configs[name])] = (name, time.monotonic())
+            config = queue.pop(0)
+            running[ex.submit(check_job, config)] = (config, time.monotonic())
         finished, _ = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
         for fut in finished:
-            name, _ = running.pop(fut)
+            config, _ = running.pop(fut)
             if isinstance(fut.exception(), NotFoundInWorker):
-                unknown.add(name)
+                unknown.update(config["names"])
             else:
-                finish(name, _outcome(fut, configs[name]))
+                for name, outcome in _outcomes(fut, config).items():
+                    finish(name, outcome)
         if running:
-            name, started = min(running.values(), key=lambda item: item[1])
-            bar.set_postfix_str(f"longest running: {name} ({time.monotonic() - started:.0f} s)")
+            config, started = min(running.values(), key=lambda item: item[1])
+            names = " + ".join(config["names"])
+            bar.set_postfix_str(f"longest running: {names} ({time.monotonic() - started:.0f} s)")
     return unknown
 
 
-def _outcome(fut: Future, config: Mapping[str, Any]) -> Outcome:
-    """The worker's outcome; a worker that failed outside the checks (it died, the claim did not load) is an ERROR."""
+def _outcomes(fut: Future, config: Mapping[str, Any]) -> dict[str, Outcome]:
+    """The worker's outcomes; a worker that failed outside the checks (it died, a claim did not load) is an ERROR."""
     try:
         return fut.result()
     except Exception as exc:
         detail = f"the worker failed: {type(exc).__name__}: {exc}"
-        return Outcome(
+        error = Outcome(
             Verdict.ERROR, (Evidence("worker", "error", detail, 0.0),), config["seed"], config["max_examples"], 0.0
         )
+        return dict.fromkeys(config["names"], error)

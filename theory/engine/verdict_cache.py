@@ -16,6 +16,11 @@ one file per key. Writes go to a temporary file in the same folder and are moved
 (truncated, corrupted, or from another key) is ignored, and rewritten by the next check.
 The checks' recorded durations are kept apart (:meth:`VerdictCache.costs`): they order the next
 run, longest claim first, and never decide a verdict.
+
+The same folder holds the documents' figures as drawn (:class:`DrawnFigure`: the digest of the
+data and the SVG), keyed by :func:`figure_key` — the family and figure names and the same inputs,
+Matplotlib's version added — so a warm ``icl-verify docs`` neither re-runs a figure's simulation
+nor redraws it. Figure entries are written, read and discarded when unreadable like verdicts.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import tempfile
 from collections.abc import Iterable, Mapping
 from importlib.metadata import version
 from pathlib import Path
+from typing import TypeVar
 
 import platformdirs
 
@@ -38,7 +44,9 @@ from icl_verify.engine.claims import Claim, Evidence, Result, Verdict
 ENV_VAR = "ICL_VERIFY_CACHE_DIR"
 FORMAT = 1  # bumped when the entry layout changes
 LIBRARIES = ("sympy", "numpy", "scipy", "hypothesis")
+FIGURE_LIBRARIES = ("matplotlib",)  # what a drawn figure depends on besides :data:`LIBRARIES`
 _COSTS = "costs.json"
+_Entry = TypeVar("_Entry", "Outcome", "DrawnFigure")
 
 
 def default_dir() -> Path:
@@ -103,6 +111,33 @@ def entry_key(name: str, *, package: str, source: str, seed: int, max_examples: 
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
 
 
+def figure_key(family: str, figure: str, *, package: str, source: str, seed: int, max_examples: int) -> str:
+    """The key of one drawn figure: what :func:`entry_key` hashes, with :data:`FIGURE_LIBRARIES`' versions.
+
+    ``source`` is :func:`file_digest` of a user's file (empty for a built-in family). The seed and
+    the budget are part of the key because a document is generated for them, although a figure's
+    ``data()`` takes no argument (it seeds itself).
+    """
+    inputs = {
+        "format": FORMAT,
+        "figure": [family, figure],
+        "package": package,
+        "source": source,
+        "environment": environment() | {name: version(name) for name in FIGURE_LIBRARIES},
+        "seed": seed,
+        "max_examples": max_examples,
+    }
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+
+
+@dataclasses.dataclass(frozen=True)
+class DrawnFigure:
+    """A figure as its document holds it: the digest of its data and its SVG file's bytes."""
+
+    digest: str
+    svg: bytes
+
+
 @dataclasses.dataclass(frozen=True)
 class Outcome:
     """What checking a claim produced, without the claim itself (claims hold lambdas and do not pickle)."""
@@ -143,20 +178,35 @@ class VerdictCache:
         if self.folder.exists() and not self.folder.is_dir():
             raise ValueError(f"cache_dir must be a directory, got the file {str(self.folder)!r}")
 
-    def _path(self, key: str) -> Path:
-        return self.folder / f"{key}.pickle"
+    def _path(self, key: str, kind: type) -> Path:
+        return self.folder / (f"{key}.pickle" if kind is Outcome else f"{key}.figure.pickle")
+
+    def _load(self, key: str, kind: type[_Entry]) -> _Entry | None:
+        """The entry of type ``kind`` stored under ``key``, or None when there is none or it cannot be read back."""
+        try:
+            stored_key, entry = pickle.loads(self._path(key, kind).read_bytes())
+        except Exception:  # missing, truncated or corrupted: ignored, and rewritten by the next check
+            return None
+        return entry if stored_key == key and isinstance(entry, kind) else None
+
+    def _store(self, key: str, entry: Outcome | DrawnFigure) -> None:
+        _atomic_write(self._path(key, type(entry)), pickle.dumps((key, entry)))
 
     def get(self, key: str) -> Outcome | None:
         """The outcome stored under ``key``, or None when there is none or it cannot be read back."""
-        try:
-            stored_key, outcome = pickle.loads(self._path(key).read_bytes())
-        except Exception:  # missing, truncated or corrupted: ignored, and rewritten by the next check
-            return None
-        return outcome if stored_key == key and isinstance(outcome, Outcome) else None
+        return self._load(key, Outcome)
 
     def put(self, key: str, outcome: Outcome) -> None:
         """Store ``outcome`` under ``key`` (atomically)."""
-        _atomic_write(self._path(key), pickle.dumps((key, outcome)))
+        self._store(key, outcome)
+
+    def get_figure(self, key: str) -> DrawnFigure | None:
+        """The figure stored under ``key`` (a :func:`figure_key`), or None when there is none or it is unreadable."""
+        return self._load(key, DrawnFigure)
+
+    def put_figure(self, key: str, figure: DrawnFigure) -> None:
+        """Store the drawn ``figure`` under ``key`` (atomically)."""
+        self._store(key, figure)
 
     def costs(self) -> dict[str, float]:
         """The last recorded duration of each claim, by name (empty when none was recorded)."""

@@ -20,6 +20,8 @@ from pathlib import Path
 from icl_verify.engine import display, registry, runner
 from icl_verify.engine import ledger as claims_ledger
 from icl_verify.engine.claims import Claim, Result, Verdict, check
+from icl_verify.engine.figure import Figure
+from icl_verify.engine.verdict_cache import DrawnFigure, VerdictCache, figure_key, file_digest, package_digest
 from icl_verify.output import ledger, render
 from icl_verify.output.figures import digest, render_svg
 from icl_verify.output.files import write_files
@@ -34,14 +36,48 @@ INDEX_NOTE = (
 )
 
 
+def drawn_figure(
+    family: registry.Family, fig: Figure, cache: VerdictCache | None, *, seed: int, max_examples: int
+) -> DrawnFigure:
+    """``fig``'s data digest and SVG: from ``cache`` (None: no cache) when it holds them, else computed and stored.
+
+    The key (:func:`~icl_verify.engine.verdict_cache.figure_key`) holds the package's source and,
+    for a user's family, its file's, so any edit redraws the figure; an unreadable entry is redrawn.
+    """
+    key = None
+    if cache is not None:
+        source = file_digest(family.path) if family.path is not None else ""
+        key = figure_key(
+            family.name, fig.name, package=package_digest(), source=source, seed=seed, max_examples=max_examples
+        )
+        found = cache.get_figure(key)
+        if found is not None:
+            return found
+    data = fig.data()
+    drawn = DrawnFigure(digest(data), render_svg(fig, data))
+    if key is not None:
+        cache.put_figure(key, drawn)
+    return drawn
+
+
+def draw_into_cache(cache_dir: str, seed: int, max_examples: int, file: str | None, family: str) -> None:
+    """Draw the figures of ``family`` (built-in, or ``file``'s) into the cache at ``cache_dir`` — what a checking
+    worker does for ``icl-verify docs`` (:func:`icl_verify.engine.runner.check_claims`' ``draw``)."""
+    fam = runner.loaded_family(file) if file is not None else next(f for f in registry.families() if f.name == family)
+    cache = VerdictCache(cache_dir)
+    for fig in fam.figures:
+        drawn_figure(fam, fig, cache, seed=seed, max_examples=max_examples)
+
+
 def family_document(
     family: registry.Family,
     results: Mapping[str, Result],
     all_claims: Mapping[str, Claim],
     seed: int,
     max_examples: int,
+    cache: VerdictCache | None = None,
 ) -> tuple[str, dict[str, bytes]]:
-    """The Markdown for one family and its figure files (relative path → bytes)."""
+    """The Markdown for one family and its figure files (relative path → bytes); figures via :func:`drawn_figure`."""
     note = INDEX_NOTE.format(where=_where(family), seed=seed, max_examples=max_examples)
     lines = [f"# {family.title}", "", f"<!-- {note} -->", ""]
     intro = family.intro
@@ -66,15 +102,15 @@ def family_document(
     if family.figures:
         lines += ["## Figures", ""]
         for k, fig in enumerate(family.figures, start=1):
-            data = fig.data()
+            drawn = drawn_figure(family, fig, cache, seed=seed, max_examples=max_examples)
             path = f"figures/{family.name}-{fig.name}.svg"
-            files[path] = render_svg(fig, data)
+            files[path] = drawn.svg
             lines += [
                 f"![{fig.name}]({path})",
                 "",
                 f"*Figure {k}.* {fig.caption}",
                 "",
-                f"<!-- figure data sha256: {digest(data)} -->",
+                f"<!-- figure data sha256: {drawn.digest} -->",
                 "",
             ]
     return "\n".join(lines).rstrip() + "\n", files
@@ -108,12 +144,14 @@ def build(
     *,
     seed: int = 0,
     max_examples: int = 100,
+    cache: VerdictCache | None = None,
 ) -> dict[str, bytes]:
     """Every document and figure, as relative path → bytes, without writing anything.
 
     ``results`` may supply already-computed results by claim name (they must come from the
     same ``seed`` and ``max_examples``, e.g. :func:`icl_verify.engine.runner.check_claims`, as
-    ``icl-verify docs`` does); missing ones are checked here, in this process.
+    ``icl-verify docs`` does); missing ones are checked here, in this process. ``cache`` (None:
+    none) supplies and keeps the drawn figures (:func:`drawn_figure`).
     """
     fams = registry.families()
     all_claims = {c.name: c for fam in fams for c in fam.claims}
@@ -129,7 +167,7 @@ def build(
         groups, INDEX_NOTE.format(where="`theory/`", seed=seed, max_examples=max_examples)
     ).encode()
     for fam in fams:
-        text, figures = family_document(fam, known, all_claims, seed, max_examples)
+        text, figures = family_document(fam, known, all_claims, seed, max_examples, cache)
         files[f"{fam.name}.md"] = text.encode()
         files.update(figures)
     return files
@@ -142,11 +180,12 @@ def user_documents(
     fmt: str = "markdown",
     seed: int = 0,
     max_examples: int = 100,
+    cache: VerdictCache | None = None,
 ) -> dict[str, bytes]:
     """One document per user file (``NAME.md`` and its figures, or ``NAME.tex``), as relative path → bytes.
 
-    ``results`` may supply already-computed results by claim name, as in :func:`build`; missing
-    ones are checked here. ``ValueError`` for an unknown ``fmt`` or two files that would write one document.
+    ``results`` may supply already-computed results by claim name, and ``cache`` the drawn
+    figures, as in :func:`build`; missing ones are checked here. ``ValueError`` for an unknown ``fmt`` or two files that would write one document.
     """
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
@@ -165,7 +204,7 @@ def user_documents(
         if fmt == "latex":
             files[f"{fam.name}.tex"] = family_latex(fam, results, seed, max_examples).encode()
             continue
-        text, figures = family_document(fam, results, all_claims, seed, max_examples)
+        text, figures = family_document(fam, results, all_claims, seed, max_examples, cache)
         files[f"{fam.name}.md"] = text.encode()
         files.update(figures)
     return files
