@@ -105,3 +105,14 @@ def test_cuda_steps_equal_the_numpy_trainer_within_float32_tolerance():
     a, b = _train_both(np.float32, 100, device="cuda")
     for u, w in zip(a.arrays(), b.arrays()):
         np.testing.assert_allclose(w, u, rtol=1e-4, atol=1e-5)
+
+
+def test_missing_torch_is_exit_2_naming_the_extra(monkeypatch, tmp_path):
+    from click.testing import CliRunner
+
+    from icl_verify.cli.scaling import command
+
+    monkeypatch.setattr(tb, "torch", None)  # as where PyTorch is not installed
+    out = tmp_path / "r.jsonl"
+    result = CliRunner().invoke(command, ["--backend", "torch", "--out", str(out)])
+    assert result.exit_code == 2 and "icl-verify[torch]" in result.output and not out.exists()
