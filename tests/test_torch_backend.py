@@ -23,8 +23,10 @@ CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device"
 @pytest.fixture(autouse=True)
 def _one_torch_thread():
     """As the sweep jobs run: PyTorch's threaded path for these small batched products is slow on a shared machine."""
-    with tb.torch_threads(1):
-        yield
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 def _train_both(dtype: type, steps: int, device: str = "cpu", m: int = 2, d: int = 7, h: int = 16, b: int = 8):
