@@ -31,8 +31,10 @@ The second definition of memorization time, t_IWL, is the first time the in-weig
 (sign φ(x_k) = ℓ_k over the evaluation items) reaches ``iwl_threshold``, interpolated linearly
 between logged times.
 
-Speed: float32, preallocated buffers, and M networks (different K and/or seeds) trained as one
-stacked computation — every layer is one batched ``matmul`` over the stack. A network that has
+Speed: float32, preallocated buffers, every SGD update fused into the BLAS call that forms its
+gradient (:class:`StackedSGD`), and M networks (different K and/or seeds) trained as one stacked
+computation. ``MemorizationSettings(backend="torch", device=...)`` trains with PyTorch instead
+(``numerics.scaling.torch_backend``, CPU or CUDA; optional), on the same batches. A network that has
 converged is dropped from the stack. Each network draws its items, initial weights and SGD
 batches from its own ``numpy.random.default_rng(seed)``, so its run does not depend on which
 other networks share the stack.
