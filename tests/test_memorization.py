@@ -46,7 +46,7 @@ def test_step_is_minus_lr_times_gradient():
     trainer = mem.StackedSGD(params, batch=5, lr=0.3)
     grads = [g.copy() for g in mem.StackedSGD(mlp.MLP(*[a.copy() for a in before]), 5, 0.3).gradients(x, y).arrays()]
     trainer.step(x, y)
-    for b, g, a in zip(before, grads, params.arrays()):
+    for b, g, a in zip(before, grads, trainer.params.arrays()):
         np.testing.assert_allclose(a, b - 0.3 * g, rtol=1e-12, atol=1e-14)
 
 
@@ -167,3 +167,82 @@ def test_a_diverging_run_is_stopped_and_recorded_as_json():
     summary = run.summary()
     json.dumps(summary, allow_nan=False)  # NaN recorded as null, so the sweep file stays valid JSON
     assert summary["i_inf"] is None and summary["diverged"]
+
+
+def _reference_gradients(p: mlp.MLP, x: np.ndarray, y: np.ndarray) -> list[np.ndarray]:
+    """∇θ of the mean softplus(−ℓφ) of one network, in float64, written out layer by layer with einsum."""
+    W1, b1, W2, b2, w3, b3 = (np.asarray(a, np.float64) for a in p.arrays())
+    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    a1 = np.einsum("bd,dh->bh", x, W1) + b1
+    a2 = np.einsum("bh,hk->bk", np.maximum(a1, 0), W2) + b2
+    phi = np.einsum("bk,k->b", np.maximum(a2, 0), w3) + b3
+    dphi = -y / (1 + np.exp(y * phi)) / len(y)  # d softplus(−ℓφ)/dφ = −ℓ σ(−ℓφ), over the batch mean
+    da2 = np.einsum("b,k->bk", dphi, w3) * (a2 > 0)
+    da1 = np.einsum("bk,hk->bh", da2, W2) * (a1 > 0)
+    return [np.einsum("bd,bh->dh", x, da1), da1.sum(0), np.einsum("bh,bk->hk", np.maximum(a1, 0), da2), da2.sum(0),
+            np.einsum("bk,b->k", np.maximum(a2, 0), dphi), dphi.sum()]  # fmt: skip
+
+
+def test_reference_gradients_are_the_trainers_float64_gradients():
+    params = _params64(m=1, d=6, h=8)
+    x, y = _batch(m=1, b=7, d=6, seed=3)
+    grads = mem.StackedSGD(params, 7, 0.1).gradients(x, y)  # checked against finite differences above
+    for got, want in zip(grads.arrays(), _reference_gradients(mlp.MLP(*(a[0] for a in params.arrays())), x[0], y[0])):
+        np.testing.assert_allclose(got[0], want, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("m", [1, 2])
+def test_float32_step_at_the_papers_sizes_is_minus_lr_times_the_float64_gradient(m):
+    """The fused float32 step (BLAS updates in place, bias in the GEMM) against the independent float64 gradient."""
+    d, h, b, lr = 63, 512, 128, 0.5
+    params = mlp.init_stacked([np.random.default_rng(10 + i) for i in range(m)], d, h)
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal((m, b, d)) / np.sqrt(d)).astype(np.float32)
+    y = np.where(rng.random((m, b)) < 0.5, -1.0, 1.0).astype(np.float32)
+    trainer = mem.StackedSGD(params, b, lr)
+    before = [a.copy() for a in trainer.params.arrays()]
+    storage = [a.__array_interface__["data"][0] for a in trainer.params.arrays()]
+    trainer.step(x, y)
+    assert storage == [a.__array_interface__["data"][0] for a in trainer.params.arrays()]  # updated in place
+    for i in range(m):
+        want = _reference_gradients(mlp.MLP(*(a[i] for a in before)), x[i], y[i])
+        for new, old, g in zip(trainer.params.arrays(), before, want):
+            assert new.dtype == np.float32
+            # float32: |θ| ≲ 0.2 rounds at ~1e-8; the GEMM sums 128 products with relative error ~ 128 · 6e-8
+            np.testing.assert_allclose(new[i] - old[i], -lr * g, rtol=2e-4, atol=2e-7)
+
+
+def test_stacked_params_are_views_the_steps_change():
+    params = _params64()
+    trainer = mem.StackedSGD(params, 5, 0.1)
+    w1 = trainer.params.W1.copy()
+    trainer.step(*_batch(seed=5))
+    assert not np.array_equal(trainer.params.W1, w1) and np.shares_memory(trainer.params.b1, trainer.layer1)
+    np.testing.assert_array_equal(params.W1, w1)  # the trainer copies its initial weights
+
+
+@pytest.mark.parametrize(
+    "kwargs, name", [({"backend": "jax"}, "backend"), ({"device": "cuda"}, "device"), ({"device": 0}, "device")]
+)
+def test_bad_backend_settings_name_the_argument(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        mem.MemorizationSettings(**kwargs)
+
+
+def test_the_numpy_trainer_does_not_import_torch():
+    """Torch stays optional (the import contract in pyproject.toml covers the rest of the package)."""
+    import subprocess
+    import sys
+
+    code = "import sys, icl_verify.numerics.scaling.memorization; print('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
+
+
+def test_scaling_device_without_torch_backend_is_exit_2(tmp_path):
+    from click.testing import CliRunner
+
+    from icl_verify.cli.scaling import command
+
+    result = CliRunner().invoke(command, ["--device", "cuda", "--out", str(tmp_path / "r.jsonl")])
+    assert result.exit_code == 2 and "--device" in result.output and "--backend torch" in result.output
+    assert not (tmp_path / "r.jsonl").exists()

@@ -31,8 +31,10 @@ The second definition of memorization time, t_IWL, is the first time the in-weig
 (sign φ(x_k) = ℓ_k over the evaluation items) reaches ``iwl_threshold``, interpolated linearly
 between logged times.
 
-Speed: float32, preallocated buffers, and M networks (different K and/or seeds) trained as one
-stacked computation — every layer is one batched ``matmul`` over the stack. A network that has
+Speed: float32, preallocated buffers, every SGD update fused into the BLAS call that forms its
+gradient (:class:`StackedSGD`), and M networks (different K and/or seeds) trained as one stacked
+computation. ``MemorizationSettings(backend="torch", device=...)`` trains with PyTorch instead
+(``numerics.scaling.torch_backend``, CPU or CUDA; optional), on the same batches. A network that has
 converged is dropped from the stack. Each network draws its items, initial weights and SGD
 batches from its own ``numpy.random.default_rng(seed)``, so its run does not depend on which
 other networks share the stack.
@@ -41,11 +43,13 @@ other networks share the stack.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 from scipy.integrate import cumulative_trapezoid, trapezoid
+from scipy.linalg.blas import get_blas_funcs
 from scipy.special import expit
 
 from icl_verify.numerics.shared.checks import finite_result, finite_scalar, positive_int, seed_value, time_series
@@ -54,6 +58,9 @@ from icl_verify.numerics.shared.threads import blas_threads
 
 PAPER_EPOCH = 60_000
 """Samples per epoch in the authors' code (docs/reference.md)."""
+
+BACKENDS = ("numpy", "torch")
+"""Trainers of :func:`memorize`: :class:`StackedSGD` (NumPy/SciPy BLAS) or ``torch_backend.TorchSGD`` (PyTorch, optional)."""
 
 _INDEX_BLOCK = 64
 """SGD steps whose batch indices are drawn at once (per network)."""
@@ -91,42 +98,112 @@ def sample_items(rng: np.random.Generator, k: int, d: int, dtype: type = np.floa
 class StackedSGD:
     """Plain SGD on M stacked MLPs (``numerics.shared.mlp``) with the mean BCE over a batch, all buffers preallocated.
 
-    :meth:`gradients` returns ∇θ L (in the trainer's buffers, layout of :class:`~numerics.shared.mlp.MLP`)
-    for a batch ``x (M, B, D)``, ``y (M, B)``; :meth:`step` applies θ ← θ − lr ∇θ L in place.
+    :meth:`gradients` returns ∇θ L (layout of :class:`~numerics.shared.mlp.MLP`, from the reference
+    passes :func:`~numerics.shared.mlp.mlp_forward`/:func:`~numerics.shared.mlp.mlp_backward`) for a
+    batch ``x (M, B, D)``, ``y (M, B)``; :meth:`step` applies θ ← θ − lr ∇θ L in place.
+
+    The step is written for speed (docs/performance.md) and computes the same update:
+
+    * the first layer's weights and bias are one array [W1; b1] ``(M, D+1, H)`` that multiplies the
+      items with a column of ones appended (:attr:`xa`), so the GEMM adds b1 and, in the backward
+      pass, sums its gradient (and D + 1 = 64 at the paper's D = 63 suits the BLAS kernels);
+    * every update is fused into the BLAS call that forms its gradient, W ← W − AᵀB as ``?gemm``
+      (or ``?gemv``) with β = 1, the rate folded into the upstream gradient ∂L/∂φ — no gradient
+      buffers, no separate update pass, no allocation per step;
+    * the operands are C-contiguous (M-th network: row-major 2-D slices) and reach BLAS as their
+      transposes in Fortran order, so nothing is copied.
+
+    :attr:`params` are views into this storage (they change in place at every step).
     """
 
     def __init__(self, params: MLP, batch: int, lr: float) -> None:
-        self.params = params
         self.lr = finite_scalar("lr", lr, positive=True)
-        m, d, _ = params.W1.shape
+        m, d, h = params.W1.shape
         batch = positive_int("batch", batch)
-        self.x = np.empty((m, batch, d), params.W1.dtype)
-        self.y = np.empty((m, batch), params.W1.dtype)
-        self.dphi = np.empty((m, batch), params.W1.dtype)
-        self.work = MLPPass(params, self.x)
-
-    def _pass(self, scale: float) -> MLP:
-        """``scale`` × ∇θ of the mean BCE of every network on the batch in :attr:`x`, :attr:`y`."""
-        logits, _ = mlp_forward(self.params, self.x, self.work)
-        bce_gradient(logits, self.y, scale, out=self.dphi)
-        return mlp_backward(self.params, self.work, self.dphi)
+        dtype = params.W1.dtype
+        self.layer1 = np.concatenate([params.W1, params.b1[:, None, :]], axis=1)
+        self.W2, self.b2, self.w3 = (np.array(a, dtype) for a in (params.W2, params.b2, params.w3))
+        self.b3 = np.array(params.b3, dtype)
+        self.params = MLP(self.layer1[:, :d], self.layer1[:, d], self.W2, self.b2, self.w3, self.b3)
+        self.xa = np.ones((m, batch, d + 1), dtype)
+        self.x = self.xa[..., :d]
+        self.y, self.z, self.g = (np.empty((m, batch), dtype) for _ in range(3))
+        self.h1, self.h2, self.d1, self.d2 = (np.empty((m, batch, h), dtype) for _ in range(4))
+        self.mask = np.empty((m, batch, h), bool)
+        self.ones = np.ones(batch, dtype)
+        self.gemm, self.gemv = get_blas_funcs(("gemm", "gemv"), dtype=dtype)
+        self.items = np.empty((0, d + 1), dtype)
+        self.labels = np.empty(0, dtype)
+        self.work: MLPPass | None = None
 
     def gradients(self, x: np.ndarray, y: np.ndarray) -> MLP:
-        """∇θ of the mean BCE of every network on its batch (``x (M,B,D)``, ``y (M,B)``)."""
+        """∇θ of the mean BCE of every network on its batch (``x (M,B,D)``, ``y (M,B)``), by the reference passes."""
         self.x[...] = x
         self.y[...] = y
-        return self._pass(1.0)
+        logits, self.work = mlp_forward(self.params, self.x, self.work)
+        bce_gradient(logits, self.y, 1.0, out=self.g)
+        return mlp_backward(self.params, self.work, self.g)
+
+    def _gemm(self, alpha: float, a: np.ndarray, b: np.ndarray, beta: float, c: np.ndarray, ta: bool = False,
+              tb: bool = False) -> None:  # fmt: skip
+        """c ← α op(a) op(b) + β c in place for C-contiguous 2-D arrays (op(a) = aᵀ if ``ta``, likewise b).
+
+        In Fortran order a C-contiguous array is its own transpose, so BLAS computes cᵀ = α op(b)ᵀ op(a)ᵀ + β cᵀ.
+        """
+        self.gemm(alpha, b.T, a.T, beta=beta, c=c.T, trans_a=tb, trans_b=ta, overwrite_c=True)
 
     def step_loaded(self) -> None:
-        """One SGD step on the batch already in :attr:`x`, :attr:`y` (the learning rate folded into the backward pass)."""
-        for w, gw in zip(self.params.arrays(), self._pass(self.lr).arrays()):
-            w -= gw
+        """One SGD step on the batch already in :attr:`xa` (items and a column of ones) and :attr:`y`.
+
+        Forward h1 = relu([x, 1][W1; b1]), h2 = relu(h1 W2 + b2), φ = h2 w3 + b3; backward with
+        g = lr ∂L/∂φ (:func:`~numerics.shared.mlp.bce_gradient`): δ2 = g w3ᵀ ⊙ [h2 > 0],
+        δ1 = δ2 W2ᵀ ⊙ [h1 > 0] (before W2 changes), then W2 −= h1ᵀδ2, b2 −= δ2ᵀ1, w3 −= h2ᵀg,
+        b3 −= gᵀ1, [W1; b1] −= [x, 1]ᵀδ1.
+        """
+        h1, h2, d1, d2, mask, g = self.h1, self.h2, self.d1, self.d2, self.mask, self.g
+        np.matmul(self.xa, self.layer1, out=h1)
+        np.maximum(h1, 0, out=h1)
+        np.matmul(h1, self.W2, out=h2)
+        h2 += self.b2[:, None, :]
+        np.maximum(h2, 0, out=h2)
+        np.matmul(h2, self.w3[..., None], out=self.z[..., None])
+        self.z += self.b3[:, None]
+        bce_gradient(self.z, self.y, self.lr, out=g)
+        np.multiply(g[..., None], self.w3[:, None, :], out=d2)
+        np.greater(h2, 0, out=mask)
+        d2 *= mask
+        for m in range(len(h1)):
+            self._gemm(1.0, d2[m], self.W2[m], 0.0, d1[m], tb=True)
+            self._gemm(-1.0, h1[m], d2[m], 1.0, self.W2[m], ta=True)
+            self.gemv(-1.0, d2[m].T, self.ones, beta=1.0, y=self.b2[m], overwrite_y=True)
+            self.gemv(-1.0, h2[m].T, g[m], beta=1.0, y=self.w3[m], overwrite_y=True)
+        self.b3 -= g.sum(axis=-1)
+        np.greater(h1, 0, out=mask)
+        d1 *= mask
+        for m in range(len(h1)):
+            self._gemm(-1.0, self.xa[m], d1[m], 1.0, self.layer1[m], ta=True)
 
     def step(self, x: np.ndarray, y: np.ndarray) -> None:
         """One SGD step θ ← θ − lr ∇θ L on every network."""
         self.x[...] = x
         self.y[...] = y
         self.step_loaded()
+
+    def set_items(self, items: np.ndarray, labels: np.ndarray) -> None:
+        """The training items ``(M, K_max, D)`` and labels ``(M, K_max)`` that :meth:`step_indices` gathers from."""
+        m, k, d = items.shape
+        self.items = np.concatenate([items, np.ones((m, k, 1), items.dtype)], axis=2).reshape(m * k, d + 1)
+        self.labels = labels.reshape(m * k)
+
+    def step_indices(self, idx: np.ndarray) -> None:
+        """One SGD step on the batch of rows ``idx (M, B)`` of the flattened items (network m's rows are its own)."""
+        np.take(self.items, idx, axis=0, out=self.xa, mode="clip")  # "clip": no buffering (the indices are valid)
+        np.take(self.labels, idx, out=self.y, mode="clip")
+        self.step_loaded()
+
+    def numpy_params(self) -> MLP:
+        """The current weights (views, no copy)."""
+        return self.params
 
 
 # ---------------------------------------------------------------------------------------------
@@ -209,6 +286,9 @@ class MemorizationSettings:
     Defaults are the paper's (§3.6): D = 63, H = 512, SGD lr 0.01, batch 128.
     ``log_ratio``/``min_log_gap``: c's are logged at steps s_{j+1} = max(s_j + min_log_gap, ⌈log_ratio · s_j⌉).
     ``n_eval``: at most this many training items (a fixed random subset) give the logged c's.
+    ``backend``/``device``: the trainer (:data:`BACKENDS`) and, for ``"torch"``, its device (``"cpu"``,
+    ``"cuda"``, ``"cuda:1"``…). Both are recorded with the run: the backends agree within float32
+    rounding step by step, so a seed's run on one is not bitwise the run on the other.
     """
 
     d: int = 63
@@ -223,6 +303,8 @@ class MemorizationSettings:
     min_log_gap: int = 20
     n_eval: int = 2048
     dtype: str = "float32"
+    backend: str = "numpy"
+    device: str = "cpu"
 
     def __post_init__(self) -> None:
         for name in ("d", "hidden", "batch", "max_steps", "min_log_gap", "n_eval"):
@@ -236,6 +318,12 @@ class MemorizationSettings:
             raise ValueError(f"log_ratio must be > 1, got {self.log_ratio!r}")
         if self.dtype not in ("float32", "float64"):
             raise ValueError(f"dtype must be 'float32' or 'float64', got {self.dtype!r}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, got {self.backend!r}")
+        if not isinstance(self.device, str) or (self.backend == "numpy" and self.device != "cpu"):
+            raise ValueError(
+                f"device must be 'cpu' with the numpy backend (a torch device with torch), got {self.device!r}"
+            )
 
 
 @dataclass
@@ -388,13 +476,26 @@ def memorize(
         return _train(stack, runs, s)
 
 
+def _trainer(stack: _Stack, s: MemorizationSettings) -> StackedSGD:
+    """The SGD trainer of the networks in ``stack`` on the settings' backend, its items loaded; ``stack.params`` its weights."""
+    if s.backend == "torch":
+        from icl_verify.numerics.scaling.torch_backend import TorchSGD  # optional: imported only when asked for
+
+        trainer = TorchSGD(stack.params, s.batch, s.lr, s.device)
+    else:
+        trainer = StackedSGD(stack.params, s.batch, s.lr)
+    trainer.set_items(stack.items, stack.labels)
+    stack.params = trainer.numpy_params()
+    return trainer
+
+
 def _train(stack: _Stack, runs: list[MemorizationRun], s: MemorizationSettings) -> list[MemorizationRun]:
     """The training loop of :func:`memorize`: log on the schedule, drop finished networks, step."""
-    trainer = StackedSGD(stack.params, s.batch, s.lr)
-    flat_items, flat_labels = stack.items.reshape(-1, s.d), stack.labels.reshape(-1)
+    trainer = _trainer(stack, s)
     step, next_log = 0, 0
     while True:
         if step == next_log:
+            stack.params = trainer.numpy_params()
             _log(stack, runs, step)
             done = np.array([_converged(runs[i].times, np.asarray(runs[i].c1), s.c1_tol, s.rtol) for i in stack.ids])
             for i in stack.ids[done]:
@@ -406,13 +507,9 @@ def _train(stack: _Stack, runs: list[MemorizationRun], s: MemorizationSettings) 
                 return runs
             if done.any():
                 stack.keep(~done)
-                trainer = StackedSGD(stack.params, s.batch, s.lr)
-                flat_items, flat_labels = stack.items.reshape(-1, s.d), stack.labels.reshape(-1)
+                trainer = _trainer(stack, s)
             next_log = min(_next_log(step, s), s.max_steps)
-        idx = stack.batch_indices(step % _INDEX_BLOCK)
-        np.take(flat_items, idx, axis=0, out=trainer.x)
-        np.take(flat_labels, idx, out=trainer.y)
-        trainer.step_loaded()
+        trainer.step_indices(stack.batch_indices(step % _INDEX_BLOCK))
         step += 1
 
 
@@ -422,7 +519,8 @@ def sweep_job(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     The networks of one job are trained as one stack; ``settings`` are :class:`MemorizationSettings` fields.
     The job runs with one OpenBLAS thread wherever it runs (a local process, a Dask worker thread), so
     identical configs give bitwise-identical results on every executor, and small products avoid
-    OpenBLAS's threaded path, which is many times slower on a shared machine (docs/performance.md).
+    OpenBLAS's threaded path, which is many times slower on a shared machine (docs/performance.md);
+    likewise PyTorch's CPU threads with ``settings["backend"] == "torch"``.
     """
     if not isinstance(config, Mapping):
         raise ValueError(f"config must be a mapping with keys 'ks' and 'seeds', got {type(config).__name__}")
@@ -436,6 +534,10 @@ def sweep_job(config: Mapping[str, Any]) -> list[dict[str, Any]]:
         settings = MemorizationSettings(**config.get("settings", {}))
     except TypeError as exc:
         raise ValueError(f"config['settings'] has a field MemorizationSettings does not know: {exc}") from None
-    with blas_threads(1):
+    with blas_threads(1), ExitStack() as threads:
+        if settings.backend == "torch":
+            from icl_verify.numerics.scaling.torch_backend import torch_threads
+
+            threads.enter_context(torch_threads(1))
         runs = memorize(config["ks"], config["seeds"], settings)
     return [r.summary() for r in runs]

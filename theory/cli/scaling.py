@@ -15,6 +15,7 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ import numpy as np
 
 from icl_verify.cli import InputError
 from icl_verify.engine.claims import check
-from icl_verify.families.scaling import PRESETS, report_claims, scaling_report, usable
+from icl_verify.families.scaling import PRESETS, Preset, report_claims, scaling_report, usable
 from icl_verify.numerics.scaling import fits as scaling
 from icl_verify.numerics.shared import sweep
 
@@ -141,6 +142,22 @@ def write_figures(report: dict[str, Any], runs: Sequence[dict[str, Any]], outdir
     return paths
 
 
+def _with_backend(preset: Preset, backend: str, device: str | None) -> Preset:
+    """The preset with its memorization runs on ``backend``/``device``, checked before any computation (exit 2)."""
+    if backend == "numpy":
+        if device not in (None, "cpu"):
+            raise InputError(f"--device {device!r} needs --backend torch (the numpy backend runs on the CPU)")
+        return preset
+    device = device or "cpu"
+    from icl_verify.numerics.scaling import torch_backend  # optional: imported only for --backend torch
+
+    try:
+        torch_backend.torch_device(device)
+    except ValueError as exc:
+        raise InputError(f"--backend torch --device {device}: {exc}") from None
+    return replace(preset, settings=replace(preset.settings, backend=backend, device=device))
+
+
 def _check_results_file(path: Path) -> None:
     """Before any computation: ``--out`` is writable and, if it exists, a results file (a torn last record repaired)."""
     try:
@@ -160,24 +177,35 @@ def _check_results_file(path: Path) -> None:
 @click.option(
     "--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: CPU count)."
 )
+@click.option(
+    "--backend",
+    type=click.Choice(["numpy", "torch"]),
+    default="numpy",
+    show_default=True,
+    help="Trainer of the memorization runs: NumPy, or PyTorch (optional extra 'torch').",
+)
+@click.option("--device", default=None, help="PyTorch device for --backend torch: cpu (default), cuda, cuda:1…")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Sweep and bootstrap seed.")
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Results file [scaling-<preset>.jsonl].")
 @click.option("--figures", type=click.Path(file_okay=False), default=None, help="Write figures to this directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report (quiet: no progress bar).")
 def command(
-    preset: str, kind: str, scheduler: str | None, workers: int | None, seed: int, out: str | None,
-    figures: str | None, as_json: bool,
+    preset: str, kind: str, scheduler: str | None, workers: int | None, backend: str, device: str | None, seed: int,
+    out: str | None, figures: str | None, as_json: bool,
 ) -> None:  # fmt: skip
     """Measure the memorization exponent ν (I_K(∞) ~ K^ν) with its 95 % interval; predict and measure K*(N).
 
     The report ends with the verdicts of the claims ν = 0.7 ± 0.1 and d log K*/d log N = 1/ν ± 0.2
     at this preset.
 
+    --backend torch --device cuda trains the memorization MLPs with PyTorch on a GPU (the reduced-model
+    runs of K* stay on NumPy); the backend and device are part of each job's settings.
+
     Finished jobs are appended to --out as checksummed JSON lines; rerunning resumes. An existing
     --out that is not a results file is refused, never overwritten. Ctrl-C stops within seconds,
     keeping every finished job (exit 130).
     """
-    chosen = PRESETS[preset]
+    chosen = _with_backend(PRESETS[preset], backend, device)
     results = Path(out) if out else Path(f"scaling-{preset}.jsonl")
     progress = not as_json and sys.stderr.isatty()
     _check_executor_options(kind, scheduler)
