@@ -74,6 +74,12 @@ def test_slope_interval_collapses_on_an_exact_line():
     assert line.intercept == pytest.approx(3.0, rel=1e-12)
 
 
+def test_slope_of_a_horizontal_line_is_exactly_zero():
+    # scipy's linregress gives a NaN standard error here (its correlation is 0/0)
+    line = fit_line([1.0, 2.0, 3.0, 5.0], [0.5, 0.5, 0.5, 0.5])
+    assert tuple(line.slope) == (0.0, 0.0, 0.0) and line.intercept == 0.5
+
+
 def test_student_interval_is_symmetric_and_unpacks_as_a_tuple():
     est, lo, hi = student_interval(1.0, 0.5, 2, level=0.95)
     assert isinstance(student_interval(1.0, 0.5, 2), Interval)

@@ -77,6 +77,8 @@ def fit_line(x: object, y: object, level: float = 0.95) -> Line:
 
     >>> fit_line([0, 1, 2], [1, 3, 5])
     Line(slope=Interval(estimate=2.0, low=2.0, high=2.0), intercept=1.0)
+    >>> fit_line([0, 1, 2], [4, 4, 4])
+    Line(slope=Interval(estimate=0.0, low=0.0, high=0.0), intercept=4.0)
     """
     xa, ya = finite_array("x", x, ndim=1), finite_array("y", y, ndim=1)
     same_size("y", ya.size, xa.size, "the length of x")
@@ -84,6 +86,8 @@ def fit_line(x: object, y: object, level: float = 0.95) -> Line:
         raise ValueError(f"x must hold at least 3 points for a slope interval, got {xa.size}")
     if np.unique(xa).size < 2:
         raise ValueError("x must take at least 2 distinct values")
+    if np.ptp(ya) == 0:  # a horizontal line: linregress's correlation, and so its stderr, is 0/0
+        return Line(Interval(0.0, 0.0, 0.0), float(ya[0]))
     with np.errstate(all="ignore"):
         fit = stats.linregress(xa, ya)
     finite_result((fit.slope, fit.stderr, fit.intercept), "x and y overflow float64 in the fit (entries too large)")
