@@ -359,7 +359,16 @@ EXEMPT: dict[str, str] = {
     "raw.programs.compiled_learner": "builds a compiled chain; its numbers are those of sgd_chain/ridge_chain",
     **{
         f"raw.probe.{n}": "transformer kernel or trainer on a validated ProbeConfig (tests/test_raw_probe.py)"
-        for n in ["init_params", "tokens", "forward", "loss_and_grads", "sample_tasks", "train", "as_learner"]
+        for n in [
+            "init_params",
+            "tokens",
+            "forward",
+            "loss_and_grads",
+            "sample_tasks",
+            "train",
+            "train_best",
+            "as_learner",
+        ]
     },
     "raw.probe.probe": "takes a Trained model (its ProbeConfig validated) and weight functions",
     "raw.learners.linear": "wraps a weight function; fuzzed through the learners it returns",

@@ -22,6 +22,8 @@ from icl_verify.numerics.raw.probe import (
     probe,
     ratio_of_means,
     sample_tasks,
+    train,
+    train_best,
 )
 
 TINY = ProbeConfig(d=2, n=3, depth=2, width=3, hidden=4, init_scale=1.0)
@@ -160,3 +162,13 @@ def test_bad_input_raises():
     learner = as_learner(Trained(params, np.zeros(1), 0, TINY))
     with pytest.raises(ValueError, match="the model takes X"):
         learner(np.ones((4, 2)), np.ones(4), np.ones((1, 2)))
+
+
+def test_train_best_keeps_the_run_with_the_lowest_final_training_loss():
+    cfg = ProbeConfig(d=2, n=3, depth=2, width=4, hidden=4, steps=20, batch=4)
+    runs = [train(cfg, 3, r) for r in range(3)]
+    tails = [float(np.mean(run.losses[-2:])) for run in runs]  # last tenth of 20 steps
+    best = train_best(cfg, 3, 3)
+    np.testing.assert_array_equal(best.losses, runs[int(np.argmin(tails))].losses)
+    np.testing.assert_array_equal(train(cfg, 3).losses, runs[0].losses)  # restart 0 is the plain seeded run
+    assert not np.array_equal(runs[0].losses, runs[1].losses)

@@ -173,9 +173,11 @@ def sample_tasks(rng: np.random.Generator, batch: int, n: int, m: int, d: int, n
     return X, y, Q, y_q
 
 
-def train(config: ProbeConfig, seed: int) -> Trained:
-    """Meta-train on fresh tasks every step with Adam (constant rate, clipped gradients); seeded."""
-    rng = np.random.default_rng([seed_value("seed", seed), config.depth])
+def train(config: ProbeConfig, seed: int, restart: int = 0) -> Trained:
+    """Meta-train on fresh tasks every step with Adam (constant rate, clipped gradients); seeded by
+    (seed, depth) for restart 0 and (seed, depth, restart) for later restarts."""
+    key = [seed_value("seed", seed), config.depth]
+    rng = np.random.default_rng(key if restart == 0 else [*key, seed_value("restart", restart)])
     params = init_params(config, rng)
     opt = Adam(lr=config.lr)
     losses = np.empty(config.steps)
@@ -186,6 +188,14 @@ def train(config: ProbeConfig, seed: int) -> Trained:
         params = opt.step(params, grads)
     finite_result(losses, f"training diverged at seed {seed} (non-finite loss): lr {config.lr:g} too large")
     return Trained(params, losses, seed, config)
+
+
+def train_best(config: ProbeConfig, seed: int, restarts: int) -> Trained:
+    """The run with the lowest mean training loss over its last tenth of steps among ``restarts``
+    seeded runs (selection on training tasks only, never on the probe's test tasks)."""
+    runs = [train(config, seed, r) for r in range(positive_int("restarts", restarts))]
+    tail = max(1, config.steps // 10)
+    return min(runs, key=lambda run: float(np.mean(run.losses[-tail:])))
 
 
 def as_learner(model: Trained):
