@@ -113,3 +113,18 @@ def test_compiled_chains_are_learners():
     np.testing.assert_allclose(compiled_learner("sgd", 3, 2, lam=0.5, alpha=0.05, w0=w0)(X, y, Q), expected, rtol=1e-6)
     with pytest.raises(ValueError, match="kind"):
         compiled_learner("ols", 3, 2)
+
+
+def test_sgd_divergence_is_reported_not_returned():
+    # every step multiplies the component along x = (1, 1) by 1 − 2α‖x‖² = −3 (α = 1, λ = 0):
+    # after 200 steps ‖w‖ ≈ 3²⁰⁰ ≈ 1e95, finite but meaningless
+    X = np.ones((200, 2))
+    with pytest.raises(ValueError, match=r"sgd_weights diverged: .* times the bound .* alpha or lam"):
+        sgd_weights(X, np.ones(200), 1.0)
+
+
+def test_sgd_mildly_expanding_pass_is_still_returned():
+    # three expanding steps (factor −3 each along x) stay within the growth limit and match the recursion:
+    # from w = 0 with y = 1, x = (1, 1): w_k = −3 w_{k-1} + 2x, i.e. 2x, −4x, 14x
+    X = np.ones((3, 2))
+    np.testing.assert_allclose(sgd_weights(X, np.ones(3), 1.0), [14.0, 14.0])

@@ -257,6 +257,8 @@ TABLE: dict[str, Case] = {
         }
     ),
     # raw.learners
+    "raw.probe.best_gd_rate": _case(lambda: {"n": 8, "d": 4, "noise_std": 0.5}),
+    "raw.probe.ratio_of_means": _case(lambda: {"a": np.array([1.0, 2.0, 3.0]), "b": np.array([1.0, 1.5, 1.0])}),
     "raw.learners.ols_weights": _case(_lin),
     "raw.learners.ridge_weights": _case(lambda: _lin() | {"lam": 0.5}),
     "raw.learners.gd_step_weights": _case(lambda: _lin() | {"alpha": 0.01, "lam": 0.1, "w0": np.zeros(2)}),
@@ -444,6 +446,20 @@ EXEMPT: dict[str, str] = {
     "raw.transformer.layer_forward": "takes a Layer (validated by its constructor)",
     "raw.transformer.forward": "takes Layers (validated by their constructor)",
     "raw.programs.compiled_learner": "builds a compiled chain; its numbers are those of sgd_chain/ridge_chain",
+    **{
+        f"raw.probe.{n}": "transformer kernel or trainer on a validated ProbeConfig (tests/test_raw_probe.py)"
+        for n in [
+            "init_params",
+            "tokens",
+            "forward",
+            "loss_and_grads",
+            "sample_tasks",
+            "train",
+            "train_best",
+            "as_learner",
+        ]
+    },
+    "raw.probe.probe": "takes a Trained model (its ProbeConfig validated) and weight functions",
     "raw.learners.linear": "wraps a weight function; fuzzed through the learners it returns",
     "raw.learners.implied_weights": "takes a learner callable and sampled tasks",
 }

@@ -75,15 +75,40 @@ def gd_step_weights(X: object, y: object, alpha: float, lam: float = 0.0, w0: ob
     return _finite_weights(w, "gd_step_weights", "alpha or lam")
 
 
+SGD_GROWTH_LIMIT = 1e6
+"""Largest growth of one SGD pass over the bound of a non-expanding pass before it counts as divergence.
+
+A step w ↦ (I − 2α(x xᵀ + λI)) w + 2α y x whose linear part has norm ≤ 1 (0 ≤ 2α(‖x‖² + λ) ≤ 2
+and 0 ≤ 2αλ ≤ 2) adds at most 2|α| |y| ‖x‖ to ‖w‖, so a pass of such steps ends with
+‖w‖ ≤ B = ‖w0‖ + 2|α| Σ_i |y_i| ‖x_i‖. A few mildly expanding steps exceed B by a small factor;
+exceeding it a million-fold means the steps amplify geometrically (|1 − 2α(‖x‖² + λ)| > 1 again
+and again) and the iterate approximates nothing."""
+
+
 def sgd_weights(X: object, y: object, alpha: float, lam: float = 0.0, w0: object = None) -> np.ndarray:
-    """One pass of SGD, one example at a time in order: w ← w − 2α(x(wᵀx) − yx + λw) (Theorem 1 steps)."""
+    """One pass of SGD, one example at a time in order: w ← w − 2α(x(wᵀx) − yx + λw) (Theorem 1 steps).
+
+    Raises ``ValueError`` when the pass diverges: non-finite weights, or ‖w‖ above
+    :data:`SGD_GROWTH_LIMIT` times the bound of a non-expanding pass (a huge finite number such as
+    1e137 is no answer either).
+    """
     X, y = _data(X, y)
     alpha, lam = finite_scalar("alpha", alpha), finite_scalar("lam", lam)
     w = _w0(w0, X.shape[1])
     with np.errstate(over="ignore", invalid="ignore"):
         for x_i, y_i in zip(X, y):
             w = w - 2 * alpha * (x_i * (w @ x_i) - y_i * x_i + lam * w)
-    return _finite_weights(w, "sgd_weights", "alpha or lam")
+        bound = np.linalg.norm(_w0(w0, X.shape[1])) + 2 * abs(alpha) * float(np.abs(y) @ np.linalg.norm(X, axis=1))
+    w = _finite_weights(w, "sgd_weights", "alpha or lam")
+    largest = float(np.max(np.abs(w)))  # ≤ ‖w‖, and cannot overflow
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        growth = largest / bound if largest > 0 else 0.0
+    if not growth <= SGD_GROWTH_LIMIT:
+        raise ValueError(
+            f"sgd_weights diverged: max |w_j| = {largest:.3g} is {growth:.3g} times the bound of a non-expanding"
+            f" pass (limit {SGD_GROWTH_LIMIT:g}); alpha or lam too large for these X, y (need 0 ≤ 2α(‖x_i‖² + λ) ≤ 2)"
+        )
+    return w
 
 
 def bayes_weights(X: object, y: object, sigma2: float, tau2: float) -> np.ndarray:
