@@ -125,3 +125,65 @@ def test_bad_config_names_the_argument(changes, name):
 def test_bad_seed():
     with pytest.raises(ValueError, match="seed"):
         m.train_reduced(m.ReducedConfig(steps=1), -1)
+
+
+# ---------------------------------------------------------------------------------------------
+# The authors' conventions as options (ReducedConfig.context, .clock, .constants_labels)
+
+_SMALL = m.ReducedConfig(d=8, k=16, n=6, hidden=8, lr=0.05, batch=8, steps=20, record_every=5, eval_batch=32)
+
+
+def test_context_with_query_has_one_pair_fewer(monkeypatch):
+    """len_context = N counts the query (the authors' code): N − 1 context pairs in every generated sequence."""
+    shapes = []
+    original = icl_task.sample_training
+
+    def spy(task, n, batch, rng, **kw):
+        seqs = original(task, n, batch, rng, **kw)
+        shapes.append(seqs.x.shape[1])
+        return seqs
+
+    monkeypatch.setattr(icl_task, "sample_training", spy)
+    for context, pairs in (("pairs", 6), ("with_query", 5)):
+        shapes.clear()
+        cfg = m.ReducedConfig(**{**_SMALL.__dict__, "context": context})
+        assert cfg.context_pairs == pairs
+        m.train_reduced(cfg, 0)
+        assert shapes and set(shapes) == {pairs}  # training batches and the ICL evaluation set
+
+
+def test_iterations_clock_is_lr_steps_over_lr():
+    """Same seed, same training; only the stamps change: t_iterations = t_lr·steps / lr, and so does the ODE's t_ICL."""
+    flow = m.train_reduced(_SMALL, 3)
+    steps = m.train_reduced(m.ReducedConfig(**{**_SMALL.__dict__, "clock": "iterations"}), 3)
+    np.testing.assert_allclose(steps.t, np.asarray(flow.t) / _SMALL.lr, rtol=1e-12)
+    assert steps.t == [0.0, 5.0, 10.0, 15.0, 20.0]
+    np.testing.assert_array_equal(steps.beta, flow.beta)
+    level = 1e-3  # β rises from 0 to ≈ 5·10⁻³ in these 20 steps
+    t_flow = m.ode_for_run(flow, beta_cap=level).t_icl[0]
+    assert np.isfinite(t_flow)
+    assert m.ode_for_run(steps, beta_cap=level).t_icl[0] == pytest.approx(t_flow / _SMALL.lr, rel=1e-9)
+
+
+def test_positive_constants_average_over_plus_one_items_only():
+    """constants_labels='positive': c₁ = ⟨σ(−φ₊)⟩ over the +1 items (the code's analysis), by direct evaluation."""
+    cfg = m.ReducedConfig(**{**_SMALL.__dict__, "constants_labels": "positive", "steps": 1, "record_every": 1})
+    run = m.train_reduced(cfg, 4)
+    rng = np.random.default_rng(4)  # the draws of train_reduced, in its order: task, then the MLP
+    task = icl_task.make_task(cfg.k, cfg.d, rng)
+    mlp = m.init_mlp(cfg.d, cfg.hidden, rng)
+    phi_plus = m.mlp_forward(mlp, task.items[task.labels > 0])[0].astype(float)
+    assert run.c1[0] == pytest.approx(np.mean(1 / (1 + np.exp(phi_plus))), rel=1e-5)
+    both = m.train_reduced(m.ReducedConfig(**{**cfg.__dict__, "constants_labels": "both"}), 4)
+    phi = m.mlp_forward(mlp, task.items)[0].astype(float) * task.labels
+    assert both.c1[0] == pytest.approx(np.mean(1 / (1 + np.exp(phi))), rel=1e-5)
+
+
+@pytest.mark.parametrize(
+    "changes, name",
+    [({"context": "query"}, "context"), ({"clock": "epochs"}, "clock"), ({"constants_labels": "plus"}, "constants_labels"),
+     ({"n": 1, "context": "with_query"}, "n")],
+)  # fmt: skip
+def test_bad_convention_names_the_option(changes, name):
+    with pytest.raises(ValueError, match=name):
+        m.ReducedConfig(**changes)

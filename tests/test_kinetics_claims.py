@@ -14,6 +14,7 @@ from icl_verify.families import kinetics as kc
 CLAIMS = registry.claims_in(kc)
 SIMULATED = [  # reduced-model training runs: checked at default settings in the slow suite
     kc.FOLLOWS_ODE,
+    kc.FOLLOWS_ODE_AUTHORS,
     kc.T_ICL_LINEAR_IN_N,
     kc.T_ICL_EXPONENTIAL_IN_BETA0,
     kc.TRANSIENCE,

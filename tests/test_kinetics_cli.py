@@ -49,3 +49,23 @@ def test_kinetics_bad_k_is_a_usage_error():
     for k in ("7", "many"):
         result = CliRunner().invoke(main, ["kinetics", "--k", k])
         assert result.exit_code == 2 and "k must be an even integer" in result.output
+
+
+def test_kinetics_conventions_are_options_recorded_in_the_json():
+    base = ["kinetics", "--d", "8", "--k", "16", "--n", "6", "--steps", "20", "--hidden", "8", "--lr", "0.05", "--json"]
+    flow = json.loads(CliRunner().invoke(main, base).output)
+    authors = CliRunner().invoke(
+        main, [*base, "--clock", "iterations", "--context", "with_query", "--c1-labels", "positive"]
+    )
+    assert authors.exit_code == 0, authors.output
+    out = json.loads(authors.output)
+    assert (out["config"]["clock"], out["config"]["context"], out["config"]["constants_labels"]) == (
+        "iterations", "with_query", "positive",
+    )  # fmt: skip
+    assert flow["config"]["clock"] == "lr_steps" and flow["config"]["context"] == "pairs"
+    assert out["series"]["t"][-1] == 20 and flow["series"]["t"][-1] == 20 * 0.05
+
+
+def test_kinetics_unknown_convention_is_a_usage_error():
+    result = CliRunner().invoke(main, ["kinetics", "--clock", "epochs"])
+    assert result.exit_code == 2 and "--clock" in result.output

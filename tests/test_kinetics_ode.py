@@ -283,3 +283,22 @@ def test_exact_attention_loss_vanishes_without_attention_and_rejects_bad_n():
     assert kin.exact_attention_loss(0.2, 0.0, 1.0, 10) == pytest.approx(0.0, abs=1e-15)
     with pytest.raises(ValueError, match="n"):
         kin.exact_attention_loss(0.2, 1.0, 1.0, 0)
+
+
+def test_context_length_per_initial_condition_equals_one_by_one():
+    """n as an array gives each initial condition its own N, in both integrators (the K* search uses it)."""
+    ns = np.array([5.0, 20.0, 80.0])
+    single = [kin.integrate(0.3, -0.5, n=n, c1=0.5, c2=0.3, t_max=1e6).t_icl[0] for n in ns]
+    np.testing.assert_allclose(kin.integrate(0.3, -0.5, n=ns, c1=0.5, c2=0.3, t_max=1e6).t_icl, single, rtol=1e-7)
+    np.testing.assert_allclose(kin.blowup_times(0.3, -0.5, n=ns, c1=0.5, c2=0.3, t_max=1e6), single, rtol=1e-6)
+    # K → ∞, c₂ = 0: t_ICL = N τ*/c₁ exactly (paper §3.5), so the three times are in the ratio of the N
+    np.testing.assert_allclose(
+        kin.blowup_times(0.0, 0.0, n=ns, c1=0.5, c2=0.0, t_max=1e6), ns * np.sqrt(np.pi / 2) / 0.5, rtol=1e-6
+    )
+
+
+def test_context_length_array_of_the_wrong_length_is_refused():
+    with pytest.raises(ValueError, match="w0, beta0 and n must have the same length"):
+        kin.integrate([0.0, 0.1], 0.0, n=[10.0, 20.0, 30.0], t_max=10.0)
+    with pytest.raises(ValueError, match="n must be at least 1"):
+        kin.blowup_times(0.0, 0.0, n=[10.0, 0.5], t_max=10.0)

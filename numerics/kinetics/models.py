@@ -8,16 +8,34 @@ tokens (the query's own label is hidden). Forward and backward passes are writte
 (tested against finite differences).
 
 Training: plain SGD with rate η on the batch-mean loss; weight decay λ on the attention path only
-(w, β), as PyTorch's SGD applies it (gradient += λθ). Time is t = η × steps, the gradient-flow
-time of the paper's ODE (§3.4), so a run can be compared with ``numerics.kinetics.ode.integrate``.
-While training, the MLP constants c₁, c₂, c₃ (§3.4) are measured on the training items with
-u = ℓ φ(x) over all K items (what the derivation of the simplified loss averages over; the paper
-writes φ₊ and assumes the ± symmetry), and ICL / IWL accuracy on fixed evaluation sets.
+(w, β), as PyTorch's SGD applies it (gradient += λθ). While training, the MLP constants c₁, c₂, c₃
+(§3.4) are measured on the training items, and ICL / IWL accuracy on fixed evaluation sets.
+
+Conventions (:class:`ReducedConfig`; ours are the defaults, the authors' code — github
+anhhuyalex/icl-kinetics — does otherwise, as cited):
+
+* ``context="pairs"``: N context pairs plus the query. ``"with_query"``: N counts the query, as the
+  code's ``len_context`` (main_icl.py l. 277: a sequence of ``len_seq = len_context`` items whose
+  last is the query, l. 333–338), i.e. N − 1 context pairs (:attr:`ReducedConfig.context_pairs`).
+* ``clock="lr_steps"``: t = η × steps, the gradient-flow time of the paper's ODE (§3.4), so a run
+  compares with ``numerics.kinetics.ode.integrate``. ``"iterations"``: t = steps, as the code counts
+  time (analysis.py l. 94–99: epoch index × 469 iterations per epoch). Its stamps are an epoch
+  off: c₁, measured on the first 10 batches of epoch t, is stamped (t + 1) × 469 (l. 213), one epoch
+  late; t_ICL, the first epoch e whose end-of-epoch ICL accuracy exceeds 0.95, is stamped e × 469
+  (l. 351–357), though (e + 1) × 469 iterations have run. Here every record is stamped with the
+  steps done when it is measured. :func:`ode_for_run` answers in the run's clock.
+* ``constants_labels="both"``: u = ℓ φ(x) over all K items (what the derivation of the simplified
+  loss averages over). ``"positive"``: φ₊ over the +1 items only, as the paper writes and the
+  code computes (analysis.py l. 202–205; the code takes the logits of the first 10 training
+  batches every 10 epochs, mlp.py l. 280, 296 — here the items are the fixed set of
+  ``constants_items`` training items at every record, so only the label restriction is the code's).
+* ``lr``: ours 0.1 here (0.5 in the built-in claims and ``icl-verify kinetics``); the code's
+  experiments run at 0.01 (main.sh l. 16, ``--lr 0.01``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -93,11 +111,17 @@ def mlp_constants(mlp: MLP, items: np.ndarray, labels: np.ndarray) -> dict[str, 
 # Training
 
 
+CONTEXTS = ("pairs", "with_query")
+CLOCKS = ("lr_steps", "iterations")
+CONSTANTS_LABELS = ("both", "positive")
+
+
 @dataclass(frozen=True)
 class ReducedConfig:
     """Settings of one reduced-model run. ``k=None`` is K → ∞; ``decay`` is λ on (w, β) only.
 
     ``stop_icl``: stop at the first record with ICL accuracy above it (the authors' code stops at 0.99).
+    ``context``, ``clock``, ``constants_labels``: the conventions of the module docstring.
     """
 
     d: int = 32
@@ -115,6 +139,14 @@ class ReducedConfig:
     eval_batch: int = 512
     constants_items: int = 1024
     stop_icl: float | None = None
+    context: str = "pairs"
+    clock: str = "lr_steps"
+    constants_labels: str = "both"
+
+    @property
+    def context_pairs(self) -> int:
+        """Context pairs per sequence: N (``context="pairs"``) or N − 1 (``"with_query"``: N counts the query)."""
+        return self.n - (self.context == "with_query")
 
     def __post_init__(self) -> None:
         for name in ("d", "n", "hidden", "batch", "steps", "record_every", "eval_batch", "constants_items"):
@@ -125,8 +157,15 @@ class ReducedConfig:
         finite_scalar("w0", self.w0)
         finite_scalar("beta0", self.beta0)
         finite_scalar("decay", self.decay, nonnegative=True)
-        if self.equalised and self.n % 2:
-            raise ValueError(f"n must be even for equalised contexts, got {self.n}")
+        for name, allowed in (("context", CONTEXTS), ("clock", CLOCKS), ("constants_labels", CONSTANTS_LABELS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
+        if self.context_pairs < 1:
+            raise ValueError(f"n must be at least 2 when it counts the query (context='with_query'), got {self.n}")
+        if self.equalised and self.context_pairs % 2:
+            raise ValueError(
+                f"the number of context pairs must be even for equalised contexts, got {self.context_pairs}"
+            )
 
 
 @dataclass
@@ -159,13 +198,17 @@ class ReducedRun:
 def _constant_items(cfg: ReducedConfig, task: icl_task.ItemLabelTask | None, rng: np.random.Generator):
     """Items on which c₁, c₂ are measured: the K training items, or fresh items with random labels (K → ∞)."""
     if task is not None:
-        return task.items, task.labels
-    x = (rng.standard_normal((cfg.constants_items, cfg.d)) / np.sqrt(cfg.d)).astype(np.float32)
-    return x, rng.choice(np.array([1.0, -1.0], dtype=np.float32), cfg.constants_items)
+        items, labels = task.items, task.labels
+    else:
+        items = (rng.standard_normal((cfg.constants_items, cfg.d)) / np.sqrt(cfg.d)).astype(np.float32)
+        labels = rng.choice(np.array([1.0, -1.0], dtype=np.float32), cfg.constants_items)
+    if cfg.constants_labels == "positive":
+        return items[labels > 0], labels[labels > 0]
+    return items, labels
 
 
 def _record(run: ReducedRun, p: Reduced, step: int, loss: float, evals: dict, items) -> None:
-    run.t.append(run.config.lr * step)
+    run.t.append(run.config.lr * step if run.config.clock == "lr_steps" else float(step))
     run.w.append(p.w)
     run.beta.append(p.beta)
     c = mlp_constants(p.mlp, *items)
@@ -201,9 +244,10 @@ def _train(cfg: ReducedConfig, seed: int) -> ReducedRun:
     rng = np.random.default_rng(seed)
     task = icl_task.make_task(cfg.k, cfg.d, rng, seed=seed) if cfg.k is not None else None
     p = Reduced(init_mlp(cfg.d, cfg.hidden, rng), float(cfg.w0), float(cfg.beta0))
-    evals = {"icl": icl_task.sample_icl_eval(cfg.d, cfg.n, cfg.eval_batch, rng, equalised=cfg.equalised)}
-    if task is not None and task.k > cfg.n:
-        evals["iwl"] = icl_task.sample_iwl_eval(task, cfg.n, cfg.eval_batch, rng)
+    n = cfg.context_pairs
+    evals = {"icl": icl_task.sample_icl_eval(cfg.d, n, cfg.eval_batch, rng, equalised=cfg.equalised)}
+    if task is not None and task.k > n:
+        evals["iwl"] = icl_task.sample_iwl_eval(task, n, cfg.eval_batch, rng)
     items = _constant_items(cfg, task, rng)
     run = ReducedRun(cfg, seed)
     loss = float("nan")
@@ -212,7 +256,7 @@ def _train(cfg: ReducedConfig, seed: int) -> ReducedRun:
             _record(run, p, step, loss, evals, items)
         if step == cfg.steps or (cfg.stop_icl is not None and run.icl_acc[-1] > cfg.stop_icl):
             break
-        seqs = icl_task.sample_training(task, cfg.n, cfg.batch, rng, d=cfg.d, equalised=cfg.equalised)
+        seqs = icl_task.sample_training(task, n, cfg.batch, rng, d=cfg.d, equalised=cfg.equalised)
         loss, grads = reduced_loss_grads(p, seqs)
         sgd_step(p, grads, cfg.lr, cfg.decay)
     return run
@@ -223,22 +267,27 @@ def ode_for_run(
 ) -> kin.KineticsSolution:
     """The paper's (w, β) ODE (eq. 4) from the run's (w₀, β₀), driven by the run's *measured* c₁(t), c₂(t).
 
-    Same N, weight decay (λ on w and β) and context statistics as the run: equalised contexts use
-    the drive (c₁/N)(e^β − 1) without the c₂ term (§3.7). ``beta_cap`` is the level whose first
-    crossing ``t_icl`` reports; it stops at the last recorded time.
+    Same number of context pairs N, weight decay (λ on w and β) and context statistics as the run:
+    equalised contexts use the drive (c₁/N)(e^β − 1) without the c₂ term (§3.7). ``beta_cap`` is
+    the level whose first crossing ``t_icl`` reports; it stops at the last recorded time. Times
+    (``t_eval``, the returned ``t`` and ``t_icl``) are in the run's clock; the ODE is integrated in
+    gradient-flow time η × steps.
     """
     a, cfg = run.arrays(), run.config
-    c2 = 0.0 if cfg.equalised else kin.table(a["t"], a["c2"], name="c2")
-    return kin.integrate(
+    flow = cfg.lr if cfg.clock == "iterations" else 1.0  # run time × flow = η × steps
+    t = a["t"] * flow
+    c2 = 0.0 if cfg.equalised else kin.table(t, a["c2"], name="c2")
+    sol = kin.integrate(
         cfg.w0,
         cfg.beta0,
-        n=cfg.n,
-        c1=kin.table(a["t"], a["c1"], name="c1"),
+        n=cfg.context_pairs,
+        c1=kin.table(t, a["c1"], name="c1"),
         c2=c2,
-        t_max=float(a["t"][-1]),
+        t_max=float(t[-1]),
         decay_w=cfg.decay,
         decay_beta=cfg.decay,
-        t_eval=t_eval,
+        t_eval=None if t_eval is None else np.asarray(t_eval, dtype=float) * flow,
         beta_cap=beta_cap,
         equalised=cfg.equalised,
     )
+    return replace(sol, t=sol.t / flow, t_icl=sol.t_icl / flow)

@@ -87,8 +87,8 @@ def _arc_derivatives(
     w: np.ndarray,
     beta: np.ndarray,
     *,
-    n: float,
-    log_r: float,
+    n: np.ndarray,
+    log_r: np.ndarray,
     c1: Schedule,
     c2: Schedule,
     decay_w: float,
@@ -126,27 +126,25 @@ class KineticsSolution:
     n_steps: int
 
 
-def _context_length(n: object) -> float:
-    """N ≥ 1 (a context length; real values allowed for the continuous scaling checks)."""
-    value = finite_scalar("n", n)
-    if value < 1:
+def _initial(w0: object, beta0: object, n: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """w₀, β₀ and N ≥ 1 broadcast to M initial conditions (each a scalar or of one common length M).
+
+    N may differ between initial conditions (real values allowed for the continuous scaling checks).
+    """
+    named = (("w0", w0), ("beta0", beta0), ("n", n))
+    arrays = [finite_array(name, np.atleast_1d(v), ndim=1, nonempty=True) for name, v in named]
+    sizes = {a.size for a in arrays} - {1}
+    if len(sizes) > 1:
+        raise ValueError(f"w0, beta0 and n must have the same length (or length 1), got {[a.size for a in arrays]}")
+    if np.any(arrays[2] < 1):
         raise ValueError(f"n must be at least 1, got {n!r}")
-    return value
-
-
-def _initial(w0: object, beta0: object) -> tuple[np.ndarray, np.ndarray]:
-    w = finite_array("w0", np.atleast_1d(w0), ndim=1, nonempty=True)
-    b = finite_array("beta0", np.atleast_1d(beta0), ndim=1, nonempty=True)
-    if w.size != b.size and 1 not in (w.size, b.size):
-        raise ValueError(f"w0 and beta0 must have the same length (or one of them length 1), got {w.size} and {b.size}")
-    w, b = np.broadcast_arrays(w, b)
-    return w.astype(float), b.astype(float)
+    w, b, length = (a.astype(float) for a in np.broadcast_arrays(*arrays))
+    return w, b, length
 
 
 def _problem(w0, beta0, n, c1, c2, t_max, decay_w, decay_beta, beta_cap, equalised):
     """Validate the arguments shared by :func:`integrate` and :func:`blowup_times`; build d(t, w, β)/ds."""
-    w_init, b_init = _initial(w0, beta0)
-    n = _context_length(n)
+    w_init, b_init, n = _initial(w0, beta0, n)
     t_max = finite_scalar("t_max", t_max, positive=True)
     decay_w = finite_scalar("decay_w", decay_w, nonnegative=True)
     decay_beta = finite_scalar("decay_beta", decay_beta, nonnegative=True)
@@ -156,7 +154,7 @@ def _problem(w0, beta0, n, c1, c2, t_max, decay_w, decay_beta, beta_cap, equalis
     c1s, c2s = _schedule("c1", c1), _schedule("c2", c2)
     peak = _peak("c1", c1s, t_max)
     _peak("c2", c2s, t_max)
-    log_r = float(np.log(max(peak, 1e-300) / n))
+    log_r = np.log(max(peak, 1e-300) / n)
     derivs = functools.partial(
         _arc_derivatives,
         n=n,
@@ -167,14 +165,14 @@ def _problem(w0, beta0, n, c1, c2, t_max, decay_w, decay_beta, beta_cap, equalis
         decay_beta=decay_beta,
         offset=float(equalised),
     )
-    return w_init, b_init, t_max, beta_cap, log_r, derivs
+    return w_init, b_init, n, t_max, beta_cap, log_r, derivs
 
 
 def integrate(
     w0: object,
     beta0: object,
     *,
-    n: float,
+    n: float | np.ndarray,
     c1: float | Schedule = 0.5,
     c2: float | Schedule = 0.5,
     t_max: float,
@@ -189,13 +187,14 @@ def integrate(
 ) -> KineticsSolution:
     """Integrate dw/dt = (c₁/N)(e^β − c₂ w) − λ_w w, dβ/dt = (c₁/N) w e^β − λ_β β (paper eq. 4).
 
-    ``w0``/``beta0`` broadcast to M initial conditions, all solved in one call. ``c1``/``c2`` are
+    ``w0``/``beta0``/``n`` broadcast to M initial conditions (each its own context length N when ``n``
+    is an array), all solved in one call. ``c1``/``c2`` are
     constants or schedules (:func:`constant`, :func:`table`). Returns blow-up times and, when
     ``t_eval`` is given, the trajectories on that grid (from the solver's dense output).
     ``equalised=True`` uses the equalised-context drive dw/dt = (c₁/N)(e^β − 1) (§3.7; pass c2=0,
     the equalised loss has no c₂ term at O(1/N)).
     """
-    w_init, b_init, t_max, beta_cap, log_r, derivs = _problem(
+    w_init, b_init, _, t_max, beta_cap, log_r, derivs = _problem(
         w0, beta0, n, c1, c2, t_max, decay_w, decay_beta, beta_cap, equalised
     )
     m = w_init.size
@@ -248,7 +247,7 @@ def blowup_times(
     w0: object,
     beta0: object,
     *,
-    n: float,
+    n: float | np.ndarray,
     c1: float | Schedule = 0.5,
     c2: float | Schedule = 0.5,
     t_max: float,
@@ -268,7 +267,7 @@ def blowup_times(
     an IC stops once β ≥ ``beta_cap`` (ICL) or t ≥ ``t_max`` (NaN). Agrees with :func:`integrate`
     to the tolerance (tested); use it for throughput, :func:`integrate` for trajectories.
     """
-    w_init, b_init, t_max, beta_cap, _, derivs = _problem(
+    w_init, b_init, n, t_max, beta_cap, log_r, derivs = _problem(
         w0, beta0, n, c1, c2, t_max, decay_w, decay_beta, beta_cap, equalised
     )
     y = np.stack([np.zeros_like(w_init), w_init, b_init])
@@ -278,7 +277,8 @@ def blowup_times(
         if not active.any():
             break
         ya, ha = y[:, active], h[active]
-        y_new, err = _dp_step(derivs, ya, ha)
+        lanes = functools.partial(derivs, n=n[active], log_r=log_r[active])
+        y_new, err = _dp_step(lanes, ya, ha)
         scale = atol + rtol * np.maximum(np.abs(ya), np.abs(y_new))
         norm = np.sqrt(np.mean((err / scale) ** 2, axis=0))
         ok = norm <= 1
@@ -293,7 +293,7 @@ def blowup_times(
     return np.where((y[2] >= beta_cap) & (y[0] <= t_max), y[0], np.nan)
 
 
-def _trajectories(sol, t_eval: object | None, m: int, beta_cap: float, log_r: float):
+def _trajectories(sol, t_eval: object | None, m: int, beta_cap: float, log_r: np.ndarray):
     """Evaluate the dense output (in s) at the s where each IC's clock t_i(s) hits the grid times.
 
     s is found by interpolation on the solver's steps, then refined by Newton steps on
@@ -312,7 +312,7 @@ def _trajectories(sol, t_eval: object | None, m: int, beta_cap: float, log_r: fl
         s_i = np.interp(grid[inside], t_fine[i, below], s_fine[below])
         for _ in range(3):
             state = sol.sol(s_i)
-            s_i = s_i - (state[i] - grid[inside]) / expit(-(state[2 * m + i] + log_r))
+            s_i = s_i - (state[i] - grid[inside]) / expit(-(state[2 * m + i] + log_r[i]))
         state = sol.sol(s_i)
         w_out[i, inside], b_out[i, inside] = state[m + i], state[2 * m + i]
     return grid, w_out, b_out
@@ -344,7 +344,7 @@ def tau_star(w0: object, beta0: object) -> np.ndarray:
 
     Evaluated as e^{−β₀} √(π/2) erfcx(w₀/√2), which does not overflow for large w₀.
     """
-    w, b = _initial(w0, beta0)
+    w, b, _ = _initial(w0, beta0, 1.0)
     with np.errstate(over="ignore"):
         tau = np.exp(-b) * np.sqrt(np.pi / 2) * erfcx(w / np.sqrt(2))
     return finite_result(

@@ -83,7 +83,7 @@ def _table(series: dict, every: int) -> str:
     return "\n".join(rows)
 
 
-def _plot(series: dict, path: str, title: str) -> None:
+def _plot(series: dict, path: str, title: str, xlabel: str) -> None:
     from matplotlib.figure import Figure  # object-oriented: no pyplot, no backend switch
 
     fig = Figure(figsize=(13, 3.6))
@@ -91,13 +91,13 @@ def _plot(series: dict, path: str, title: str) -> None:
     for ax, key, label in ((axes[0], "w", "w"), (axes[1], "beta", "β")):
         ax.plot(series["t"], series[key], label="simulation")
         ax.plot(series["t"], series[key + "_ode"], "--", label="ODE (measured c₁, c₂)")
-        ax.set_xlabel("t = lr × steps")
+        ax.set_xlabel(xlabel)
         ax.set_ylabel(label)
         ax.legend()
     axes[2].plot(series["t"], series["icl_acc"], label="ICL accuracy")
     axes[2].plot(series["t"], series["iwl_acc"], label="IWL accuracy")
     axes[2].plot(series["t"], series["c1"], label="c₁")
-    axes[2].set_xlabel("t")
+    axes[2].set_xlabel(xlabel)
     axes[2].legend()
     fig.suptitle(title)
     fig.tight_layout()
@@ -117,7 +117,7 @@ def _plot(series: dict, path: str, title: str) -> None:
     default=0.5,
     show_default=True,
     type=FiniteFloat(min=0, max=10, min_open=True),
-    help="SGD learning rate (t = lr × steps).",
+    help="SGD learning rate (the authors' experiments: 0.01, their main.sh).",
 )
 @click.option("--batch", default=128, show_default=True, type=count(1, 10**9))
 @click.option("--hidden", default=128, show_default=True, type=count(1, 100_000), help="MLP width.")
@@ -133,6 +133,28 @@ def _plot(series: dict, path: str, title: str) -> None:
     "--decay", default=0.0, show_default=True, type=FiniteFloat(min=0, max=1e3), help="Weight decay on (w, β) only."
 )
 @click.option("--equalised", is_flag=True, help="Exactly N/2 context labels of each sign.")
+@click.option(
+    "--context",
+    type=click.Choice(icl_models.CONTEXTS),
+    default="pairs",
+    show_default=True,
+    help="pairs: N context pairs plus the query; with_query: N counts the query (the authors' len_context).",
+)
+@click.option(
+    "--clock",
+    type=click.Choice(icl_models.CLOCKS),
+    default="lr_steps",
+    show_default=True,
+    help="Time t: lr × steps (the ODE's gradient-flow time) or iterations (the authors' code).",
+)
+@click.option(
+    "--c1-labels",
+    "constants_labels",
+    type=click.Choice(icl_models.CONSTANTS_LABELS),
+    default="both",
+    show_default=True,
+    help="c₁, c₂ over all K items (u = ℓφ) or the +1 items only (φ₊, the authors' analysis).",
+)
 @click.option("--every", default=10, show_default=True, type=count(1, 10**7), help="Print every n-th record.")
 @click.option(
     "--plot",
@@ -156,6 +178,9 @@ def command(
     beta0: float,
     decay: float,
     equalised: bool,
+    context: str,
+    clock: str,
+    constants_labels: str,
     every: int,
     plot_path: str | None,
     as_json: bool,
@@ -176,6 +201,9 @@ def command(
             decay=decay,
             equalised=equalised,
             record_every=max(1, steps // 200),
+            context=context,
+            clock=clock,
+            constants_labels=constants_labels,
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
@@ -207,6 +235,7 @@ def command(
                 f"first e^β = N/16: simulation {'never' if sim is None else f'{sim:.1f}'}, ODE {summary['t_level_ode']:.1f}"
             )
     if plot_path:
-        _plot(series, plot_path, f"reduced model D={d} K={k} N={n} seed={seed}")
+        xlabel = "t = lr × steps" if clock == "lr_steps" else "t = iterations"
+        _plot(series, plot_path, f"reduced model D={d} K={k} N={n} ({context}) seed={seed}", xlabel)
         if not as_json:
             click.echo(f"wrote {plot_path}")
