@@ -103,7 +103,11 @@ def sgd_weights(X: object, y: object, alpha: float, lam: float = 0.0, w0: object
     largest = float(np.max(np.abs(w)))  # ≤ ‖w‖, and cannot overflow
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         growth = largest / bound if largest > 0 else 0.0
-    if not growth <= SGD_GROWTH_LIMIT:
+        # the steps' own amplification Π max(1, ‖I − 2α(x xᵀ + λI)‖): a growth past the bound that the
+        # steps cannot produce is round-off of a bound that underflowed, not divergence
+        steps = np.maximum(np.abs(1 - 2 * alpha * (np.sum(X**2, axis=1) + lam)), abs(1 - 2 * alpha * lam))
+        amplification = float(np.sum(np.log(np.maximum(steps, 1.0))))
+    if not growth <= SGD_GROWTH_LIMIT and not amplification <= np.log(SGD_GROWTH_LIMIT):
         raise ValueError(
             f"sgd_weights diverged: max |w_j| = {largest:.3g} is {growth:.3g} times the bound of a non-expanding"
             f" pass (limit {SGD_GROWTH_LIMIT:g}); alpha or lam too large for these X, y (need 0 ≤ 2α(‖x_i‖² + λ) ≤ 2)"
