@@ -638,7 +638,7 @@ def test_fit_preconditioner_refuses_singular_moments():
 
 def test_integrate_refuses_mismatched_initial_conditions():
     _one_line_value_error(
-        lambda: ode.integrate([0, 1], [0, 1, 2], n=10, t_max=1), "w0 and beta0 must have the same length"
+        lambda: ode.integrate([0, 1], [0, 1, 2], n=10, t_max=1), "w0, beta0 and n must have the same length"
     )
 
 

@@ -163,9 +163,8 @@ class ReducedConfig:
         if self.context_pairs < 1:
             raise ValueError(f"n must be at least 2 when it counts the query (context='with_query'), got {self.n}")
         if self.equalised and self.context_pairs % 2:
-            raise ValueError(
-                f"the number of context pairs must be even for equalised contexts, got {self.context_pairs}"
-            )
+            parity = "even" if self.context == "pairs" else "odd when it counts the query (n − 1 context pairs)"
+            raise ValueError(f"n must be {parity} for equalised contexts, got {self.n}")
 
 
 @dataclass
