@@ -462,6 +462,8 @@ EXEMPT: dict[str, str] = {
     "raw.probe.probe": "takes a Trained model (its ProbeConfig validated) and weight functions",
     "raw.learners.linear": "wraps a weight function; fuzzed through the learners it returns",
     "raw.learners.implied_weights": "takes a learner callable and sampled tasks",
+    "scaling.torch_backend.torch_device": "needs the optional torch extra (tests/test_torch_backend.py)",
+    "scaling.torch_backend.torch_threads": "needs the optional torch extra (tests/test_torch_backend.py)",
 }
 
 
