@@ -23,7 +23,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from icl_verify.blocks import preconditioned_gd_step
+from icl_verify.engine.figure import Figure
 from icl_verify.engine.statement import matrix, scalar, statement
 
 FAMILY = "preconditioned-gd"
@@ -62,4 +65,61 @@ CHANGE_OF_VARIABLES = statement(
     explicit_sizes={"Nx": (1, 2), "Ny": (1,), "N": (1, 2)},
     assumptions=("squared in-context loss L(W) = 1/(2N) Σ‖W x_i − y_i‖²",),
     note="R need not be invertible or symmetric; Σ^{1/2} (whitening) and an orthogonal U are the two uses.",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Figure: the two-step risk over scalar multiples of Σ⁻¹, in Σ-coordinates and whitened
+
+
+SIGMA = np.diag([0.25, 1.0, 4.0])
+
+
+def _two_step_risk(X: np.ndarray, w: np.ndarray, x_q: np.ndarray, Gamma: np.ndarray, eta: float) -> float:
+    """(W₂x_q − wᵀx_q)² after two preconditioned steps from W₀ = 0 on one task (columns: X is d × N)."""
+    W = np.zeros((1, X.shape[0]))
+    for _ in range(2):
+        W = preconditioned_gd_step(W, X, w.T @ X, eta, Gamma)
+    return float(((W - w.T) @ x_q)[0, 0] ** 2)
+
+
+def _risk_data(seed: int = 0, tasks: int = 300, n: int = 8) -> dict:
+    """Mean two-step risk at A = aΣ⁻¹ (x ~ N(0, Σ), w ~ N(0, Σ⁻¹)) and at a·I on the whitened tasks."""
+    rng = np.random.default_rng(seed)
+    root = np.sqrt(SIGMA)  # Σ^{1/2} (diagonal)
+    scales = np.linspace(0.05, 0.6, 12)
+    draws = [
+        (rng.standard_normal((3, n)), rng.standard_normal((3, 1)), rng.standard_normal((3, 1))) for _ in range(tasks)
+    ]
+    original, whitened = [], []
+    for a in scales:
+        original.append(
+            np.mean(
+                [
+                    _two_step_risk(root @ Z, np.linalg.solve(root, v), root @ z, a * np.linalg.inv(SIGMA), 1.0)
+                    for Z, v, z in draws
+                ]
+            )
+        )
+        whitened.append(np.mean([_two_step_risk(Z, v, z, a * np.eye(3), 1.0) for Z, v, z in draws]))
+    return {"a": scales, "original": np.array(original), "whitened": np.array(whitened)}
+
+
+def _draw_risk(ax, data) -> None:
+    ax.plot(data["a"], data["original"], "o", label="A = aΣ⁻¹ on x ~ N(0, Σ), w ~ N(0, Σ⁻¹)")
+    ax.plot(data["a"], data["whitened"], "-", label="a·I on the whitened tasks z, w̃ ~ N(0, I)")
+    ax.set_xlabel("scalar a of the preconditioner (both steps)")
+    ax.set_ylabel("mean squared query error after 2 steps")
+    ax.legend()
+
+
+FIGURES = (
+    Figure(
+        name="whitened-risk",
+        caption="Two preconditioned GD steps (η = 1, N = 8, Σ = diag(0.25, 1, 4), 300 tasks, seed 0): the risk of "
+        "A = aΣ⁻¹ on tasks with w ~ N(0, Σ⁻¹) is, task by task, the risk of a·I on the whitened tasks — the "
+        "change of variables of the claim — so the critical points in a are those of the isotropic problem.",
+        data=_risk_data,
+        draw=_draw_risk,
+    ),
 )
