@@ -12,7 +12,7 @@ interpreter, so imports count), side by side:
    and drawn), then warm (the same cache: every verdict and every drawn figure read back);
 
 and whether the verdicts and evidence of steps 1–3 are identical (the JSON reports without timings).
-Targets (issue 13, on the idle 2-core machine): cold parallel ≤ 45 s, warm ≤ 5 s, docs cold ≤ check
+Targets (docs/performance.md, on the idle 2-core machine): cold parallel ≤ 45 s, warm ≤ 5 s, docs cold ≤ check
 + 10 s and warm ≤ 15 s (wall). On a machine other jobs are using, only the CPU times mean something.
 ``--foundation`` adds the per-claim times of the von Oswald and Dai families and the explicit-check
 conversion against its baseline.

@@ -234,7 +234,7 @@ def test_report_renders_for_notebooks_and_as_text():
 
 
 # ---------------------------------------------------------------------------------------------
-# Verdicts that cannot be fooled (issue 11, item 4)
+# Verdicts that cannot be fooled
 
 X = sp.Symbol("x")
 
@@ -317,7 +317,7 @@ def test_symbolic_residual_with_free_symbols_stays_undecided():
 
 
 # ---------------------------------------------------------------------------------------------
-# Controls: a refutation must discriminate (issue 11, item 5)
+# Controls: a refutation must discriminate
 
 
 def test_numeric_control_passes_at_the_shrunk_counterexample():
@@ -417,7 +417,7 @@ def test_true_claims_get_no_control_rows():
 
 
 # ---------------------------------------------------------------------------------------------
-# Explaining a refutation (issue 11, item 6)
+# Explaining a refutation
 
 
 def test_refutation_shows_the_dimension_free_residual_when_sympy_cannot_decide():

@@ -1,5 +1,6 @@
-"""Every command validates its options before working (issue 12): a one-line error naming the option,
-exit status 2, no traceback, nothing written — for Hypothesis-generated bad values and the issue's list."""
+"""Every command validates its options before working: a one-line error naming the option,
+exit status 2, no traceback, nothing written — for Hypothesis-generated bad values and a list of
+malformed command lines found by hand."""
 
 from __future__ import annotations
 
@@ -124,8 +125,8 @@ def test_bad_k_is_refused(value):
     assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1 and "k must be" in result.stderr
 
 
-# The malformed command lines of issue 12, each with what the one-line message must name.
-ISSUE_CASES = [
+# Malformed command lines found by hand, each with what the one-line message must name.
+HAND_CASES = [
     (["kinetics", "--beta0", "100"], "--beta0"),
     (["kinetics", "--lr", "1e300"], "--lr"),
     (["kinetics", "--w0", "1e308"], "--w0"),
@@ -154,8 +155,8 @@ ISSUE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("args, names", ISSUE_CASES, ids=[" ".join(a) for a, _ in ISSUE_CASES])
-def test_the_issues_command_lines_get_one_line_and_exit_2(args, names, tmp_path):
+@pytest.mark.parametrize("args, names", HAND_CASES, ids=[" ".join(a) for a, _ in HAND_CASES])
+def test_malformed_command_lines_found_by_hand_get_one_line_and_exit_2(args, names, tmp_path):
     assert_refused(args, tmp_path, names=names)
 
 

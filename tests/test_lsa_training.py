@@ -225,7 +225,7 @@ def test_cli_single_paper_text_range_changes_the_closed_form():
 
 @pytest.mark.slow
 def test_cli_single_reproduces_the_paper():
-    """The issue's criterion: trained LSA ≈ GD(η*), model cos ≥ 0.99, loss within 1 % of 245/1188."""
+    """The criterion of von Oswald et al. §3: trained LSA ≈ GD(η*), model cos ≥ 0.99, loss within 1 % of 245/1188."""
     code, record = _run_cli("single")
     assert code == 0, record["checks"]
     assert record["model_cos"][1] >= 0.99

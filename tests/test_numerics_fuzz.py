@@ -1,4 +1,4 @@
-"""Bad input against the public numerics API (issue 12, items 5 and 6).
+"""Bad input against the public numerics API.
 
 Every public function of ``icl_verify.numerics`` is found by introspection and must appear either in
 :data:`TABLE` (valid arguments, which the fuzzer corrupts one argument at a time) or in :data:`EXEMPT`
@@ -11,7 +11,7 @@ argument, the corruption and, for arrays, the corrupted entry. The property:
   integer argument) are either refused the same way or give a finite result — never a NaN/inf, never
   another exception or a message without the name.
 
-The explicit examples of issue 12 follow the fuzzer, each with its expected message.
+Explicit examples found by hand follow the fuzzer, each with its expected message.
 """
 
 from __future__ import annotations
@@ -344,7 +344,7 @@ EXEMPT: dict[str, str] = {
     **{f"raw.primitives.{n}": "a validator of the RAW primitives" for n in ("hidden_state", "unit_range", "weights")},
     "raw.primitives.is_exact": "a predicate: every value is a valid input",
     "scaling.memorization.even_k": "a validator of K",
-    # resumable sweeps and BLAS threads: the sweep work of issue 12 (items 2 and 3) owns and tests them
+    # resumable sweeps and BLAS threads: tested with real signals in tests/test_sweep*.py
     **{
         f"shared.sweep.{n}": "resumable sweeps (tests/test_sweep.py)"
         for n in [
@@ -567,7 +567,7 @@ def test_the_valid_arguments_of_the_table_are_valid(name):
 
 
 # ---------------------------------------------------------------------------------------------
-# The examples of issue 12, each with the message it must give
+# Examples found by hand, each with the message it must give
 
 
 def _one_line_value_error(call: Callable[[], Any], match: str) -> None:

@@ -219,7 +219,7 @@ def test_compiled_sizes():
 
 
 # ---------------------------------------------------------------------------------------------
-# The compiled range (issue 12): inputs beyond the accuracy the network was built for are refused.
+# The compiled range: inputs beyond the accuracy the network was built for are refused.
 # Expected values are derived here from the construction, independently of product_error/division_error.
 
 
@@ -281,7 +281,7 @@ def test_division_range_boundary_is_where_the_layernorm_factor_reaches_rtol():
 
 
 def test_theorem1_network_is_accurate_at_unit_inputs_and_refuses_huge_ones():
-    """The issue's example: relative error 3e-9 at |x| = 1, but 0.98 at |x| = 1000 with no warning."""
+    """Before the range check: relative error 3e-9 at |x| = 1, but 0.98 at |x| = 1000 with no warning."""
     rng = np.random.default_rng(12)
     d = 4
     w, x1, x2 = rng.uniform(-1, 1, (3, d))

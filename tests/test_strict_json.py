@@ -1,4 +1,4 @@
-"""Strict JSON from every ``--json`` (issue 12): no NaN/Infinity tokens, ``null`` plus a reason instead."""
+"""Strict JSON from every ``--json``: no NaN/Infinity tokens, ``null`` plus a reason instead."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def test_check_json_is_strict_when_a_comparison_overflows(tmp_path):
     path = tmp_path / "overflowing.py"
     path.write_text(INF_CLAIM)
     report = _json_of(["check", str(path), "--json", "--max-examples", "5"], tmp_path)
-    # an infinite side is a broken check (ERROR, issue 11), reported in words: no Infinity token anywhere
+    # an infinite side is a broken check (ERROR), reported in words: no Infinity token anywhere
     (claim,) = report["claims"]
     assert claim["verdict"] == "ERROR" and claim["counterexample"] is None
     assert [e["status"] for e in claim["evidence"] if e["kind"] == "numeric"] == ["error"]

@@ -1,7 +1,7 @@
 """The claims ledger: which claims each claim builds on, and what a failure undermines.
 
 A claim names the claims it relies on in ``Claim.builds_on`` and the conditions it needs in
-``Claim.assumptions`` (issue 11, item 7). :func:`validate` rejects a ledger that names an unknown
+``Claim.assumptions``. :func:`validate` rejects a ledger that names an unknown
 claim or runs in a circle; :func:`undermined` gives, for a set of results, every claim that builds
 — directly or through other claims — on a claim that was expected to hold but was refuted, left
 unproven or broke (:func:`failed`). Such a claim's own verdict may stand, but the argument behind
