@@ -104,7 +104,7 @@ class StackedSGD:
 
     The step is written for speed (docs/performance.md) and computes the same update:
 
-    * the first layer's weights and bias are one array [W1; b1] ``(M, D+1, H)`` that multiplies the
+    * the first layer's weights and bias are one array ``[W1; b1]`` ``(M, D+1, H)`` that multiplies the
       items with a column of ones appended (:attr:`xa`), so the GEMM adds b1 and, in the backward
       pass, sums its gradient (and D + 1 = 64 at the paper's D = 63 suits the BLAS kernels);
     * every update is fused into the BLAS call that forms its gradient, W ← W − AᵀB as ``?gemm``
@@ -155,10 +155,10 @@ class StackedSGD:
     def step_loaded(self) -> None:
         """One SGD step on the batch already in :attr:`xa` (items and a column of ones) and :attr:`y`.
 
-        Forward h1 = relu([x, 1][W1; b1]), h2 = relu(h1 W2 + b2), φ = h2 w3 + b3; backward with
-        g = lr ∂L/∂φ (:func:`~numerics.shared.mlp.bce_gradient`): δ2 = g w3ᵀ ⊙ [h2 > 0],
+        Forward h1 = relu(``[x, 1] @ [W1; b1]``), h2 = relu(h1 W2 + b2), φ = h2 w3 + b3; backward with
+        g = lr ∂L/∂φ (:func:`~icl_verify.numerics.shared.mlp.bce_gradient`): δ2 = g w3ᵀ ⊙ [h2 > 0],
         δ1 = δ2 W2ᵀ ⊙ [h1 > 0] (before W2 changes), then W2 −= h1ᵀδ2, b2 −= δ2ᵀ1, w3 −= h2ᵀg,
-        b3 −= gᵀ1, [W1; b1] −= [x, 1]ᵀδ1.
+        b3 −= gᵀ1, ``[W1; b1] −= [x, 1]ᵀ δ1``.
         """
         h1, h2, d1, d2, mask, g = self.h1, self.h2, self.d1, self.d2, self.mask, self.g
         np.matmul(self.xa, self.layer1, out=h1)

@@ -1,7 +1,7 @@
 r"""Claims: attention constructions around LSA = GD — the copy layer and two softmax heads (von Oswald et al., ICML 2023).
 
 Two constructions that von Oswald et al. (2023) use to carry Proposition 1 (one LSA layer is one
-GD step, family [lsa-gd](lsa-gd.md)) over to more usual transformers. Tokens are **rows** on both
+GD step, family ``lsa-gd``) over to more usual transformers. Tokens are **rows** on both
 the symbolic and the numeric side here; the numerics are in ``icl_verify.numerics.lsa.constructions``.
 
 **The copy layer (Proposition 3).** Proposition 1 reads tokens that hold an input and its target
