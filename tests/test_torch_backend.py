@@ -10,6 +10,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+# torch is the optional `torch` extra: without it this whole module has nothing to test (the NumPy
+# trainer and the exit-2 message for a missing torch are tested in the default suite).
 torch = pytest.importorskip("torch")
 
 from icl_verify.numerics.scaling import memorization as mem  # noqa: E402
@@ -17,6 +19,7 @@ from icl_verify.numerics.scaling import torch_backend as tb  # noqa: E402
 from icl_verify.numerics.shared import mlp  # noqa: E402
 
 TINY = mem.MemorizationSettings(d=16, hidden=32, lr=0.5, batch=32, max_steps=50_000, min_log_gap=5)
+# The CUDA comparison needs a GPU; on a CPU-only machine the CPU comparisons above cover the backend.
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 
 
@@ -69,6 +72,7 @@ def test_memorize_with_torch_logs_the_numpy_runs():
     torch_runs = mem.memorize([64, 128], [0, 1], replace(TINY, backend="torch"))
     for u, w in zip(numpy_runs, torch_runs):
         assert w.converged and w.steps == u.steps
+        # same batches and float32 weights as above, so c₁ agrees to the same float32 bound
         np.testing.assert_allclose(w.c1, u.c1, rtol=1e-4, atol=1e-6)
         assert w.summary()["settings"]["backend"] == "torch"
 
@@ -87,6 +91,7 @@ def test_bad_devices_raise(device):
         tb.torch_device(device)
 
 
+# The error for a missing GPU can only be provoked where there is none; with a GPU the CUDA test runs instead.
 @pytest.mark.skipif(torch.cuda.is_available(), reason="CUDA present")
 def test_missing_cuda_is_a_clear_error_and_exit_2(tmp_path):
     from click.testing import CliRunner
@@ -105,6 +110,7 @@ def test_missing_cuda_is_a_clear_error_and_exit_2(tmp_path):
 @CUDA
 def test_cuda_steps_equal_the_numpy_trainer_within_float32_tolerance():
     a, b = _train_both(np.float32, 100, device="cuda")
+    # float32 (ε ≈ 6e-8) sums in another order on the GPU, accumulated over 100 steps: the CPU float32 bound
     for u, w in zip(a.arrays(), b.arrays()):
         np.testing.assert_allclose(w, u, rtol=1e-4, atol=1e-5)
 
