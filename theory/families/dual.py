@@ -187,11 +187,8 @@ SOFTMAX_AS_RELAXED = statement(
 )
 
 
-@st.composite
-def icl_cases(draw) -> dict:
-    """Rows-convention cases for ``numerics.dual`` (demonstrations and text tokens as rows)."""
-    d, dk, dv = draw(dims(1, 4)), draw(dims(1, 3)), draw(dims(1, 3))
-    n_demo, n_text = draw(dims(1, 4)), draw(dims(1, 4))
+def _attention_layer(draw, d: int, dk: int, dv: int, n_demo: int, n_text: int) -> dict:
+    """The sizes, value and key matrices and text tokens (rows) shared by the cases of both sides."""
     return {
         "d": d,
         "d_k": dk,
@@ -200,10 +197,16 @@ def icl_cases(draw) -> dict:
         "n_text": n_text,
         "W_V": draw(matrices(dv, d, 2.0)),
         "W_K": draw(matrices(dk, d, 2.0)),
-        "demos": draw(matrices(n_demo, d, 2.0)),
         "text": draw(matrices(n_text, d, 2.0)),
-        "q": draw(matrices(1, dk, 2.0))[0],
     }
+
+
+@st.composite
+def icl_cases(draw) -> dict:
+    """Rows-convention cases for ``numerics.dual`` (demonstrations and text tokens as rows)."""
+    d, dk, dv = draw(dims(1, 4)), draw(dims(1, 3)), draw(dims(1, 3))
+    case = _attention_layer(draw, d, dk, dv, n_demo=draw(dims(1, 4)), n_text=draw(dims(1, 4)))
+    return case | {"demos": draw(matrices(case["n_demo"], d, 2.0)), "q": draw(matrices(1, dk, 2.0))[0]}
 
 
 def _dual_weights_times_q(case: dict) -> np.ndarray:
@@ -360,16 +363,9 @@ def _ft_explicit(form: Any, *, train_keys: bool):
 @st.composite
 def ft_cases(draw) -> dict:
     """Rows-convention cases for ``numerics.dual_finetune``: text, targets and queries as rows."""
-    d, dk, dv, n_demo, n_text = (draw(dims(1, 3)) for _ in range(5))
-    return {
-        "d": d,
-        "d_k": dk,
-        "d_v": dv,
-        "n_demo": n_demo,
-        "n_text": n_text,
-        "W_V": draw(matrices(dv, d, 2.0)),
-        "W_K": draw(matrices(dk, d, 2.0)),
-        "text": draw(matrices(n_text, d, 2.0)),
+    case = _attention_layer(draw, *(draw(dims(1, 3)) for _ in range(5)))
+    n_demo, dk, dv = case["n_demo"], case["d_k"], case["d_v"]
+    return case | {
         "targets": draw(matrices(n_demo, dv, 2.0)),
         "queries": draw(matrices(n_demo, dk, 2.0)),
         "lr": draw(reals(1.0, positive=True)),
