@@ -23,6 +23,7 @@ from hypothesis import settings
 
 from icl_verify import Result, Verdict
 from icl_verify.engine import registry, runner
+from icl_verify.engine.strategies import source_independent_draws
 from icl_verify.engine.verdict_cache import ENV_VAR, VerdictCache, entry_key, package_digest
 
 SEED, MAX_EXAMPLES = 0, 100  # the CLI's defaults
@@ -33,6 +34,13 @@ SEED, MAX_EXAMPLES = 0, 100  # the CLI's defaults
 settings.register_profile("reproducible", derandomize=True, database=None)
 settings.register_profile("explore", database=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _source_independent_draws() -> Iterator[None]:
+    """The property tests draw the same examples whichever modules a worker has imported before them."""
+    with source_independent_draws():
+        yield
 
 
 class SessionResults(Mapping[str, Result]):

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import find, given, settings
+from hypothesis import strategies as st
 
-from icl_verify import Verdict, check
+from icl_verify import Claim, Numeric, Verdict, check
 from icl_verify.engine.strategies import (
     dims,
     matrices,
@@ -97,3 +100,30 @@ def test_readme_claim_snippet_runs_with_a_proved_and_a_refuted_lsa_statement():
     refuted = check(namespace["query_in_keys"], max_examples=30)
     assert refuted.verdict is Verdict.REFUTED and refuted.as_expected
     assert refuted.counterexample["sizes"] == {"Nx": 1, "Ny": 1, "N": 1}
+
+
+def _draws(seed: int) -> list[float]:
+    """The values a numeric check draws at ``seed`` (its comparison always passes)."""
+    seen: list[float] = []
+
+    def compare(case: dict) -> tuple:
+        seen.append(case["x"])
+        return np.zeros(1), np.zeros(1)
+
+    check(
+        Claim("draws", "test", "x = x", numeric=Numeric(st.fixed_dictionaries({"x": reals(10.0)}), compare)), seed=seed
+    )
+    return seen
+
+
+def test_numeric_draws_do_not_depend_on_the_loaded_modules(tmp_path, monkeypatch):
+    """Hypothesis mixes literal constants of loaded local modules into its draws; a check is a function of its seed."""
+    before = _draws(3)
+    name = "module_with_many_constants"
+    (tmp_path / f"{name}.py").write_text("VALUES = [" + ", ".join(f"{0.037 * k:.4f}" for k in range(1, 270)) + "]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    importlib.import_module(name)
+    after = _draws(3)
+    monkeypatch.delitem(sys.modules, name)
+    assert len(before) == 100 and after == before

@@ -39,6 +39,7 @@ from hypothesis.errors import NoSuchExample
 from hypothesis.strategies import SearchStrategy
 
 from icl_verify.engine import display
+from icl_verify.engine.strategies import source_independent_draws
 from icl_verify.engine.symbolic import definite_value, describe_sizes, find_witness, is_zero, max_abs, simplified
 from icl_verify.numerics.shared.checks import seed_value
 
@@ -553,7 +554,8 @@ def _run_numeric(num: Numeric, seed: int, max_examples: int) -> tuple[Evidence, 
         phases=[Phase.generate, Phase.shrink],
     )
     try:
-        case = find(num.cases, fails, settings=config, random=random.Random(seed))
+        with source_independent_draws():
+            case = find(num.cases, fails, settings=config, random=random.Random(seed))
     except NoSuchExample:
         detail = f"{len(seen)} random cases pass (seed {seed})"
         if any(seen):

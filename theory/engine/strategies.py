@@ -8,6 +8,9 @@ smallest sizes that show it.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -129,3 +132,37 @@ def regression_cases(
         "W0": W0,
         "eta": draw(reals(2.0, positive=True)),
     }
+
+
+@contextlib.contextmanager
+def source_independent_draws() -> Iterator[None]:
+    """Within it, Hypothesis draws the same examples from a seed whatever Python modules are loaded.
+
+    Hypothesis (since 6.131) mixes into about 5 % of its draws the literal constants it finds in the
+    source of every loaded module outside site-packages, and keeps them in ``.hypothesis/constants``
+    under the working directory. A check would then depend on which modules happen to be imported
+    (a user's claim file, a module imported lazily by an earlier claim), on an editable rather than a
+    plain install, and on any edit of a literal — and would write into the user's folder. Here that
+    pool is empty (its built-in constants, 0, ±1, ±inf, … are kept), so the draws are a function of
+    the seed and the strategy alone. Hypothesis versions without the pool are left as they are.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - a Hypothesis without this module has no local pool
+        yield
+        return
+    getter, constants_cache = (
+        getattr(providers, "_get_local_constants", None),
+        getattr(providers, "CONSTANTS_CACHE", None),
+    )
+    if getter is None or constants_cache is None:  # pragma: no cover - the pool was removed or renamed
+        yield
+        return
+    empty = providers.Constants()
+    providers._get_local_constants = lambda: empty
+    constants_cache.cache.clear()  # drop pools filtered from the local constants before
+    try:
+        yield
+    finally:
+        providers._get_local_constants = getter
+        constants_cache.cache.clear()
