@@ -183,6 +183,55 @@ NOISY_COPIES_DERIVATION = _noisy_copies_derivation()
 
 
 # ---------------------------------------------------------------------------------------------
+# An untrained model scores like a trained one (Deutch et al.): random relaxed attention against the GD construction
+
+UNTRAINED_D, UNTRAINED_N, UNTRAINED_TEXT, UNTRAINED_SAMPLES, UNTRAINED_LR = 4, 8, 3, 4000, 0.1
+UNTRAINED_LEVEL = 0.99
+
+
+def measure_untrained_vs_trained(seed: int) -> Estimate:
+    """Mean over prompts of SimAOU(untrained) − SimAOU(trained), paired on the same prompts, with its 99 % t-interval;
+    the band [0, 2] is "the untrained model scores at least as high" (a difference of two cosines is at most 2)."""
+    runs = dual_critiques.untrained_vs_trained(
+        UNTRAINED_D, UNTRAINED_N, UNTRAINED_TEXT, UNTRAINED_SAMPLES, seed, UNTRAINED_LR
+    )
+    mean, low, high = t_interval(runs["untrained"] - runs["trained"], UNTRAINED_LEVEL)
+    detail = (
+        f"mean SimAOU untrained {runs['untrained'].mean():.3f}, trained {runs['trained'].mean():.3f}; ICL squared "
+        f"error untrained {runs['untrained_error'].mean():.3g}, trained {runs['trained_error'].mean():.3g} "
+        f"(zero predictor {UNTRAINED_D}); d = {UNTRAINED_D}, n = {UNTRAINED_N} demonstrations, {UNTRAINED_TEXT} text "
+        f"tokens, FT lr {UNTRAINED_LR:g} on keys and values, {UNTRAINED_SAMPLES} prompts, seed {seed}"
+    )
+    return Estimate(mean, low, high, 1.0, 1.0, detail)
+
+
+UNTRAINED_SIMAOU = Claim(
+    name="deutch-untrained-simaou-like-trained",
+    source=f"{PAPER} (abstract: untrained models reach ICL-GD similarity scores comparable to trained ones, "
+    "without showing ICL); Dai et al. 2023, §4.3 (SimAOU)",
+    statement=(
+        r"\mathbb E\,\mathrm{SimAOU}(\text{untrained}) - \mathbb E\,\mathrm{SimAOU}(\text{trained}) \ge 0"
+        r"\quad\text{on in-context linear regression prompts}"
+    ),
+    measured=Measured(measure_untrained_vs_trained),
+    note="Relaxed linear attention (Dai et al. §3.2) on tokens [x, y], x, w ~ N(0, I_4), 8 demonstrations [x_i, wᵀx_i], "
+    "3 Gaussian text tokens as the zero-shot context, query [x_q, 0]. Trained: the GD construction (values write "
+    "η* y into the label slot, keys read x; one trained LSA layer reaches it, von Oswald et al. 2023, Prop. 1); "
+    "untrained: W_V, W_K with N(0, 1/5) entries, fresh per prompt. FT: one GD step of rate 0.1 on keys and values "
+    "on the demonstrations (dai-ft-key-value-step). The trained model learns in context (its ICL squared error, "
+    "in the details, is below the zero predictor's d = 4), the untrained one does not (far above it), yet the "
+    "untrained model's mean SimAOU is the higher: the score does not tell a model that learns in context from one "
+    "that does not.",
+    assumptions=(
+        "relaxed linear attention, one layer",
+        "trained model = GD construction with η* = 1/(n + d + 1)",
+        "FT: one step on keys and values, linear loss of numerics.dual_finetune",
+    ),
+    builds_on=("dai-ft-key-value-step",),
+)
+
+
+# ---------------------------------------------------------------------------------------------
 # Order of the demonstrations: full-batch GD is invariant, a causal transformer is not (Shen et al.)
 
 
