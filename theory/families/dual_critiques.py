@@ -221,7 +221,8 @@ UNTRAINED_SIMAOU = Claim(
     "on the demonstrations (dai-ft-key-value-step). The trained model learns in context (its ICL squared error, "
     "in the details, is below the zero predictor's d = 4), the untrained one does not (far above it), yet the "
     "untrained model's mean SimAOU is the higher: the score does not tell a model that learns in context from one "
-    "that does not.",
+    "that does not. The trained model's SimAOU is ±1 on every prompt (its values write only into the label slot, "
+    "before and after FT, so both updates lie along it): its mean is 1 − 2·P(the updates point opposite ways).",
     assumptions=(
         "relaxed linear attention, one layer",
         "trained model = GD construction with η* = 1/(n + d + 1)",
@@ -353,7 +354,12 @@ def _simaou_data(seed: int = 0, samples: int = 400) -> dict:
     }
     simulated = np.array([dual_critiques.noise_sim_aou(int(d), samples, seed).mean() for d in ds])
     exact = np.array([float(noise_sim_aou_mean(int(d))) for d in ds])
-    return {"d": ds, "exact": exact, "noise": simulated} | synthetic
+    regression = [  # token width d: inputs x ∈ R^{d−1} and the label slot
+        dual_critiques.untrained_vs_trained(int(d) - 1, UNTRAINED_N, UNTRAINED_TEXT, samples // 4, seed, UNTRAINED_LR)
+        for d in ds
+    ]
+    models = {key: np.array([r[key].mean() for r in regression]) for key in ("untrained", "trained")}
+    return {"d": ds, "exact": exact, "noise": simulated} | synthetic | models
 
 
 def _draw_simaou(ax, data) -> None:
@@ -361,6 +367,8 @@ def _draw_simaou(ax, data) -> None:
     ax.semilogx(data["d"], data["noise"], "o", color="tab:gray", label="pure noise, simulated")
     ax.semilogx(data["d"], data["same"], "s-", color="tab:blue", label="relaxed attention: FT on the ICL demos")
     ax.semilogx(data["d"], data["independent"], "^-", color="tab:orange", label="relaxed attention: FT on other demos")
+    ax.semilogx(data["d"], data["untrained"], "v--", color="tab:purple", label="regression prompts: untrained model")
+    ax.semilogx(data["d"], data["trained"], "D--", color="tab:green", label="regression prompts: trained (GD) model")
     ax.axhline(0.25, color="tab:red", linestyle=":", label="0.25")
     ax.set_xlabel("output dimension d")
     ax.set_ylabel("mean SimAOU of L2-normalised outputs")
@@ -373,8 +381,13 @@ FIGURES = (
         caption="Mean SimAOU (Dai et al. §4.3) of L2-normalised outputs, seed 0: pure noise (independent uniform "
         "unit vectors; 400 samples per d, line = deutch-simaou-noise-closed-form) against random relaxed "
         "linear attention with n' = 4 demonstrations and one value-only FT step (lr = 0.1), fine-tuned on the "
-        "ICL demonstrations or on independent ones (100 random models per d). Pure noise scores 0.4–0.5, about "
-        "as much as fine-tuning on the very demonstrations of ICL in this exact setting.",
+        "ICL demonstrations or on independent ones (100 random models per d); and, on in-context linear regression "
+        "prompts with token width d (deutch-untrained-simaou-like-trained: 8 demonstrations, 3 text tokens, FT of "
+        "keys and values, lr = 0.1, 100 prompts per d), an untrained model against the trained one (GD "
+        "construction). Pure noise scores 0.4–0.5, about as much as fine-tuning on the very demonstrations of ICL "
+        "in this exact setting, and the untrained model scores higher than the trained one except at d = 2 (the "
+        "trained model's two updates both lie along the label slot, so its SimAOU is ±1 per prompt; at d = 2 it "
+        "was +1 on every prompt).",
         data=_simaou_data,
         draw=_draw_simaou,
     ),
