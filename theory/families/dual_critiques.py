@@ -7,7 +7,10 @@ models that show no ICL. Here: for L2-normalised outputs that are pure noise the
 function of the dimension (Γ-function closed form, between 4/π² ≈ 0.405 and 1/2, so never ≈ 0.25), and
 for outputs that are a shared signal plus independent noise of relative size σ it is
 ½(1 − 1/√(1 + σ²)), which is 1/4 exactly at σ = √3: a noise baseline of "about 0.25" is a property of
-the noise level, not a constant. Shen, Mishra & Khashabi (ICML 2024, "Position: Do pretrained
+the noise level, not a constant. The same paper finds that "even untrained models achieve comparable ICL-GD
+similarity scores despite not exhibiting ICL" (abstract): on in-context linear regression prompts, relaxed linear
+attention at random weights (no ICL) has a higher mean SimAOU than the GD construction that one trained layer
+reaches (von Oswald et al. 2023), which does learn in context. Shen, Mishra & Khashabi (ICML 2024, "Position: Do pretrained
 transformers learn in-context by gradient descent?", abstract and their order experiments) observe that ICL and GD react differently to
 the order of the demonstrations: full-batch GD is invariant to it, a causal transformer is not.
 
