@@ -110,10 +110,17 @@ def regression_prompt(rng: np.random.Generator, d: int, n: int, n_text: int) -> 
 def model_sim_aou(W_V: np.ndarray, W_K: np.ndarray, demos: np.ndarray, text: np.ndarray, q: np.ndarray, lr: float):
     """SimAOU (Dai et al. §4.3) of one model on one prompt, FT = one GD step on keys and values
     (``numerics.dual_finetune``, targets W_V x'_i at queries W_K x'_i), and the ICL output's label slot."""
+    q = finite_array("q", q, ndim=1)
     W_zsl = dual.zero_shot_weight(W_V, W_K, text)
     W_icl = W_zsl + dual.delta_w_icl(W_V, W_K, demos)
-    W_ft = W_zsl + dual_finetune.delta_w_ft(W_V, W_K, text, demos @ W_V.T, demos @ W_K.T, lr, train_keys=True)
-    h_zsl, h_icl, h_ft = (W @ q for W in (W_zsl, W_icl, W_ft))
+    with np.errstate(all="ignore"):
+        values, keys = demos @ np.asarray(W_V, float).T, demos @ np.asarray(W_K, float).T
+        W_ft = W_zsl + dual_finetune.delta_w_ft(W_V, W_K, text, values, keys, lr, train_keys=True)
+        h_zsl, h_icl, h_ft = finite_result(
+            [W @ q for W in (W_zsl, W_icl, W_ft)], "W_V, W_K, demos, text and q overflow"
+        )
+    if np.array_equal(h_icl, h_zsl) or np.array_equal(h_ft, h_zsl):
+        raise ValueError(f"W_V, W_K, demos, text, q and lr = {lr!r} leave an output unchanged by ICL or FT: no SimAOU")
     return sim_aou(h_zsl, h_icl, h_ft), float(h_icl[-1])
 
 
