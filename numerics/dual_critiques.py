@@ -2,6 +2,8 @@
 
 * Deutch et al. 2024 (NAACL, "In-context learning and gradient descent revisited"): SimAOU of
   L2-normalised outputs is far from 0 even when the outputs are pure noise.
+  The same paper finds that an untrained model scores like a trained one: compared here on in-context
+  linear regression, relaxed linear attention at random weights against the GD construction.
 * Shen et al. 2024 (ICML, "Position: Do pretrained transformers learn in-context by gradient descent?"):
   full-batch GD ignores the order of the demonstrations, a causal transformer does not.
 
@@ -13,7 +15,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import softmax
 
+from icl_verify.numerics import dual, dual_finetune
 from icl_verify.numerics.dual_metrics import sim_aou
+from icl_verify.numerics.raw.probe import best_gd_rate
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, seed_value
 
 
@@ -82,3 +86,56 @@ def full_batch_gd(X: object, Y: object, W0: object, lr: float, steps: int) -> np
         for _ in range(steps):
             W = W - lr * (X @ W.T - Y).T @ X
     return finite_result(W, "lr, X, Y and W0 make gradient descent diverge beyond float64 (entries or lr too large)")
+
+
+def gd_attention(d: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(W_V, W_K) of relaxed linear attention on tokens [x, y] ∈ R^{d+1} that does one GD step in context: keys
+    read x, values write η* y into the label slot, so W_V x'_i (W_K x'_i)ᵀ q = η* y_i x_iᵀ x_q e_y (von Oswald et al.
+    2023, Prop. 1: one trained LSA layer reaches this; η* = 1/(n + d + 1), ``numerics.raw.probe.best_gd_rate``)."""
+    d, n = positive_int("d", d), positive_int("n", n)
+    W_V, W_K = np.zeros((d + 1, d + 1)), np.zeros((d + 1, d + 1))
+    W_V[d, d], W_K[:d, :d] = best_gd_rate(n, d), np.eye(d)
+    return W_V, W_K
+
+
+def regression_prompt(rng: np.random.Generator, d: int, n: int, n_text: int) -> tuple[np.ndarray, ...]:
+    """One prompt of in-context linear regression, tokens as rows: ``demos`` [x_i, wᵀx_i] (n, d + 1) with x_i, w ~
+    N(0, I_d); ``text`` (n_text, d + 1) standard Gaussian tokens unrelated to the task (the zero-shot context);
+    the query q = [x_q, 0] and its label wᵀx_q."""
+    w, X, x_q = rng.standard_normal(d), rng.standard_normal((n, d)), rng.standard_normal(d)
+    text = rng.standard_normal((n_text, d + 1))
+    return np.column_stack([X, X @ w]), text, np.append(x_q, 0.0), float(w @ x_q)
+
+
+def model_sim_aou(W_V: np.ndarray, W_K: np.ndarray, demos: np.ndarray, text: np.ndarray, q: np.ndarray, lr: float):
+    """SimAOU (Dai et al. §4.3) of one model on one prompt, FT = one GD step on keys and values
+    (``numerics.dual_finetune``, targets W_V x'_i at queries W_K x'_i), and the ICL output's label slot."""
+    q = finite_array("q", q, ndim=1)
+    W_zsl = dual.zero_shot_weight(W_V, W_K, text)
+    W_icl = W_zsl + dual.delta_w_icl(W_V, W_K, demos)
+    with np.errstate(all="ignore"):
+        values, keys = demos @ np.asarray(W_V, float).T, demos @ np.asarray(W_K, float).T
+        W_ft = W_zsl + dual_finetune.delta_w_ft(W_V, W_K, text, values, keys, lr, train_keys=True)
+        h_zsl, h_icl, h_ft = finite_result(
+            [W @ q for W in (W_zsl, W_icl, W_ft)], "W_V, W_K, demos, text and q overflow"
+        )
+    if np.array_equal(h_icl, h_zsl) or np.array_equal(h_ft, h_zsl):
+        raise ValueError(f"W_V, W_K, demos, text, q and lr = {lr!r} leave an output unchanged by ICL or FT: no SimAOU")
+    return sim_aou(h_zsl, h_icl, h_ft), float(h_icl[-1])
+
+
+def untrained_vs_trained(d: int, n: int, n_text: int, samples: int, seed: int, lr: float) -> dict[str, np.ndarray]:
+    """Per prompt: SimAOU of the untrained model (W_V, W_K ~ N(0, 1/(d + 1)) entries, fresh per prompt) and of
+    the GD construction (:func:`gd_attention`) on the same prompt, and the squared error of each ICL prediction."""
+    d, n, n_text = positive_int("d", d), positive_int("n", n), positive_int("n_text", n_text)
+    samples, lr = positive_int("samples", samples), finite_scalar("lr", lr, positive=True)
+    rng = np.random.default_rng(seed_value("seed", seed))
+    trained = gd_attention(d, n)
+    out = {key: np.empty(samples) for key in ("untrained", "trained", "untrained_error", "trained_error")}
+    for k in range(samples):
+        demos, text, q, label = regression_prompt(rng, d, n, n_text)
+        untrained = rng.standard_normal((2, d + 1, d + 1)) / np.sqrt(d + 1)
+        for name, (W_V, W_K) in (("untrained", untrained), ("trained", trained)):
+            out[name][k], prediction = model_sim_aou(W_V, W_K, demos, text, q, lr)
+            out[f"{name}_error"][k] = (prediction - label) ** 2
+    return out

@@ -167,3 +167,35 @@ def test_the_symbolic_order_check_can_fail_for_sequential_updates():
 def test_bad_input_names_the_argument(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_gd_attention_predicts_one_gd_step_in_the_label_slot():
+    """ICL output's label slot, by loops over the tokens: η* Σ_t y_t x_tᵀ x_q over demonstrations and text tokens
+    (the text's 'labels' are its last Gaussian coordinate), η* = 1/(n + d + 1)."""
+    rng = np.random.default_rng(4)
+    d, n = 3, 5
+    demos, text, q, _ = dual_critiques.regression_prompt(rng, d, n, 2)
+    assert q[d] == 0.0 and demos.shape == (n, d + 1) and text.shape == (2, d + 1)
+    W_V, W_K = dual_critiques.gd_attention(d, n)
+    _, prediction = dual_critiques.model_sim_aou(W_V, W_K, demos, text, q, 0.1)
+    by_hand = sum(tok[d] * (tok[:d] @ q[:d]) for tok in (*demos, *text)) / (n + d + 1)
+    assert prediction == pytest.approx(by_hand, rel=1e-12)
+
+
+def test_trained_model_learns_in_context_and_scores_plus_or_minus_one():
+    """The GD construction's ICL error: E(x_qᵀ(w − ηXᵀy))² = d − η n d at η* (best_gd_rate's docstring) plus the
+    text tokens' term η² n_text d (independent y_t, x_t ~ N(0, 1)): 4 − 32/13 + 12/169 = 1.6095 at d = 4, n = 8,
+    n_text = 3. Its updates both lie along the label slot, so its SimAOU is ±1 on every prompt; not so untrained."""
+    runs = dual_critiques.untrained_vs_trained(4, 8, 3, 1000, 2, 0.1)
+    errors = runs["trained_error"]
+    assert abs(errors.mean() - (4 - 32 / 13 + 12 / 169)) < 4 * errors.std() / np.sqrt(errors.size)
+    assert runs["untrained_error"].mean() > 4  # worse than predicting 0
+    np.testing.assert_allclose(np.abs(runs["trained"]), 1.0, atol=1e-12)
+    assert np.mean(np.abs(np.abs(runs["untrained"]) - 1) > 1e-3) > 0.9
+
+
+def test_untrained_vs_trained_bad_input():
+    with pytest.raises(ValueError, match="samples must be a positive integer"):
+        dual_critiques.untrained_vs_trained(4, 8, 3, 0, 0, 0.1)
+    with pytest.raises(ValueError, match="lr must be positive"):
+        dual_critiques.untrained_vs_trained(4, 8, 3, 10, 0, -0.1)

@@ -229,6 +229,17 @@ TABLE: dict[str, Case] = {
     "dual_critiques.full_batch_gd": _case(
         lambda: {"X": _lin()["X"], "Y": _lin()["y"][:, None], "W0": np.zeros((1, 2)), "lr": 0.05, "steps": 3}
     ),
+    "dual_critiques.gd_attention": _case(lambda: {"d": 3, "n": 5}),
+    "dual_critiques.model_sim_aou": _case(
+        lambda: (
+            dict(zip(("W_V", "W_K"), _rng(13).standard_normal((2, 3, 3))))
+            | {"demos": _rng(14).standard_normal((4, 3)), "text": _rng(15).standard_normal((2, 3))}
+            | {"q": _rng(16).standard_normal(3), "lr": 0.1}
+        )
+    ),
+    "dual_critiques.untrained_vs_trained": _case(
+        lambda: {"d": 2, "n": 3, "n_text": 2, "samples": 3, "seed": 0, "lr": 0.1}
+    ),
     # literature (Fu, Garg, Raventós, Zhang–Frei–Bartlett)
     "literature.newton.newton_iterates": _case(lambda: {"S": np.diag([1.0, 2.0]), "alpha": 0.1, "steps": 3}),
     "literature.newton.newton_residual": _case(lambda: {"S": np.diag([1.0, 2.0]), "alpha": 0.1, "k": 3}),
@@ -258,6 +269,7 @@ TABLE: dict[str, Case] = {
     ),
     # raw.learners
     "raw.probe.best_gd_rate": _case(lambda: {"n": 8, "d": 4, "noise_std": 0.5}),
+    "raw.probe.paired_log_ratios": _case(lambda: {"a": np.array([1.0, 2.0, 3.0]), "b": np.array([1.0, 1.5, 1.0])}),
     "raw.probe.ratio_of_means": _case(lambda: {"a": np.array([1.0, 2.0, 3.0]), "b": np.array([1.0, 1.5, 1.0])}),
     "raw.learners.ols_weights": _case(_lin),
     "raw.learners.ridge_weights": _case(lambda: _lin() | {"lam": 0.5}),
@@ -459,6 +471,7 @@ EXEMPT: dict[str, str] = {
             "as_learner",
         ]
     },
+    "dual_critiques.regression_prompt": "draws from the caller's Generator; untrained_vs_trained validates its sizes",
     "raw.probe.probe": "takes a Trained model (its ProbeConfig validated) and weight functions",
     "raw.learners.linear": "wraps a weight function; fuzzed through the learners it returns",
     "raw.learners.implied_weights": "takes a learner callable and sampled tasks",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from icl_verify.families import raw_probe as fam
 from icl_verify.numerics.raw.learners import gd_step_weights
 from icl_verify.numerics.raw.probe import (
     ProbeConfig,
@@ -19,6 +20,7 @@ from icl_verify.numerics.raw.probe import (
     forward,
     init_params,
     loss_and_grads,
+    paired_log_ratios,
     probe,
     ratio_of_means,
     sample_tasks,
@@ -129,6 +131,30 @@ def test_ratio_of_means_by_hand():
     assert r == 2.0 and se == pytest.approx(1 / np.sqrt(3))
     with pytest.raises(ValueError, match="b must have a positive mean"):
         ratio_of_means(np.ones(3), np.zeros(3))
+
+
+def test_paired_log_ratios_by_hand():
+    # a/b = (2, 4): logs (ln 2, ln 4), geometric mean exp(ln 8 / 2) = √8
+    logs = paired_log_ratios(np.array([2.0, 8.0]), np.array([1.0, 2.0]))
+    np.testing.assert_allclose(logs, [np.log(2), np.log(4)], rtol=1e-15)
+    assert np.exp(logs.mean()) == pytest.approx(np.sqrt(8), rel=1e-15)
+    with pytest.raises(ValueError, match="a and b must hold positive numbers"):
+        paired_log_ratios(np.array([1.0, 0.0]), np.ones(2))
+    with pytest.raises(ValueError, match="paired samples of the same length"):
+        paired_log_ratios(np.ones(3), np.ones(2))
+
+
+def test_one_extreme_task_moves_the_ratio_of_means_but_not_the_geometric_mean():
+    """399 tasks with a/b = 0.1 and one with a/b = 1000 (a nearly singular XᵀX): the ratio of means is
+    (399 · 0.1 + 1000) / 400 = 2.59975 > 1, the geometric mean 0.1 · 10^(4/400) = 0.1 · 10^0.01 ≈ 0.1023 < 1."""
+    a, b = np.r_[np.full(399, 0.1), 1000.0], np.ones(400)
+    assert fam._ratio_estimate(a, b, "", 0).value == pytest.approx(2.59975, rel=1e-12)
+    geometric = fam._geometric_ratio_estimate(a, b, "", 0)
+    assert geometric.value == pytest.approx(0.1 * 10**0.01, rel=1e-12)
+    # the log-ratios have sd ln(10⁴) √(399/400 · 1/400) · √(400/399) = 0.4605, so the 99 % interval of their mean
+    # is ± 2.588 · 0.4605 / 20 = ± 0.0596 around ln 0.1023, i.e. [0.0964, 0.1086]: inside the band [0, 1]
+    assert geometric.low == pytest.approx(0.1 * 10**0.01 * np.exp(-0.0596), rel=2e-3)
+    assert geometric.high == pytest.approx(0.1 * 10**0.01 * np.exp(0.0596), rel=2e-3)
 
 
 def test_probe_of_a_model_that_is_one_gd_step():

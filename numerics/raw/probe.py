@@ -275,3 +275,14 @@ def ratio_of_means(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
         r = float(a.mean() / b.mean())
         se = float(np.std(a - r * b, ddof=1) / np.sqrt(a.size) / b.mean())
     return finite_result((r, se), "a and b overflow float64 (entries too large or mean of b too small)")
+
+
+def paired_log_ratios(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """log(a_k / b_k) for paired positive samples; the exponential of their mean is the geometric mean of the
+    per-task ratios a_k / b_k, which a few extreme pairs move by at most their share of the mean of the logs."""
+    a, b = finite_array("a", a, ndim=1), finite_array("b", b, ndim=1)
+    if a.shape != b.shape or a.size < 2:
+        raise ValueError(f"a and b must be paired samples of the same length >= 2, got {a.shape} and {b.shape}")
+    if not (np.all(a > 0) and np.all(b > 0)):
+        raise ValueError("a and b must hold positive numbers (a logarithm of each ratio is taken)")
+    return np.log(a) - np.log(b)

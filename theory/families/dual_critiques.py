@@ -7,7 +7,10 @@ models that show no ICL. Here: for L2-normalised outputs that are pure noise the
 function of the dimension (Γ-function closed form, between 4/π² ≈ 0.405 and 1/2, so never ≈ 0.25), and
 for outputs that are a shared signal plus independent noise of relative size σ it is
 ½(1 − 1/√(1 + σ²)), which is 1/4 exactly at σ = √3: a noise baseline of "about 0.25" is a property of
-the noise level, not a constant. Shen, Mishra & Khashabi (ICML 2024, "Position: Do pretrained
+the noise level, not a constant. The same paper finds that "even untrained models achieve comparable ICL-GD
+similarity scores despite not exhibiting ICL" (abstract): on in-context linear regression prompts, relaxed linear
+attention at random weights (no ICL) has a higher mean SimAOU than the GD construction that one trained layer
+reaches (von Oswald et al. 2023), which does learn in context. Shen, Mishra & Khashabi (ICML 2024, "Position: Do pretrained
 transformers learn in-context by gradient descent?", abstract and their order experiments) observe that ICL and GD react differently to
 the order of the demonstrations: full-batch GD is invariant to it, a causal transformer is not.
 
@@ -183,6 +186,56 @@ NOISY_COPIES_DERIVATION = _noisy_copies_derivation()
 
 
 # ---------------------------------------------------------------------------------------------
+# An untrained model scores like a trained one (Deutch et al.): random relaxed attention against the GD construction
+
+UNTRAINED_D, UNTRAINED_N, UNTRAINED_TEXT, UNTRAINED_SAMPLES, UNTRAINED_LR = 4, 8, 3, 4000, 0.1
+UNTRAINED_LEVEL = 0.99
+
+
+def measure_untrained_vs_trained(seed: int) -> Estimate:
+    """Mean over prompts of SimAOU(untrained) − SimAOU(trained), paired on the same prompts, with its 99 % t-interval;
+    the band [0, 2] is "the untrained model scores at least as high" (a difference of two cosines is at most 2)."""
+    runs = dual_critiques.untrained_vs_trained(
+        UNTRAINED_D, UNTRAINED_N, UNTRAINED_TEXT, UNTRAINED_SAMPLES, seed, UNTRAINED_LR
+    )
+    mean, low, high = t_interval(runs["untrained"] - runs["trained"], UNTRAINED_LEVEL)
+    detail = (
+        f"mean SimAOU untrained {runs['untrained'].mean():.3f}, trained {runs['trained'].mean():.3f}; ICL squared "
+        f"error untrained {runs['untrained_error'].mean():.3g}, trained {runs['trained_error'].mean():.3g} "
+        f"(zero predictor {UNTRAINED_D}); d = {UNTRAINED_D}, n = {UNTRAINED_N} demonstrations, {UNTRAINED_TEXT} text "
+        f"tokens, FT lr {UNTRAINED_LR:g} on keys and values, {UNTRAINED_SAMPLES} prompts, seed {seed}"
+    )
+    return Estimate(mean, low, high, 1.0, 1.0, detail)
+
+
+UNTRAINED_SIMAOU = Claim(
+    name="deutch-untrained-simaou-like-trained",
+    source=f"{PAPER} (abstract: untrained models reach ICL-GD similarity scores comparable to trained ones, "
+    "without showing ICL); Dai et al. 2023, §4.3 (SimAOU)",
+    statement=(
+        r"\mathbb E\,\mathrm{SimAOU}(\text{untrained}) - \mathbb E\,\mathrm{SimAOU}(\text{trained}) \ge 0"
+        r"\quad\text{on in-context linear regression prompts}"
+    ),
+    measured=Measured(measure_untrained_vs_trained),
+    note="Relaxed linear attention (Dai et al. §3.2) on tokens [x, y], x, w ~ N(0, I_4), 8 demonstrations [x_i, wᵀx_i], "
+    "3 Gaussian text tokens as the zero-shot context, query [x_q, 0]. Trained: the GD construction (values write "
+    "η* y into the label slot, keys read x; one trained LSA layer reaches it, von Oswald et al. 2023, Prop. 1); "
+    "untrained: W_V, W_K with N(0, 1/5) entries, fresh per prompt. FT: one GD step of rate 0.1 on keys and values "
+    "on the demonstrations (dai-ft-key-value-step). The trained model learns in context (its ICL squared error, "
+    "in the details, is below the zero predictor's d = 4), the untrained one does not (far above it), yet the "
+    "untrained model's mean SimAOU is the higher: the score does not tell a model that learns in context from one "
+    "that does not. The trained model's SimAOU is ±1 on every prompt (its values write only into the label slot, "
+    "before and after FT, so both updates lie along it): its mean is 1 − 2·P(the updates point opposite ways).",
+    assumptions=(
+        "relaxed linear attention, one layer",
+        "trained model = GD construction with η* = 1/(n + d + 1)",
+        "FT: one step on keys and values, linear loss of numerics.dual_finetune",
+    ),
+    builds_on=("dai-ft-key-value-step",),
+)
+
+
+# ---------------------------------------------------------------------------------------------
 # Order of the demonstrations: full-batch GD is invariant, a causal transformer is not (Shen et al.)
 
 
@@ -304,7 +357,12 @@ def _simaou_data(seed: int = 0, samples: int = 400) -> dict:
     }
     simulated = np.array([dual_critiques.noise_sim_aou(int(d), samples, seed).mean() for d in ds])
     exact = np.array([float(noise_sim_aou_mean(int(d))) for d in ds])
-    return {"d": ds, "exact": exact, "noise": simulated} | synthetic
+    regression = [  # token width d: inputs x ∈ R^{d−1} and the label slot
+        dual_critiques.untrained_vs_trained(int(d) - 1, UNTRAINED_N, UNTRAINED_TEXT, samples // 4, seed, UNTRAINED_LR)
+        for d in ds
+    ]
+    models = {key: np.array([r[key].mean() for r in regression]) for key in ("untrained", "trained")}
+    return {"d": ds, "exact": exact, "noise": simulated} | synthetic | models
 
 
 def _draw_simaou(ax, data) -> None:
@@ -312,6 +370,8 @@ def _draw_simaou(ax, data) -> None:
     ax.semilogx(data["d"], data["noise"], "o", color="tab:gray", label="pure noise, simulated")
     ax.semilogx(data["d"], data["same"], "s-", color="tab:blue", label="relaxed attention: FT on the ICL demos")
     ax.semilogx(data["d"], data["independent"], "^-", color="tab:orange", label="relaxed attention: FT on other demos")
+    ax.semilogx(data["d"], data["untrained"], "v--", color="tab:purple", label="regression prompts: untrained model")
+    ax.semilogx(data["d"], data["trained"], "D--", color="tab:green", label="regression prompts: trained (GD) model")
     ax.axhline(0.25, color="tab:red", linestyle=":", label="0.25")
     ax.set_xlabel("output dimension d")
     ax.set_ylabel("mean SimAOU of L2-normalised outputs")
@@ -324,8 +384,13 @@ FIGURES = (
         caption="Mean SimAOU (Dai et al. §4.3) of L2-normalised outputs, seed 0: pure noise (independent uniform "
         "unit vectors; 400 samples per d, line = deutch-simaou-noise-closed-form) against random relaxed "
         "linear attention with n' = 4 demonstrations and one value-only FT step (lr = 0.1), fine-tuned on the "
-        "ICL demonstrations or on independent ones (100 random models per d). Pure noise scores 0.4–0.5, about "
-        "as much as fine-tuning on the very demonstrations of ICL in this exact setting.",
+        "ICL demonstrations or on independent ones (100 random models per d); and, on in-context linear regression "
+        "prompts with token width d (deutch-untrained-simaou-like-trained: 8 demonstrations, 3 text tokens, FT of "
+        "keys and values, lr = 0.1, 100 prompts per d), an untrained model against the trained one (GD "
+        "construction). Pure noise scores 0.4–0.5, about as much as fine-tuning on the very demonstrations of ICL "
+        "in this exact setting, and the untrained model scores higher than the trained one except at d = 2 (the "
+        "trained model's two updates both lie along the label slot, so its SimAOU is ±1 per prompt; at d = 2 it "
+        "was +1 on every prompt).",
         data=_simaou_data,
         draw=_draw_simaou,
     ),
