@@ -718,11 +718,10 @@ def _bimodal_data(seed: int = 0) -> dict:
 
 def _draw_bimodal(ax, data) -> None:
     bins = np.linspace(0.4, 1.0, 25)
-    for group, style in (("below", "o"), ("near", "s"), ("above", "^")):
+    for group, style in (("below", ":"), ("near", "-"), ("above", "--")):
         k, runs = BIMODAL_GROUPS[group]
         counts, _ = np.histogram(data[group], bins=bins)
-        ax.step(bins[:-1], counts / runs, where="post", label=f"K = {k} ({group} K*, {runs} runs)")
-        ax.plot((bins[:-1] + bins[1:])[counts > 0] / 2, counts[counts > 0] / runs, style, ms=4, color="0.3")
+        ax.stairs(counts / runs, bins, linestyle=style, linewidth=2, label=f"K = {k} ({group} K*, {runs} runs)")
     ax.set_xlabel("final ICL accuracy")
     ax.set_ylabel("fraction of runs")
     ax.legend()
