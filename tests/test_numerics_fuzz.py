@@ -334,6 +334,12 @@ TABLE: dict[str, Case] = {
     "scaling.fits.fit_power_law": _case(lambda: _power() | {"n_boot": 20, "rng": _rng(), "level": 0.9}, fixed={"rng"}),
     "scaling.fits.fit_sigmoid": _case(_sigmoid),
     "scaling.fits.fit_threshold": _case(lambda: _threshold() | {"rng": _rng(), "n_boot": 5}, fixed={"rng"}),
+    # scaling.bimodality
+    "scaling.bimodality.initial_betas": _case(lambda: {"seed": 0, "count": 4, "half_width": 1.0}),
+    "scaling.bimodality.accuracy_resolution": _case(lambda: {"eval_batch": 256}),
+    "scaling.bimodality.dip_test": _case(
+        lambda: {"values": np.array([0.5, 0.55, 0.6, 1.0, 1.0]), "resolution": 0.03, "seed": 0}
+    ),
 }
 
 EXEMPT: dict[str, str] = {
@@ -475,6 +481,8 @@ EXEMPT: dict[str, str] = {
     "raw.probe.probe": "takes a Trained model (its ProbeConfig validated) and weight functions",
     "raw.learners.linear": "wraps a weight function; fuzzed through the learners it returns",
     "raw.learners.implied_weights": "takes a learner callable and sampled tasks",
+    "scaling.bimodality.final_icl_accuracies": "trains reduced models on a validated ReducedConfig "
+    "(its arguments' checks: tests/test_bimodality.py)",
     "scaling.torch_backend.torch_device": "needs the optional torch extra (tests/test_torch_backend.py)",
     "scaling.torch_backend.torch_threads": "needs the optional torch extra (tests/test_torch_backend.py)",
 }
