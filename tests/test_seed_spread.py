@@ -44,6 +44,9 @@ TRAINED = frozenset(
         "memorization-exponent",
         "memorization-time-definitions-agree",
         "k-star-slope-is-inverse-nu-claim",
+        "final-icl-accuracy-bimodal-near-k-star",
+        "final-icl-accuracy-unimodal-far-from-k-star",
+        "final-icl-accuracy-unimodal-near-k-star",
     }
 )
 
