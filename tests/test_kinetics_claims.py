@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import pytest
 import sympy as sp
@@ -79,3 +80,38 @@ def test_small_kappa_coefficient_matches_an_independent_quadrature():
         lambda x: math.exp(-x) * special.gammainc(1.5, x) * special.gamma(1.5) * x**-1.5, 0, math.inf
     )
     assert kc.small_kappa_coefficient() == pytest.approx(value / (2 * math.sqrt(math.pi / 2)), rel=1e-8)
+
+
+def _stub_runs(monkeypatch, peaks: dict[int, float]) -> list[int]:
+    """Replace the reduced-model training by runs whose ICL accuracy rises to ``peaks[seed]``, then falls to ½."""
+    trained: list[int] = []
+
+    def train(config, seed):
+        trained.append(seed)
+        return SimpleNamespace(
+            icl_acc=[0.5, peaks[seed], 0.5],
+            t=[0.0, 1.0, 2.0],
+            iwl_acc=[0.5, 1.0, 1.0],
+            w=[0.0, 1.0, 0.0],
+            beta=[0.0] * 3,
+        )
+
+    monkeypatch.setattr(kc.icl_models, "train_reduced", train)
+    return trained
+
+
+def test_transience_measures_the_first_run_in_which_icl_emerged(monkeypatch):
+    first, second, third = kc._attempt_seeds(25)
+    trained = _stub_runs(monkeypatch, {first: 0.6, second: 0.9, third: 0.99})
+    estimate = kc.measure_fade_to_chance(25)
+    assert first == 25 and trained == [first, second]  # the check seed is tried first; the third run is not needed
+    assert estimate.value == 0.5
+    assert f"seed {second}: peak ICL 0.900" in estimate.detail and f"never emerged in seed {first}" in estimate.detail
+
+
+def test_transience_is_an_error_when_icl_never_emerges(monkeypatch):
+    seeds = kc._attempt_seeds(3)
+    _stub_runs(monkeypatch, dict.fromkeys(seeds, 0.6))
+    with pytest.raises(ValueError, match=f"ICL never emerged .* in {kc.ATTEMPTS} runs"):
+        kc.measure_persistence(3)
+    assert len(set(seeds)) == kc.ATTEMPTS

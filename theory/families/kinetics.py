@@ -789,19 +789,35 @@ def _accuracy_bounds(acc: float, count: int) -> tuple[float, float]:
 PEAK_MIN = 0.75
 """A run counts as having acquired ICL when its accuracy on novel items has exceeded this."""
 
+ATTEMPTS = 3
+"""Runs tried per check by the transience claims. K = 512 is near the threshold K*, where some runs
+memorise before ICL emerges (the bimodality of the scaling family); ICL emerging is the claims'
+precondition, so the first run in which it emerged is measured and the others are reported."""
+
+
+def _attempt_seeds(seed: int) -> list[int]:
+    """The check seed first (so a run that acquires ICL is the one measured before), then seeds of their own."""
+    return [seed, *(10**6 + 1000 * seed + k for k in range(1, ATTEMPTS))]
+
 
 def _icl_history(seed: int, config: icl_models.ReducedConfig) -> tuple[float, float, str]:
-    """Peak and final ICL accuracy of one run; ValueError (→ ERROR, never a pass) if ICL never emerged."""
-    run = icl_models.train_reduced(config, seed)
-    acc = np.asarray(run.icl_acc)
-    peak, final = float(acc.max()), float(acc[-1])
-    detail = (
-        f"seed {seed}: peak ICL {peak:.3f} at t = {run.t[int(acc.argmax())]:.0f}, final {final:.3f} at t = "
-        f"{run.t[-1]:.0f}, final IWL {run.iwl_acc[-1]:.3f}, final w {run.w[-1]:.3g}, β {run.beta[-1]:.3g}"
-    )
-    if peak < PEAK_MIN:
-        raise ValueError(f"ICL never emerged (peak accuracy below {PEAK_MIN}): {detail}")
-    return peak, final, detail
+    """Peak and final ICL accuracy of the first run of :data:`ATTEMPTS` whose ICL accuracy exceeded
+    :data:`PEAK_MIN`; ValueError (→ ERROR, never a pass) if ICL emerged in none."""
+    without_icl = []
+    for run_seed in _attempt_seeds(seed):
+        run = icl_models.train_reduced(config, run_seed)
+        acc = np.asarray(run.icl_acc)
+        peak, final = float(acc.max()), float(acc[-1])
+        detail = (
+            f"seed {run_seed}: peak ICL {peak:.3f} at t = {run.t[int(acc.argmax())]:.0f}, final {final:.3f} at t = "
+            f"{run.t[-1]:.0f}, final IWL {run.iwl_acc[-1]:.3f}, final w {run.w[-1]:.3g}, β {run.beta[-1]:.3g}"
+        )
+        if peak >= PEAK_MIN:
+            if without_icl:
+                detail += f"; before it, ICL never emerged in {'; '.join(without_icl)}"
+            return peak, final, detail
+        without_icl.append(detail)
+    raise ValueError(f"ICL never emerged (peak accuracy below {PEAK_MIN}) in {ATTEMPTS} runs: {'; '.join(without_icl)}")
 
 
 def measure_fade_to_chance(seed: int, config: icl_models.ReducedConfig = TRANSIENT) -> Estimate:
@@ -833,7 +849,9 @@ TRANSIENCE = Claim(
     measured=Measured(measure_fade_to_chance),
     note="Once the MLP has memorised (c₁ → 0) the drive vanishes and decay takes w, β to 0 (ODE: "
     "kinetics tests). Defaults: D = 32, K = 512, N = 64, width 128, lr 0.5, batch 64, λ = 3e-3, t to 3000. "
-    "K = 512 is near the threshold: some seeds reach only ≈ 0.8 ICL accuracy before memorisation takes over.",
+    "K = 512 is near the threshold: some seeds reach only ≈ 0.8 ICL accuracy before memorisation takes over, "
+    "and about one run in 32 memorises before ICL emerges at all; the claim is about runs in which ICL emerged, "
+    "so the first of up to 3 such runs is measured (the runs without ICL are listed in the details).",
 )
 
 PERSISTENCE = Claim(
