@@ -52,6 +52,7 @@ from icl_verify.numerics.lsa.alignment import (
     task_losses,
     tune_gdpp,
 )
+from icl_verify.numerics.lsa.deep_training import UntiedResult, train_tied_then_untied
 from icl_verify.numerics.lsa.regression import CODE_X_RANGE, PAPER_X_RANGE, RegressionTasks
 from icl_verify.numerics.lsa.training import TrainConfig, TrainResult, train
 from icl_verify.numerics.shared.stats import Interval, student_interval, t_interval
@@ -985,5 +986,104 @@ FIGURES = (
         "w ~ N(0, I)): the loss derived from the input moments against Monte Carlo, minimised at η* = 200/33.",
         data=_loss_curve_data,
         draw=_draw_loss_curve,
+    ),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Three untied layers vs three GD steps and GD++ (von Oswald et al. §4, Fig. 3), tied start then untied
+
+DEEP3_TIED = TrainConfig(
+    nx=5,
+    n_context=10,
+    n_layers=3,
+    recurrent=True,
+    steps=1000,
+    batch=256,
+    lr=5e-3,
+    schedule="cosine",
+    clip=1.0,
+    **ESCAPE,
+)
+"""Phase 1 of the untied 3-layer run: d = 5, N = 10, x ~ U(−½, ½) as in :data:`DEEP`; 3 weight-tied layers,
+1000 Adam steps, batch 256, lr 5e-3 cosine, global-norm clip 1, the plateau test of the 600-step runs."""
+DEEP3 = replace(DEEP3_TIED, recurrent=False, steps=2000, lr=1e-2, escape_step=0, restarts=0)
+"""Phase 2: the three layers untied (copies of the tied layer), 2000 more Adam steps at lr 1e-2 cosine, clip 1.
+From N(0, 0.01²) weights without the tied phase (3000 steps, batch 256, lr 1e-2 cosine, clip 10) training
+seeds 0–3 ended at 0.46, 1.71, 2.71 and 0.51 × the loss of tuned GD++: a layer can stay near zero that long."""
+
+
+@cached(maxsize=4)
+def trained_untied(seed: int) -> UntiedResult:
+    """The 3-layer LSA trained weight-tied, then untied (:func:`numerics.lsa.deep_training.train_tied_then_untied`)."""
+    return train_tied_then_untied(DEEP3_TIED, DEEP3, seed)
+
+
+@cached(maxsize=4)
+def untied_comparison(seed: int) -> dict[str, np.ndarray]:
+    """Per-task losses of the untied 3-layer LSA, 3-step GD (η line-searched) and tuned 3-layer GD++ (η, γ)."""
+    model = lsa_model(trained_untied(seed).layers)
+    tune = DEEP3.sample(np.random.default_rng([seed, 11]), 10_000)
+    eta = line_search_rate(tune, DEEP3.n_layers)
+    gdpp = gdpp_model(*tune_gdpp(tune, DEEP3.n_layers, eta), DEEP3.n_layers)
+    tasks = DEEP3.sample(np.random.default_rng([seed, 10]), DEEP_TEST_TASKS, n_queries=MC_QUERIES, seed=seed)
+    return {
+        "trained": task_losses(model, tasks),
+        "tied": task_losses(lsa_model(trained_untied(seed).tied.layers), tasks),
+        "gd": task_losses(gd_model(eta, DEEP3.n_layers), tasks),
+        "gdpp": task_losses(gdpp, tasks),
+    }
+
+
+def _untied_detail(seed: int) -> str:
+    r, run = untied_comparison(seed), trained_untied(seed)
+    note = run.tied.restart_note()
+    return (
+        f"½·MSE trained untied {np.mean(r['trained']):.5f} (after the tied phase {np.mean(r['tied']):.5f}),"
+        f" 3-step GD {np.mean(r['gd']):.5f}, GD++ {np.mean(r['gdpp']):.5f}; {DEEP3_TIED.steps} tied + {DEEP3.steps}"
+        f" untied Adam steps, batch {DEEP3.batch}, lr {DEEP3_TIED.lr:g} then {DEEP3.lr:g} cosine, seed {seed}"
+        + (f"; tied phase {note}" if note else "")
+    )
+
+
+def _untied_ratio(num: str, den: str, *, predicted: float, tolerance: float) -> Measured:
+    """A measured claim on mean(num)/mean(den) of :func:`untied_comparison` (99 % t interval over groups)."""
+
+    def measure(seed: int) -> Estimate:
+        r = untied_comparison(seed)
+        value, low, high = _grouped_ratio(r[num], r[den])
+        return Estimate(value, low, high, predicted=predicted, tolerance=tolerance, detail=_untied_detail(seed))
+
+    return Measured(measure)
+
+
+UNTIED_ASSUMPTIONS = (
+    "three untied LSA layers, d = 5, N = 10, x ~ U(−½, ½)",
+    "trained weight-tied for 1000 steps, then untied for 2000",
+)
+
+UNTIED_BEATS_GD = Claim(
+    name="trained-3-layer-untied-beats-3-step-gd",
+    source="von Oswald et al. 2023, §4 and Fig. 3 (trained deeper LSA outperforms plain GD)",
+    assumptions=UNTIED_ASSUMPTIONS,
+    builds_on=("k-layers-equal-k-gd-steps",),
+    statement=r"\mathrm{loss}(\text{trained 3-layer untied LSA}) / \mathrm{loss}(\text{3 GD steps}, \hat\eta) \le 0.9",
+    measured=_untied_ratio("trained", "gd", predicted=0.45, tolerance=0.45),
+    note="The band [0, 0.9] encodes 'at least 10 % better than tuned 3-step GD', as for two tied layers.",
+)
+
+UNTIED_REACHES_GDPP = Claim(
+    name="trained-3-layer-untied-reaches-gdpp",
+    source="von Oswald et al. 2023, §4 and Fig. 3 (trained deeper LSA approaches GD++)",
+    assumptions=UNTIED_ASSUMPTIONS,
+    builds_on=("gdpp-update",),
+    statement=r"\mathrm{loss}(\text{trained 3-layer untied LSA}) / \mathrm{loss}(\text{3-layer GD++}, \hat\eta, \hat\gamma) \le 1",
+    measured=_untied_ratio("trained", "gdpp", predicted=0.5, tolerance=0.5),
+    note=(
+        "Three untied layers set to θ_GD++(η, γ) (paper eq. 23) are 3-layer GD++, so the untied optimum is at or "
+        "below GD++: the band [0, 1] is that bound, not a fit. Measured, the trained layers go well below it "
+        "(≈ 0.15–0.2 × GD++ at seeds 0–2; noiseless tasks with N > d have zero Bayes risk, which GD++ does not "
+        "reach in three steps); so 'matches GD++' (ratio ≈ 1), true of two tied layers, is not what untied "
+        "layers do here. Without the tied phase the same budget ends at 0.46–2.7 × GD++ depending on the seed."
     ),
 )
