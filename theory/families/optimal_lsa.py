@@ -16,6 +16,17 @@ pairings, plus the fourth cumulant for iid non-Gaussian inputs, whose variance a
 from the input density, :func:`density_moment`); the loss is minimised with SymPy, or its matrix
 gradient is evaluated at the stated preconditioner. The claims compare the derived optimum with the
 papers' formulas for every N and d, then with Monte Carlo and with trained LSA.
+
+Depth (von Oswald et al. 2023, §4 and Fig. 3): K trained layers are compared with K GD steps (η
+line-searched) and K-layer GD++ (paper eq. 23: each layer also maps x ← (I − γ XᵀX) x; η, γ tuned).
+Two weight-tied layers match GD++. Three untied layers contain GD++ as a point (every layer set to
+θ_GD++), so their optimum is at or below it. Trained from random weights they often are not there
+after 3000 Adam steps (a layer can stay near zero; 0.46–2.7 × GD++ over four seeds); trained
+weight-tied for 1000 steps and then untied for 2000, on the median task they beat 3-step GD 60- to
+100-fold and GD++ 5- to 9-fold (check seeds 0–31): noiseless tasks with N > d have zero Bayes risk, which three
+GD++ steps do not reach. Their mean loss is dominated by rare tasks on which the trained polynomial
+of the context errs badly (one task in 2¹⁶ at ½·MSE 10³), so the claims compare median task losses.
+"Matches GD++" holds for the tied layers, not for untied ones in this setting.
 """
 
 from __future__ import annotations
@@ -52,6 +63,7 @@ from icl_verify.numerics.lsa.alignment import (
     task_losses,
     tune_gdpp,
 )
+from icl_verify.numerics.lsa.deep_training import UntiedResult, train_tied_then_untied
 from icl_verify.numerics.lsa.regression import CODE_X_RANGE, PAPER_X_RANGE, RegressionTasks
 from icl_verify.numerics.lsa.training import TrainConfig, TrainResult, train
 from icl_verify.numerics.shared.stats import Interval, student_interval, t_interval
@@ -1064,5 +1076,159 @@ FIGURES = (
         "w ~ N(0, I)): the loss derived from the input moments against Monte Carlo, minimised at η* = 200/33.",
         data=_loss_curve_data,
         draw=_draw_loss_curve,
+    ),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Three untied layers vs three GD steps and GD++ (von Oswald et al. §4, Fig. 3), tied start then untied
+
+DEEP3_TIED = TrainConfig(
+    nx=5,
+    n_context=10,
+    n_layers=3,
+    recurrent=True,
+    steps=1000,
+    batch=256,
+    lr=5e-3,
+    schedule="cosine",
+    clip=1.0,
+    **ESCAPE,
+)
+"""Phase 1 of the untied 3-layer run: d = 5, N = 10, x ~ U(−½, ½) as in :data:`DEEP`; 3 weight-tied layers,
+1000 Adam steps, batch 256, lr 5e-3 cosine, global-norm clip 1, the plateau test of the 600-step runs."""
+DEEP3 = replace(DEEP3_TIED, recurrent=False, steps=2000, lr=1e-2, escape_step=0, restarts=0)
+"""Phase 2: the three layers untied (copies of the tied layer), 2000 more Adam steps at lr 1e-2 cosine, clip 1.
+From N(0, 0.01²) weights without the tied phase (3000 steps, batch 256, lr 1e-2 cosine, clip 10) training
+seeds 0–3 ended at 0.46, 1.71, 2.71 and 0.51 × the loss of tuned GD++: a layer can stay near zero that long."""
+
+
+@cached(maxsize=4)
+def trained_untied(seed: int) -> UntiedResult:
+    """The 3-layer LSA trained weight-tied, then untied (:func:`numerics.lsa.deep_training.train_tied_then_untied`)."""
+    return train_tied_then_untied(DEEP3_TIED, DEEP3, seed)
+
+
+@cached(maxsize=4)
+def untied_comparison(seed: int) -> dict[str, np.ndarray]:
+    """Per-task losses of the untied 3-layer LSA, 3-step GD (η line-searched) and tuned 3-layer GD++ (η, γ)."""
+    model = lsa_model(trained_untied(seed).layers)
+    tune = DEEP3.sample(np.random.default_rng([seed, 11]), 10_000)
+    eta = line_search_rate(tune, DEEP3.n_layers)
+    gdpp = gdpp_model(*tune_gdpp(tune, DEEP3.n_layers, eta), DEEP3.n_layers)
+    tasks = DEEP3.sample(np.random.default_rng([seed, 10]), TEST_TASKS, n_queries=MC_QUERIES, seed=seed)
+    return {
+        "trained": task_losses(model, tasks),
+        "tied": task_losses(lsa_model(trained_untied(seed).tied.layers), tasks),
+        "gd": task_losses(gd_model(eta, DEEP3.n_layers), tasks),
+        "gdpp": task_losses(gdpp, tasks),
+    }
+
+
+def _grouped_median_ratio(num: np.ndarray, den: np.ndarray) -> Interval:
+    """median(num)/median(den) per group of tasks, 99 % t interval over MC_GROUPS contiguous groups."""
+    groups = np.array_split(np.arange(num.size), MC_GROUPS)
+    return t_interval([float(np.median(num[g]) / np.median(den[g])) for g in groups], MC_LEVEL)
+
+
+def _untied_detail(seed: int) -> str:
+    r, run = untied_comparison(seed), trained_untied(seed)
+    note = run.tied.restart_note()
+    medians = ", ".join(f"{k} {np.median(r[k]):.3g}" for k in ("trained", "tied", "gd", "gdpp"))
+    return (
+        f"median task ½·MSE: {medians}; mean ½·MSE trained {np.mean(r['trained']):.3g} (worst task"
+        f" {np.max(r['trained']):.3g}), GD++ {np.mean(r['gdpp']):.3g} (worst {np.max(r['gdpp']):.3g});"
+        f" {DEEP3_TIED.steps} tied + {DEEP3.steps} untied Adam steps, batch {DEEP3.batch}, lr {DEEP3_TIED.lr:g} then"
+        f" {DEEP3.lr:g} cosine, {TEST_TASKS} test tasks, seed {seed}" + (f"; tied phase {note}" if note else "")
+    )
+
+
+def _untied_ratio(num: str, den: str, *, predicted: float, tolerance: float) -> Measured:
+    """A measured claim on the ratio of median task losses of :func:`untied_comparison` (99 % t interval)."""
+
+    def measure(seed: int) -> Estimate:
+        r = untied_comparison(seed)
+        value, low, high = _grouped_median_ratio(r[num], r[den])
+        return Estimate(value, low, high, predicted=predicted, tolerance=tolerance, detail=_untied_detail(seed))
+
+    return Measured(measure)
+
+
+UNTIED_ASSUMPTIONS = (
+    "three untied LSA layers, d = 5, N = 10, x ~ U(−½, ½)",
+    "trained weight-tied for 1000 steps, then untied for 2000",
+    "compared on the median task (the mean is dominated by rare tasks)",
+)
+UNTIED_MEDIAN_NOTE = (
+    "Median, not mean, task loss: in a first run on 2¹⁶ test tasks, at check seeds 3 and 6 one task had ½·MSE 1005 and 50 under the "
+    "trained layers (GD++'s worst: 2.2 and 2.7; median 1.7·10⁻⁴ against 1.0·10⁻³), so the 99 % interval of the "
+    "mean-loss ratio spanned [−5, 11] and the mean comparison was undecided there, while seed 0's was 0.16 "
+    "[0.15, 0.17]. Three layers compute a high-degree polynomial of the context, accurate on the bulk of the "
+    "spectrum of XᵀX and far off on rare tasks outside it; training clips the gradients of those batches."
+)
+
+UNTIED_BEATS_GD = Claim(
+    name="trained-3-layer-untied-beats-3-step-gd",
+    source="von Oswald et al. 2023, §4 and Fig. 3 (trained deeper LSA outperforms plain GD)",
+    assumptions=UNTIED_ASSUMPTIONS,
+    builds_on=("k-layers-equal-k-gd-steps",),
+    statement=r"\mathrm{med}\,\ell(\text{trained 3-layer untied LSA}) / \mathrm{med}\,\ell(\text{3 GD steps}, \hat\eta) \le 0.9",
+    measured=_untied_ratio("trained", "gd", predicted=0.45, tolerance=0.45),
+    note="The band [0, 0.9] encodes 'at least 10 % better than tuned 3-step GD', as for two tied layers. "
+    + UNTIED_MEDIAN_NOTE,
+)
+
+UNTIED_REACHES_GDPP = Claim(
+    name="trained-3-layer-untied-reaches-gdpp",
+    source="von Oswald et al. 2023, §4 and Fig. 3 (trained deeper LSA approaches GD++)",
+    assumptions=UNTIED_ASSUMPTIONS,
+    builds_on=("gdpp-update",),
+    statement=r"\mathrm{med}\,\ell(\text{trained 3-layer untied LSA}) / \mathrm{med}\,\ell(\text{3-layer GD++}, \hat\eta, \hat\gamma) \le 1",
+    measured=_untied_ratio("trained", "gdpp", predicted=0.5, tolerance=0.5),
+    note=(
+        "Three untied layers set to θ_GD++(η, γ) (paper eq. 23) are 3-layer GD++, so untied LSA can do at least as "
+        "well as GD++: the band [0, 1] is that bound, not a fit. Measured, the trained layers go well below it on the "
+        "typical task (noiseless tasks with N > d have zero Bayes risk, which GD++ does not reach in three steps); "
+        "'matches GD++' (ratio ≈ 1), true of two tied layers, is not what untied layers do here. Without the tied "
+        "phase the same budget ended at 0.46–2.7 × GD++'s mean loss over training seeds 0–3. " + UNTIED_MEDIAN_NOTE
+    ),
+)
+
+
+def _untied_curve_data(seed: int = 0) -> dict:
+    """Training loss of the tied-then-untied 3-layer run (50-step running mean) and the mean test ½·MSE levels."""
+    losses, window = trained_untied(seed).all_losses, 50
+    r = untied_comparison(seed)
+    return {
+        "step": np.arange(window, losses.size + 1),
+        "loss": np.convolve(losses, np.ones(window) / window, mode="valid"),
+        "untie": np.array([DEEP3_TIED.steps]),
+        "levels": np.array([np.mean(r[k]) for k in ("gd", "gdpp", "trained")]),
+    }
+
+
+def _draw_untied_curve(ax, data) -> None:
+    ax.semilogy(data["step"], data["loss"], color="tab:blue", label="training ½·MSE (50-step mean)")
+    ax.axvline(data["untie"][0], color="0.5", ls=":", label="layers untied")
+    for level, style, label in zip(
+        data["levels"], ("--", "-.", "-"), ("3-step GD (η̂), test", "3-layer GD++ (η̂, γ̂), test", "trained untied, test")
+    ):
+        ax.axhline(level, color="tab:red" if "GD" in label else "tab:blue", ls=style, lw=1, label=label)
+    ax.set_xlabel("Adam step (weight-tied, then untied)")
+    ax.set_ylabel("½·MSE on the query")
+    ax.legend(loc="lower left")
+
+
+FIGURES = (
+    *FIGURES,
+    Figure(
+        name="untied-3-layer-training",
+        caption="Three LSA layers on d = 5, N = 10, x ~ U(−½, ½) (seed 0): 1000 Adam steps weight-tied, then the "
+        "layers untied for 2000 more. The tied phase stays above 3-layer GD++; once untied, the layers go below it "
+        "(horizontal lines: mean test ½·MSE of tuned 3-step GD, tuned GD++ and the trained layers). The spikes are "
+        "batches holding one of the rare tasks on which the untied layers err badly; the claims therefore compare "
+        "median task losses.",
+        data=_untied_curve_data,
+        draw=_draw_untied_curve,
     ),
 )
