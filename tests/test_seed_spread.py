@@ -37,6 +37,8 @@ TRAINED = frozenset(
         "trained-2-layer-matches-gdpp",
         "trained-2-layer-closer-to-gdpp",
         "trained-2-layer-is-plain-gd",
+        "trained-3-layer-untied-beats-3-step-gd",
+        "trained-3-layer-untied-reaches-gdpp",
         "probe-depth1-nearest-gd",
         "probe-depth1-nearest-gd-ilwd",
         "probe-depth2-nearer-ols-than-gd",
