@@ -80,9 +80,10 @@ def summary(rows: list[dict]) -> bool:
         flip = len(counts) > 1
         flips |= flip
         verdicts = ", ".join(f"{v} {n}" for v, n in counts.most_common()) + (" **FLIPS**" if flip else "")
-        if "low" in group[0]:
-            lows, highs = [r["low"] for r in group], [r["high"] for r in group]
-            p, t = group[0]["predicted"], group[0]["tolerance"]
+        measured = [r for r in group if "low" in r]  # an ERROR row has no estimate
+        if measured:
+            lows, highs = [r["low"] for r in measured], [r["high"] for r in measured]
+            p, t = measured[0]["predicted"], measured[0]["tolerance"]
             ends = (
                 f"{min(lows):.4g} – {max(lows):.4g} | {min(highs):.4g} – {max(highs):.4g} | [{p - t:.4g}, {p + t:.4g}]"
             )
