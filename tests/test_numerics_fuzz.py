@@ -408,6 +408,11 @@ EXEMPT: dict[str, str] = {
         for n in ["make_task", "sample_training", "sample_icl_eval", "sample_iwl_eval"]
     },
     **{
+        f"lsa.deep_training.{n}": "tie-then-untie training on validated TrainConfigs; mismatched or wrongly tied "
+        "configs and results are refused (tests/test_lsa_deep.py)"
+        for n in ["untie", "continue_training", "train_tied_then_untied"]
+    },
+    **{
         f"lsa.training.{n}": "LSA meta-training kernel on a validated TrainConfig (tests/test_lsa_training.py)"
         for n in [
             "init_layers",
@@ -416,6 +421,7 @@ EXEMPT: dict[str, str] = {
             "clip_by_global_norm",
             "learning_rate",
             "batch_tokens",
+            "run_steps",
             "train",
         ]
     },

@@ -190,7 +190,7 @@ def test_an_edited_record_is_refused_and_nothing_runs(tmp_path):
     results = tmp_path / "results.jsonl"
     lines = results.read_text().splitlines(keepends=True)
     record = json.loads(lines[1])
-    record["result"]["square"] *= 10
+    record["result"]["square"] += 1  # an edit whichever job this line holds (0 × 10 would be no edit)
     results.write_text(lines[0] + json.dumps(record) + "\n" + lines[2])
     before = results.read_bytes()
     for f in tmp_path.glob("started-*"):

@@ -23,15 +23,11 @@ import numpy as np
 from icl_verify.numerics.lsa.layers import LSAParams
 from icl_verify.numerics.lsa.training import (
     NAMES,
-    Adam,
     Layer,
     TrainConfig,
     TrainResult,
     as_params,
-    batch_tokens,
-    clip_by_global_norm,
-    learning_rate,
-    loss_and_grads,
+    run_steps,
     train,
 )
 from icl_verify.numerics.shared.checks import seed_value
@@ -84,14 +80,7 @@ def continue_training(
     layers: list[Layer], config: TrainConfig, rng: np.random.Generator
 ) -> tuple[list[Layer], np.ndarray]:
     """``config.steps`` Adam steps (fresh moments, clipping, ``config``'s schedule) on fresh tasks, from ``layers``."""
-    opt = Adam(lr=config.lr)
-    losses = np.empty(config.steps)
-    for step in range(config.steps):
-        tokens, y_q = batch_tokens(config, rng)
-        losses[step], grads = loss_and_grads(layers, tokens, y_q, config)
-        grads, _ = clip_by_global_norm(grads, config.clip)
-        layers = opt.step(layers, grads, learning_rate(config, step))
-    return layers, losses
+    return run_steps(config, rng, start=layers)
 
 
 def train_tied_then_untied(tied: TrainConfig, untied: TrainConfig, seed: int) -> UntiedResult:

@@ -336,7 +336,9 @@ def train(config: TrainConfig, seed: int, *, log_every: int = 0) -> TrainResult:
     for attempt in range(config.restarts + 1):
         rng = np.random.default_rng(seed if attempt == 0 else [seed, attempt])
         last = attempt == config.restarts
-        layers, losses = _run(config, rng, None if last else config.escape_step or None, log_every)
+        layers, losses = run_steps(
+            config, rng, check_at=None if last else config.escape_step or None, log_every=log_every
+        )
         if losses.size == config.steps:
             return TrainResult(
                 as_params(layers, config), losses, seed, config, time.perf_counter() - t0, tuple(abandoned)
@@ -350,12 +352,18 @@ def _loss_ratio(losses: np.ndarray) -> float:
     return float(np.mean(losses[-ESCAPE_WINDOW:]) / np.mean(losses[:ESCAPE_WINDOW]))
 
 
-def _run(
-    config: TrainConfig, rng: np.random.Generator, check_at: int | None, log_every: int
+def run_steps(
+    config: TrainConfig,
+    rng: np.random.Generator,
+    *,
+    start: list[Layer] | None = None,
+    check_at: int | None = None,
+    log_every: int = 0,
 ) -> tuple[list[Layer], np.ndarray]:
-    """One attempt; stops early (returning the losses so far) if at step ``check_at`` the loss ratio is not below
-    ``config.escape_ratio``."""
-    layers = init_layers(config, rng)
+    """``config.steps`` Adam steps (fresh moments, clipping, ``config``'s schedule) on fresh tasks from ``rng``,
+    from ``start`` (default: layers initialised from ``rng``); stops early (returning the losses so far) if at
+    step ``check_at`` the loss ratio is not below ``config.escape_ratio``."""
+    layers = init_layers(config, rng) if start is None else start
     opt = Adam(lr=config.lr)
     losses = np.empty(config.steps)
     for step in range(config.steps):
