@@ -789,10 +789,11 @@ def _accuracy_bounds(acc: float, count: int) -> tuple[float, float]:
 PEAK_MIN = 0.75
 """A run counts as having acquired ICL when its accuracy on novel items has exceeded this."""
 
-ATTEMPTS = 3
+ATTEMPTS = 4
 """Runs tried per check by the transience claims. K = 512 is near the threshold K*, where some runs
-memorise before ICL emerges (the bimodality of the scaling family); ICL emerging is the claims'
-precondition, so the first run in which it emerged is measured and the others are reported."""
+memorise before ICL emerges (the bimodality of the scaling family): with decay, 3 of the 35 runs tried
+over check seeds 0–31 did. ICL emerging is the claims' precondition, so the first run in which it
+emerged is measured and the others are reported; all 4 fail with probability ≈ (3/35)⁴ ≈ 5·10⁻⁵."""
 
 
 def _attempt_seeds(seed: int) -> list[int]:
@@ -850,8 +851,8 @@ TRANSIENCE = Claim(
     note="Once the MLP has memorised (c₁ → 0) the drive vanishes and decay takes w, β to 0 (ODE: "
     "kinetics tests). Defaults: D = 32, K = 512, N = 64, width 128, lr 0.5, batch 64, λ = 3e-3, t to 3000. "
     "K = 512 is near the threshold: some seeds reach only ≈ 0.8 ICL accuracy before memorisation takes over, "
-    "and about one run in 32 memorises before ICL emerges at all; the claim is about runs in which ICL emerged, "
-    "so the first of up to 3 such runs is measured (the runs without ICL are listed in the details).",
+    "and with decay about one run in 12 memorises before ICL emerges at all; the claim is about runs in which ICL "
+    "emerged, so the first such run of up to 4 is measured (the runs without ICL are listed in the details).",
 )
 
 PERSISTENCE = Claim(
