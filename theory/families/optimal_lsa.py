@@ -978,15 +978,26 @@ def _deep_detail(seed: int) -> str:
     )
 
 
-def _deep_ratio(num: str, den: str, *, predicted: float, tolerance: float) -> Measured:
-    """A measured claim on mean(num)/mean(den) of :func:`deep_comparison` (99 % t interval over groups)."""
+def _ratio_measured(
+    runs: Callable[[int], dict[str, np.ndarray]],
+    ratio: Callable[[np.ndarray, np.ndarray], Interval],
+    detail: Callable[[int], str],
+) -> Callable[..., Measured]:
+    """Measured claims on ``ratio(r[num], r[den])`` of the task losses ``r = runs(seed)``, detailed by ``detail``."""
 
-    def measure(seed: int) -> Estimate:
-        r = deep_comparison(seed)
-        value, low, high = _grouped_ratio(r[num], r[den])
-        return Estimate(value, low, high, predicted=predicted, tolerance=tolerance, detail=_deep_detail(seed))
+    def claim_on(num: str, den: str, *, predicted: float, tolerance: float) -> Measured:
+        def measure(seed: int) -> Estimate:
+            r = runs(seed)
+            value, low, high = ratio(r[num], r[den])
+            return Estimate(value, low, high, predicted=predicted, tolerance=tolerance, detail=detail(seed))
 
-    return Measured(measure)
+        return Measured(measure)
+
+    return claim_on
+
+
+_deep_ratio = _ratio_measured(deep_comparison, _grouped_ratio, _deep_detail)
+"""A measured claim on mean(num)/mean(den) of :func:`deep_comparison` (99 % t interval over groups)."""
 
 
 DEEP_BEATS_GD = Claim(
@@ -1143,15 +1154,8 @@ def _untied_detail(seed: int) -> str:
     )
 
 
-def _untied_ratio(num: str, den: str, *, predicted: float, tolerance: float) -> Measured:
-    """A measured claim on the ratio of median task losses of :func:`untied_comparison` (99 % t interval)."""
-
-    def measure(seed: int) -> Estimate:
-        r = untied_comparison(seed)
-        value, low, high = _grouped_median_ratio(r[num], r[den])
-        return Estimate(value, low, high, predicted=predicted, tolerance=tolerance, detail=_untied_detail(seed))
-
-    return Measured(measure)
+_untied_ratio = _ratio_measured(untied_comparison, _grouped_median_ratio, _untied_detail)
+"""A measured claim on the ratio of median task losses of :func:`untied_comparison` (99 % t interval)."""
 
 
 UNTIED_ASSUMPTIONS = (
