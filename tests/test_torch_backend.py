@@ -20,7 +20,9 @@ from icl_verify.numerics.shared import mlp  # noqa: E402
 
 TINY = mem.MemorizationSettings(d=16, hidden=32, lr=0.5, batch=32, max_steps=50_000, min_log_gap=5)
 # The CUDA comparison needs a GPU; on a CPU-only machine the CPU comparisons above cover the backend.
-CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+CUDA = pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="no CUDA device: the CPU comparisons of the backend run instead"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -92,7 +94,9 @@ def test_bad_devices_raise(device):
 
 
 # The error for a missing GPU can only be provoked where there is none; with a GPU the CUDA test runs instead.
-@pytest.mark.skipif(torch.cuda.is_available(), reason="CUDA present")
+@pytest.mark.skipif(
+    torch.cuda.is_available(), reason="a CUDA device is present: the missing-GPU error cannot occur; the CUDA test runs"
+)
 def test_missing_cuda_is_a_clear_error_and_exit_2(tmp_path):
     from click.testing import CliRunner
 
