@@ -7,6 +7,8 @@ in the module docstring (no shared code with the batched implementation, exact t
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 
@@ -71,34 +73,39 @@ def test_forward_matches_the_loop_reference():
     assert loss == pytest.approx(reference_loss(params, X, y, Q, y_q), rel=1e-12)
 
 
+def _entries(params: list[dict[str, np.ndarray]]) -> Iterator[tuple[int, str, tuple[int, ...]]]:
+    """(layer, name, index) of every parameter entry, for the entrywise derivative checks."""
+    for i, p in enumerate(params):
+        for key, value in p.items():
+            for idx in np.ndindex(value.shape):
+                yield i, key, idx
+
+
 def test_gradient_matches_complex_step_of_the_reference():
     params, task = _tiny_problem(1)
     _, grads = loss_and_grads(params, *task)
     h = 1e-30
-    for i, p in enumerate(params):
-        for key, value in p.items():
-            for idx in np.ndindex(value.shape):
-                shifted = [{k: v.astype(complex) for k, v in q.items()} for q in params]
-                shifted[i][key][idx] += 1j * h
-                expected = reference_loss(shifted, *task).imag / h
-                assert grads[i][key][idx] == pytest.approx(expected, rel=1e-9, abs=1e-12), (i, key, idx)
+    for i, key, idx in _entries(params):
+        shifted = [{k: v.astype(complex) for k, v in q.items()} for q in params]
+        shifted[i][key][idx] += 1j * h
+        expected = reference_loss(shifted, *task).imag / h
+        assert grads[i][key][idx] == pytest.approx(expected, rel=1e-9, abs=1e-12), (i, key, idx)
 
 
 def test_gradient_matches_central_differences():
     params, task = _tiny_problem(2)
     _, grads = loss_and_grads(params, *task)
     eps = 1e-6
-    for i, p in enumerate(params):
-        for key, value in p.items():
-            for idx in np.ndindex(value.shape):
-                old = value[idx]
-                value[idx] = old + eps
-                up = loss_and_grads(params, *task)[0]
-                value[idx] = old - eps
-                down = loss_and_grads(params, *task)[0]
-                value[idx] = old
-                # central differences: error O(eps² f''') plus rounding O(ε_mach |f| / eps) ≈ 1e-9 here
-                assert grads[i][key][idx] == pytest.approx((up - down) / (2 * eps), abs=1e-6), (i, key, idx)
+    for i, key, idx in _entries(params):
+        value = params[i][key]
+        old = value[idx]
+        value[idx] = old + eps
+        up = loss_and_grads(params, *task)[0]
+        value[idx] = old - eps
+        down = loss_and_grads(params, *task)[0]
+        value[idx] = old
+        # central differences: error O(eps² f''') plus rounding O(ε_mach |f| / eps) ≈ 1e-9 here
+        assert grads[i][key][idx] == pytest.approx((up - down) / (2 * eps), abs=1e-6), (i, key, idx)
 
 
 def test_queries_do_not_see_each_other_or_change_the_context():
