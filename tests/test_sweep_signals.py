@@ -214,15 +214,15 @@ def test_ctrl_c_with_dask_keeps_finished_jobs_and_cancels_the_rest(tmp_path):
 
     cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None)
     interrupter = threading.Thread(target=ctrl_c_while_job_1_runs, daemon=True)
-    try:
-        with cluster, sweep.dask_executor(cluster.scheduler_address) as executor:
-            interrupter.start()
+    with cluster, sweep.dask_executor(cluster.scheduler_address) as executor:
+        interrupter.start()
+        try:
             with pytest.raises(sweep.SweepInterrupted, match="2 of 4 jobs finished"):
                 sweep.run_sweep(signal_job, jobs, results, executor=executor)
             assert sorted(r["config"]["i"] for r in records(tmp_path)) == [0, 1]
-    finally:
-        for i in range(4):  # let any job still in a worker thread return, so the cluster can close
-            (tmp_path / f"release-{i}").touch()
+        finally:  # let the job still in the worker thread return before the cluster closes (it would wait ~30 s)
+            for i in range(4):
+                (tmp_path / f"release-{i}").touch()
     assert set(started(tmp_path)) <= {0, 1, 2}  # job 3 was cancelled before it started
 
 
