@@ -200,13 +200,13 @@ def integrate(
     m = w_init.size
 
     def done(_s: float, y: np.ndarray) -> float:
-        t, _, beta = np.split(y, 3)
+        t, _, beta = y.reshape(3, -1)
         return float(np.min(np.maximum(beta - beta_cap, t - t_max)))
 
     done.terminal = True
     y0 = np.concatenate([np.zeros(m), w_init, b_init])
     sol = solve_ivp(
-        lambda _s, y: np.concatenate(derivs(*np.split(y, 3))),
+        lambda _s, y: np.concatenate(derivs(*y.reshape(3, -1))),
         (0.0, np.inf),
         y0,
         method=method,
