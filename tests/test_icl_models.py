@@ -10,11 +10,14 @@ from icl_verify.numerics.kinetics import models as m
 from icl_verify.numerics.kinetics import task as icl_task
 
 
-def _sequences(rng, b=5, n=6, d=4) -> icl_task.Sequences:
+def _sequences(rng, b=5, n=6, d=4) -> tuple[icl_task.Sequences, icl_task.Scores]:
+    """Explicit float64 items, and the scores the reduced model reads of them (g_j = x_j·x_q, a loop of dot products)."""
     x = rng.standard_normal((b, n, d))
     labels = rng.choice([-1.0, 1.0], (b, n))
     pos = rng.integers(0, n, b)
-    return icl_task.Sequences(x, labels, x[np.arange(b), pos], labels[np.arange(b), pos])
+    seqs = icl_task.Sequences(x, labels, x[np.arange(b), pos], labels[np.arange(b), pos])
+    g = np.array([[np.dot(x[i, j], seqs.x_q[i]) for j in range(n)] for i in range(b)])
+    return seqs, icl_task.Scores(g, labels, seqs.x_q, seqs.l_q)
 
 
 def _model(rng, d=4, hidden=7) -> m.Reduced:
@@ -27,8 +30,8 @@ def _loss(p, seqs) -> float:
 
 def test_forward_is_the_papers_formula():
     rng = np.random.default_rng(0)
-    p, seqs = _model(rng), _sequences(rng)
-    z, _ = m.reduced_forward(p, seqs)
+    p, (seqs, scores) = _model(rng), _sequences(rng)
+    z, _ = m.reduced_forward(p, scores)
     for b in range(seqs.x.shape[0]):
         h1 = np.maximum(seqs.x_q[b] @ p.mlp.W1 + p.mlp.b1, 0)
         phi = np.maximum(h1 @ p.mlp.W2 + p.mlp.b2, 0) @ p.mlp.w3 + p.mlp.b3
@@ -38,7 +41,7 @@ def test_forward_is_the_papers_formula():
 
 def test_attention_gradients_match_central_differences():
     rng = np.random.default_rng(1)
-    p, seqs = _model(rng), _sequences(rng)
+    p, (_, seqs) = _model(rng), _sequences(rng)
     _, g = m.reduced_loss_grads(p, seqs)
     h = 1e-6
     for name, analytic in (("w", g.w), ("beta", g.beta)):
@@ -51,7 +54,7 @@ def test_attention_gradients_match_central_differences():
 
 def test_mlp_gradients_match_central_differences():
     rng = np.random.default_rng(2)
-    p, seqs = _model(rng), _sequences(rng)
+    p, (_, seqs) = _model(rng), _sequences(rng)
     _, g = m.reduced_loss_grads(p, seqs)
     h = 1e-6
     for param, grad in zip(p.mlp.arrays(), g.mlp.arrays()):
@@ -136,14 +139,14 @@ _SMALL = m.ReducedConfig(d=8, k=16, n=6, hidden=8, lr=0.05, batch=8, steps=20, r
 def test_context_with_query_has_one_pair_fewer(monkeypatch):
     """len_context = N counts the query (the authors' code): N − 1 context pairs in every generated sequence."""
     shapes = []
-    original = icl_task.sample_training
+    original = icl_task.sample_training_scores
 
     def spy(task, n, batch, rng, **kw):
         seqs = original(task, n, batch, rng, **kw)
-        shapes.append(seqs.x.shape[1])
+        shapes.append(seqs.g.shape[1])
         return seqs
 
-    monkeypatch.setattr(icl_task, "sample_training", spy)
+    monkeypatch.setattr(icl_task, "sample_training_scores", spy)
     for context, pairs in (("pairs", 6), ("with_query", 5)):
         shapes.clear()
         cfg = m.ReducedConfig(**{**_SMALL.__dict__, "context": context})

@@ -405,8 +405,17 @@ EXEMPT: dict[str, str] = {
     "kinetics.transformer.train_transformer": "trainer: TransformerConfig validates every field",
     **{
         f"kinetics.task.{n}": "task sampler on a validated ItemLabelTask (tests/test_icl_task.py)"
-        for n in ["make_task", "sample_training", "sample_icl_eval", "sample_iwl_eval"]
+        for n in [
+            "make_task",
+            "sample_training",
+            "sample_icl_eval",
+            "sample_iwl_eval",
+            "sample_training_scores",
+            "sample_icl_eval_scores",
+            "sample_iwl_eval_scores",
+        ]
     },
+    "kinetics.task.gram": "Gram matrix of a task's validated items, formed by make_task (tests/test_icl_task.py)",
     **{
         f"lsa.deep_training.{n}": "tie-then-untie training on validated TrainConfigs; mismatched or wrongly tied "
         "configs and results are refused (tests/test_lsa_deep.py)"

@@ -5,7 +5,10 @@
 with φ an MLP D → H → H → 1 (ReLU; PyTorch's default nn.Linear init, as the authors' code;
 ``numerics.shared.mlp``) and w, β scalars (the attention path). The sum runs over the N context
 tokens (the query's own label is hidden). Forward and backward passes are written by hand
-(tested against finite differences).
+(tested against finite differences). The model reads a sequence only through x_t, the scores
+g_j = x_t·x_j and the labels, so it takes them as :class:`numerics.kinetics.task.Scores`, sampled
+without forming the context items (K → ∞: from their sufficient statistics; finite K: from the task's
+Gram matrix — ``numerics.kinetics.task``).
 
 Training: plain SGD with rate η on the batch-mean loss; weight decay λ on the attention path only
 (w, β), as PyTorch's SGD applies it (gradient += λθ). While training, the MLP constants c₁, c₂, c₃
@@ -66,9 +69,9 @@ class ReducedGrads:
     beta: float
 
 
-def attention_logit(w: float, beta: float, seqs: icl_task.Sequences) -> tuple[np.ndarray, tuple]:
-    """w Σ_j softmax_j(β x_q·x_j) ℓ_j for each sequence ``(B,)``, and the cache for the backward pass."""
-    g = np.einsum("bnd,bd->bn", seqs.x, seqs.x_q)
+def attention_logit(w: float, beta: float, seqs: icl_task.Scores) -> tuple[np.ndarray, tuple]:
+    """w Σ_j softmax_j(β g_j) ℓ_j, g_j = x_q·x_j, for each sequence ``(B,)``, and the cache for the backward pass."""
+    g = seqs.g
     s = beta * g
     a = np.exp(s - s.max(axis=1, keepdims=True))
     a /= a.sum(axis=1, keepdims=True)
@@ -76,14 +79,14 @@ def attention_logit(w: float, beta: float, seqs: icl_task.Sequences) -> tuple[np
     return w * mix, (g, a, mix)
 
 
-def reduced_forward(p: Reduced, seqs: icl_task.Sequences) -> tuple[np.ndarray, tuple]:
+def reduced_forward(p: Reduced, seqs: icl_task.Scores) -> tuple[np.ndarray, tuple]:
     """Logits z = φ(x_q) + w Σ_j softmax_j(β x_q·x_j) ℓ_j ``(B,)`` (paper §3.2)."""
     phi, mlp_cache = mlp_forward(p.mlp, seqs.x_q)
     att, att_cache = attention_logit(p.w, p.beta, seqs)
     return phi + att, (mlp_cache, att_cache)
 
 
-def reduced_loss_grads(p: Reduced, seqs: icl_task.Sequences) -> tuple[float, ReducedGrads]:
+def reduced_loss_grads(p: Reduced, seqs: icl_task.Scores) -> tuple[float, ReducedGrads]:
     """Batch-mean BCE of the reduced model and its gradient (hand-written backward pass)."""
     z, (mlp_cache, (g, a, mix)) = reduced_forward(p, seqs)
     dz = bce_gradient(z, seqs.l_q)
@@ -95,7 +98,7 @@ def reduced_loss_grads(p: Reduced, seqs: icl_task.Sequences) -> tuple[float, Red
     return float(bce(z, seqs.l_q)), grads
 
 
-def accuracy(p: Reduced, seqs: icl_task.Sequences) -> float:
+def accuracy(p: Reduced, seqs: icl_task.Scores) -> float:
     """Fraction of sequences with sign z = ℓ_q (the code's ``(z·ℓ > 0)``)."""
     z = mlp_forward(p.mlp, seqs.x_q)[0] + attention_logit(p.w, p.beta, seqs)[0]
     return float(np.mean(z * seqs.l_q > 0))
@@ -244,9 +247,9 @@ def _train(cfg: ReducedConfig, seed: int) -> ReducedRun:
     task = icl_task.make_task(cfg.k, cfg.d, rng, seed=seed) if cfg.k is not None else None
     p = Reduced(init_mlp(cfg.d, cfg.hidden, rng), float(cfg.w0), float(cfg.beta0))
     n = cfg.context_pairs
-    evals = {"icl": icl_task.sample_icl_eval(cfg.d, n, cfg.eval_batch, rng, equalised=cfg.equalised)}
+    evals = {"icl": icl_task.sample_icl_eval_scores(cfg.d, n, cfg.eval_batch, rng, equalised=cfg.equalised)}
     if task is not None and task.k > n:
-        evals["iwl"] = icl_task.sample_iwl_eval(task, n, cfg.eval_batch, rng)
+        evals["iwl"] = icl_task.sample_iwl_eval_scores(task, n, cfg.eval_batch, rng)
     items = _constant_items(cfg, task, rng)
     run = ReducedRun(cfg, seed)
     loss = float("nan")
@@ -255,7 +258,7 @@ def _train(cfg: ReducedConfig, seed: int) -> ReducedRun:
             _record(run, p, step, loss, evals, items)
         if step == cfg.steps or (cfg.stop_icl is not None and run.icl_acc[-1] > cfg.stop_icl):
             break
-        seqs = icl_task.sample_training(task, n, cfg.batch, rng, d=cfg.d, equalised=cfg.equalised)
+        seqs = icl_task.sample_training_scores(task, n, cfg.batch, rng, d=cfg.d, equalised=cfg.equalised)
         loss, grads = reduced_loss_grads(p, seqs)
         sgd_step(p, grads, cfg.lr, cfg.decay)
     return run

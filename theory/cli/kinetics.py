@@ -24,6 +24,7 @@ from icl_verify.cli._params import (
     within_memory,
 )
 from icl_verify.numerics.kinetics import models as icl_models
+from icl_verify.numerics.kinetics import task as icl_task
 from icl_verify.numerics.kinetics.ode import BETA_CAP
 from icl_verify.numerics.scaling.memorization import first_crossing
 from icl_verify.output import strict_json
@@ -46,14 +47,16 @@ def _k(value: str) -> int | None:
 
 
 def memory_estimate(config: icl_models.ReducedConfig) -> int:
-    """Bytes a run allocates at most, counted as float64: the K × D items, the training, evaluation and
-    c-estimation sequences (N + 1 vectors of D each) three times over (data, attention, gradients), and the
-    MLP's weights and activations. tests/test_cli_fuzz.py checks it bounds a measured peak."""
+    """Bytes a run allocates at most, counted as float64: the K × D items, the task's K × K Gram matrix
+    while it is formed (float64, then float32: 1.5 float64 words per entry; K ≤ ``GRAM_MAX_K`` only), the
+    training, evaluation and c-estimation sequences (N + 1 vectors of D each, what the items of a batch take
+    above GRAM_MAX_K; the scores take less) three times over (data, attention, gradients), and the MLP's
+    weights and activations. tests/test_cli_fuzz.py checks it bounds a measured peak."""
     c = config
-    items = (c.k or 0) * c.d
+    items = (c.k or 0) * c.d + (1.5 * c.k**2 if c.k is not None and c.k <= icl_task.GRAM_MAX_K else 0)
     sequences = 3 * (c.batch + 2 * c.eval_batch + c.constants_items) * (c.n + 1) * c.d
     mlp = c.hidden * (c.d + c.hidden) + 6 * (c.batch + c.eval_batch + c.constants_items) * c.hidden
-    return 8 * (items + sequences + mlp)
+    return int(8 * (items + sequences + mlp))
 
 
 def _check_stable(lr: float, decay: float) -> None:
