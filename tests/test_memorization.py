@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_info
 
 from icl_verify.numerics.scaling import memorization as mem
 from icl_verify.numerics.shared import mlp
+from icl_verify.numerics.shared.threads import blas_threads
 
 TINY = mem.MemorizationSettings(d=16, hidden=32, lr=0.5, batch=32, max_steps=50_000, min_log_gap=5)
 
@@ -210,6 +212,30 @@ def test_float32_step_at_the_papers_sizes_is_minus_lr_times_the_float64_gradient
             assert new.dtype == np.float32
             # float32: |θ| ≲ 0.2 rounds at ~1e-8; the GEMM sums 128 products with relative error ~ 128 · 6e-8
             np.testing.assert_allclose(new[i] - old[i], -lr * g, rtol=2e-4, atol=2e-7)
+
+
+def _blas_limit() -> int:
+    return min(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
+
+
+def test_a_step_runs_on_one_blas_thread_whatever_the_callers_limit_and_restores_it(monkeypatch):
+    """Under a two-thread limit the step's BLAS runs on one thread (OpenBLAS's threaded sgemm is many times
+    slower on these products), the caller's limit is back afterwards, and the weights are the one-thread ones."""
+    params = mlp.init_stacked([np.random.default_rng(7)], 63, 64)
+    x, y = (a.astype(np.float32) for a in _batch(m=1, b=32, d=63, seed=8))
+    with blas_threads(1):
+        alone = mem.StackedSGD(params, 32, 0.5)
+        alone.step(x, y)
+    trainer = mem.StackedSGD(params, 32, 0.5)
+    inside = []
+    step = trainer._step
+    monkeypatch.setattr(trainer, "_step", lambda: (inside.append(_blas_limit()), step()))
+    with blas_threads(2):
+        trainer.step(x, y)
+        after = _blas_limit()
+    assert inside == [1] and after == 2
+    for got, want in zip(trainer.params.arrays(), alone.params.arrays()):
+        np.testing.assert_array_equal(got, want)
 
 
 def test_stacked_params_are_views_the_steps_change():
