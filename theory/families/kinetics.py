@@ -587,9 +587,10 @@ EQUALISED_SLOWER_ODE = Claim(
 #
 # Default settings are small so that `icl-verify check` stays fast (all of them together take
 # ~35 s of CPU: the runs sample only what the reduced model reads, numerics.kinetics.task); the
-# paper's sizes (D = 63, MLP width 512) are available through the same functions. The ODE is valid while e^β ≪ N and |w| ≪ √N, so trajectories are compared up to
-# the first time e^β = N/16 (LEVEL); the neglected terms are O(2 e^β / N) ≤ 12.5 % there and
-# smaller integrated over the run, hence the stated 10 % tolerance.
+# paper's sizes (D = 63, MLP width 512) are available through the same functions. The ODE is valid
+# while e^β ≪ N and |w| ≪ √N, so trajectories are compared up to the first time e^β = N/16 (LEVEL);
+# the neglected terms are O(2 e^β / N) ≤ 12.5 % there and smaller integrated over the run, hence
+# the stated 10 % tolerance.
 
 LEVEL = 1 / 16
 """Trajectories are compared up to e^β = LEVEL · N (inside the regime e^β ≪ N)."""
