@@ -80,8 +80,8 @@ def _explicit_scores(seqs: it.Sequences) -> np.ndarray:
     return np.einsum("bnd,bd->bn", seqs.x.astype(np.float64), seqs.x_q.astype(np.float64))
 
 
-def _query_positions(s: it.Scores) -> np.ndarray:
-    """The context position holding the query's own score |x_q|² (continuous scores: it is unique)."""
+def _query_positions(s: it.Scores) -> tuple[np.ndarray, np.ndarray]:
+    """The context position holding the query's own score |x_q|² (continuous scores: it is unique), and |x_q|²."""
     sq = np.sum(s.x_q.astype(np.float64) ** 2, axis=1)
     return np.argmin(np.abs(s.g - sq[:, None]), axis=1), sq
 
