@@ -220,6 +220,9 @@ def test_ctrl_c_with_dask_keeps_finished_jobs_and_cancels_the_rest(tmp_path):
             with pytest.raises(sweep.SweepInterrupted, match="2 of 4 jobs finished"):
                 sweep.run_sweep(signal_job, jobs, results, executor=executor)
             assert sorted(r["config"]["i"] for r in records(tmp_path)) == [0, 1]
+            # The cancel reaches the worker a moment after the sweep returns; until then job 3 is queued there.
+            queued = next(iter(cluster.workers.values())).state.tasks
+            wait_for(lambda: "ready" not in {t.state for t in tuple(queued.values())}, "job 3 to be dropped")
         finally:  # let the job still in the worker thread return before the cluster closes (it would wait ~30 s)
             for i in range(4):
                 (tmp_path / f"release-{i}").touch()
