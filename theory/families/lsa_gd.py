@@ -452,10 +452,11 @@ def _depth_curve_data(seed: int = 0, batch: int = 2000, n: int = 10, d: int = 10
     params = lsa.theta_gd(d, 1, eta, n)
     ks = np.arange(11)
     layer_loss, gd_loss = [], []
-    for k in ks:
-        out = lsa.lsa_recurrent(tokens, params, k, n) if k else tokens
+    out, W = tokens, np.zeros((batch, 1, d))
+    for k in ks:  # one more layer and one more GD step each time
+        if k:
+            out, W = lsa.lsa_layer(out, params, n), gd(W, tasks.X, tasks.Y, eta)
         layer_loss.append(half_mse(lsa.readout(out, 1, n), tasks.y_q))
-        W = gd(np.zeros((1, d)), tasks.X, tasks.Y, eta, int(k))
         gd_loss.append(half_mse(np.einsum("bqx,byx->bqy", tasks.x_q, W), tasks.y_q))
     return {"K": ks, "lsa": np.array(layer_loss), "gd": np.array(gd_loss)}
 
