@@ -183,12 +183,30 @@ def _maps(layer: Layer) -> tuple[np.ndarray, np.ndarray]:
     return layer["P"] @ layer["W_V"], np.swapaxes(layer["W_K"], 1, 2) @ layer["W_Q"]
 
 
+def _rows(a: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """a_b w for every matrix a_b of the stack ``a`` (B, I, J), as one GEMM over all B·I rows."""
+    return (a.reshape(-1, a.shape[-1]) @ w).reshape(*a.shape[:-1], w.shape[-1])
+
+
+def _left(w: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """w a_b for every matrix a_b of the stack ``a`` (B, I, J), as one GEMM: (a_bᵀ wᵀ)ᵀ."""
+    return np.swapaxes(_rows(np.swapaxes(a, 1, 2), w.T), 1, 2)
+
+
+def _summed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Σ_b a_b b_b over the stacks ``a`` (B, I, J) and ``b`` (B, J, K), as one GEMM over (b, j)."""
+    return np.tensordot(a, b, axes=([0, 2], [0, 1]))
+
+
 def _layer_forward(E: np.ndarray, layer: Layer, n: int) -> tuple[np.ndarray, dict]:
-    """One layer E ↦ E + E Mᵀ (paper eq. 8 in rows) and the intermediates the backward pass needs."""
+    """One layer E ↦ E + E Mᵀ (paper eq. 8 in rows) and the intermediates the backward pass needs.
+
+    Only C_b and E_b M_bᵀ are products of per-task matrices; V_h C_b K_h are GEMMs with shared factors.
+    """
     V, K = _maps(layer)
     context = E[:, :n]
     C = np.swapaxes(context, 1, 2) @ context
-    M = sum(V[h] @ C @ K[h] for h in range(V.shape[0]))
+    M = sum(_left(V[h], _rows(C, K[h])) for h in range(V.shape[0]))
     return E + E @ np.swapaxes(M, 1, 2), {"E": E, "C": C, "M": M, "V": V, "K": K}
 
 
@@ -204,9 +222,10 @@ def _layer_backward(G: np.ndarray, cache: dict, layer: Layer, n: int) -> tuple[n
     dC = np.zeros_like(C)
     dV, dK = np.empty_like(V), np.empty_like(K)
     for h in range(V.shape[0]):
-        dV[h] = np.einsum("bij,bjk->ik", S @ K[h].T, C)
-        dK[h] = np.einsum("bij,bjk->ik", C @ V[h].T, S)
-        dC += V[h].T @ S @ K[h].T
+        SK = _rows(S, K[h].T)
+        dV[h] = _summed(SK, C)
+        dK[h] = _summed(_rows(C, V[h].T), S)
+        dC += _left(V[h].T, SK)
     dE[:, :n] += E[:, :n] @ (dC + np.swapaxes(dC, 1, 2))
     grads = {
         "P": dV @ np.swapaxes(layer["W_V"], 1, 2),
