@@ -57,6 +57,16 @@ def test_damping_scales_the_update(case, lam):
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-9)
 
 
+@FAST
+@given(dims(1, 3), dims(1, 4), dims(1, 4), dims(1, 4), st.data())
+def test_stack_products_are_the_per_matrix_products(b, rows, inner, cols, data):
+    """stack_times and times_stack (one matrix product over the stack) against a product per matrix."""
+    a = np.stack([data.draw(matrices(rows, inner)) for _ in range(b)])
+    w, u = data.draw(matrices(inner, cols)), data.draw(matrices(cols, rows))
+    np.testing.assert_allclose(lsa.stack_times(a, w), np.stack([m @ w for m in a]), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(lsa.times_stack(u, a), np.stack([u @ m for m in a]), rtol=1e-12, atol=1e-12)
+
+
 def test_stack_and_recurrent_apply_layers_in_order():
     rng = np.random.default_rng(0)
     p1 = lsa.LSAParams(*(rng.standard_normal((1, 3, 3)) * 0.3 for _ in range(4)))

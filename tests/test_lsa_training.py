@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from icl_verify.numerics.lsa.layers import lsa_stack, readout
+from icl_verify.numerics.lsa.layers import lsa_stack, make_tokens, readout
 from icl_verify.numerics.lsa.training import (
     NAMES,
     Adam,
@@ -61,6 +61,16 @@ def test_loss_equals_independent_forward_pass():
     assert loss == pytest.approx(0.5 * np.mean((pred - y_q) ** 2), rel=1e-12)
     mse, _ = loss_and_grads(layers, tokens, y_q, replace(config, loss="mse"))
     assert mse == pytest.approx(2 * loss, rel=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_batch_tokens_are_make_tokens_of_the_same_draws(dtype):
+    config = replace(SMALL, dtype=dtype, batch=5)
+    tokens, y_q = batch_tokens(config, np.random.default_rng(3))
+    tasks = config.sample(np.random.default_rng(3))
+    np.testing.assert_array_equal(tokens, make_tokens(tasks.X, tasks.Y, tasks.x_q).astype(dtype))
+    np.testing.assert_array_equal(y_q, tasks.y_q.astype(dtype))
+    assert tokens.dtype == y_q.dtype == np.dtype(dtype)
 
 
 def test_adam_first_step_is_minus_lr_sign():

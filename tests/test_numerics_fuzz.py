@@ -378,6 +378,10 @@ EXEMPT: dict[str, str] = {
         ]
     },
     "shared.threads.blas_threads": "BLAS thread pinning (tests/test_threads.py)",
+    **{
+        f"lsa.layers.{n}": "an array kernel of lsa_update and the trainer, on arrays they checked (tests/test_lsa.py)"
+        for n in ("stack_times", "times_stack", "attention_maps")
+    },
     # inner-loop kernels on arrays the trainers build and validate at their entry (MemorizationSettings,
     # ReducedConfig, TransformerConfig, TrainConfig); a check per call would cost the trainers' time
     **{

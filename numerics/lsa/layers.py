@@ -78,6 +78,24 @@ def _n_context(n_context: object, n_tokens: int) -> int:
     return n
 
 
+def stack_times(a: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """a_b w for every matrix a_b of the stack ``a`` (B, I, J), as one matrix product over all B·I rows."""
+    return (a.reshape(-1, a.shape[-1]) @ w).reshape(*a.shape[:-1], w.shape[-1])
+
+
+def times_stack(w: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """w a_b for every matrix a_b of the stack ``a`` (B, I, J), as one matrix product: (a_bᵀ wᵀ)ᵀ."""
+    return np.swapaxes(stack_times(np.swapaxes(a, 1, 2), w.T), 1, 2)
+
+
+def attention_maps(V: np.ndarray, C: np.ndarray, K: np.ndarray) -> np.ndarray:
+    """M_b = Σ_h V_h C_b K_h for every task b: heads' value maps V and key–query maps K (H, D, D), C (B, D, D).
+
+    The factors V_h and K_h are shared by the tasks, so each product is one matrix product (not B small ones).
+    """
+    return sum(times_stack(V[h], stack_times(C, K[h])) for h in range(V.shape[0]))
+
+
 def lsa_update(tokens: object, params: LSAParams, n_context: int, *, include_query: bool = False) -> np.ndarray:
     """The attention term Σ_h P_h W_V,h C W_K,hᵀ W_Q,h e_j for every token, shape of ``tokens``.
 
@@ -87,9 +105,8 @@ def lsa_update(tokens: object, params: LSAParams, n_context: int, *, include_que
     E = _tokens(tokens, params.width)
     n = _n_context(n_context, E.shape[1])
     keys = E if include_query else E[:, :n]
-    C = np.einsum("bid,bie->bde", keys, keys)
-    M = np.einsum("hij,bjk,hkl->bil", params.value_map(), C, params.key_query_map())
-    return np.einsum("bil,btl->bti", M, E)
+    C = np.swapaxes(keys, 1, 2) @ keys
+    return E @ np.swapaxes(attention_maps(params.value_map(), C, params.key_query_map()), 1, 2)
 
 
 def lsa_layer(

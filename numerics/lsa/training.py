@@ -33,7 +33,7 @@ from typing import Literal
 
 import numpy as np
 
-from icl_verify.numerics.lsa.layers import LSAParams, make_tokens
+from icl_verify.numerics.lsa.layers import LSAParams, attention_maps, stack_times, times_stack
 from icl_verify.numerics.lsa.regression import CODE_X_RANGE, RegressionTasks, sample_tasks
 from icl_verify.numerics.shared.checks import finite_scalar, positive_int, seed_value
 
@@ -183,16 +183,6 @@ def _maps(layer: Layer) -> tuple[np.ndarray, np.ndarray]:
     return layer["P"] @ layer["W_V"], np.swapaxes(layer["W_K"], 1, 2) @ layer["W_Q"]
 
 
-def _rows(a: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """a_b w for every matrix a_b of the stack ``a`` (B, I, J), as one GEMM over all B·I rows."""
-    return (a.reshape(-1, a.shape[-1]) @ w).reshape(*a.shape[:-1], w.shape[-1])
-
-
-def _left(w: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """w a_b for every matrix a_b of the stack ``a`` (B, I, J), as one GEMM: (a_bᵀ wᵀ)ᵀ."""
-    return np.swapaxes(_rows(np.swapaxes(a, 1, 2), w.T), 1, 2)
-
-
 def _summed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Σ_b a_b b_b over the stacks ``a`` (B, I, J) and ``b`` (B, J, K), as one GEMM over (b, j)."""
     return np.tensordot(a, b, axes=([0, 2], [0, 1]))
@@ -206,7 +196,7 @@ def _layer_forward(E: np.ndarray, layer: Layer, n: int) -> tuple[np.ndarray, dic
     V, K = _maps(layer)
     context = E[:, :n]
     C = np.swapaxes(context, 1, 2) @ context
-    M = sum(_left(V[h], _rows(C, K[h])) for h in range(V.shape[0]))
+    M = attention_maps(V, C, K)
     return E + E @ np.swapaxes(M, 1, 2), {"E": E, "C": C, "M": M, "V": V, "K": K}
 
 
@@ -222,10 +212,10 @@ def _layer_backward(G: np.ndarray, cache: dict, layer: Layer, n: int) -> tuple[n
     dC = np.zeros_like(C)
     dV, dK = np.empty_like(V), np.empty_like(K)
     for h in range(V.shape[0]):
-        SK = _rows(S, K[h].T)
+        SK = stack_times(S, K[h].T)
         dV[h] = _summed(SK, C)
-        dK[h] = _summed(_rows(C, V[h].T), S)
-        dC += _left(V[h].T, SK)
+        dK[h] = _summed(stack_times(C, V[h].T), S)
+        dC += times_stack(V[h].T, SK)
     dE[:, :n] += E[:, :n] @ (dC + np.swapaxes(dC, 1, 2))
     grads = {
         "P": dV @ np.swapaxes(layer["W_V"], 1, 2),
@@ -335,9 +325,12 @@ def learning_rate(config: TrainConfig, step: int) -> float:
 
 
 def batch_tokens(config: TrainConfig, rng: np.random.Generator, batch: int | None = None):
-    """Fresh tasks as (tokens, y_q) in the training dtype."""
+    """Fresh tasks as (tokens, y_q) in the training dtype: the tokens of
+    :func:`~icl_verify.numerics.lsa.layers.make_tokens` with W0 = 0, written in place (the draws are finite)."""
     tasks = config.sample(rng, batch)
-    tokens = make_tokens(tasks.X, tasks.Y, tasks.x_q).astype(config.dtype)
+    n, nx = config.n_context, config.nx
+    tokens = np.zeros((tasks.X.shape[0], n + tasks.x_q.shape[1], config.width), config.dtype)
+    tokens[:, :n, :nx], tokens[:, :n, nx:], tokens[:, n:, :nx] = tasks.X, tasks.Y, tasks.x_q
     return tokens, tasks.y_q.astype(config.dtype)
 
 
