@@ -8,8 +8,8 @@ process, for 1 thread and for all cores (NumPy's and SciPy's OpenBLAS via
    2048, NumPy and, if installed, PyTorch; best of several) — the reference "peak";
 2. the SGD hot loop at the paper's sizes D = 63, H = 512, batch 128, float32 (draw the batch
    indices, gather the batch, forward, backward, update), ``--steps`` steps per timing, for:
-   ``StackedSGD`` (icl-verify's NumPy trainer, 1 and 2 stacked networks; it steps on one BLAS thread
-   whatever the limit, so its row at all cores measures what a caller with that limit gets), ``TorchSGD`` (its PyTorch
+   ``StackedSGD`` (icl-verify's NumPy trainer, 1 and 2 stacked networks; its products run in SciPy's
+   OpenBLAS on the threads the limit allows), ``TorchSGD`` (its PyTorch
    backend, ``numerics.scaling.torch_backend``), and the same training written the usual PyTorch way
    (``nn.Sequential`` of ``nn.Linear``/``ReLU``, ``BCEWithLogitsLoss`` on the targets (ℓ + 1)/2, which
    is the mean softplus(−ℓφ), ``torch.optim.SGD(lr=0.01, foreach=True)``, ``zero_grad(set_to_none=True)``,

@@ -43,7 +43,7 @@ other networks share the stack.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager, ExitStack, nullcontext
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -51,7 +51,6 @@ import numpy as np
 from scipy.integrate import cumulative_trapezoid, trapezoid
 from scipy.linalg.blas import get_blas_funcs
 from scipy.special import expit
-from threadpoolctl import ThreadpoolController
 
 from icl_verify.numerics.shared.checks import finite_result, finite_scalar, positive_int, seed_value, time_series
 from icl_verify.numerics.shared.mlp import MLP, MLPPass, bce, bce_gradient, init_stacked, mlp_backward, mlp_forward
@@ -113,9 +112,11 @@ class StackedSGD:
       buffers, no separate update pass, no allocation per step;
     * the operands are C-contiguous (M-th network: row-major 2-D slices) and reach BLAS as their
       transposes in Fortran order, so nothing is copied;
-    * every step runs with one BLAS thread whatever the caller's limit: on these small products
-      OpenBLAS's threaded ``sgemm`` is many times slower than one thread (docs/performance.md,
-      "Trainer vs PyTorch"), and one thread computes the same sums as before, bit for bit.
+    * every product goes to one BLAS library, SciPy's, with the threads the caller allows. NumPy
+      bundles another OpenBLAS with a thread pool of its own; with products in both, each pool's
+      threads spin on the two cores while the other's work, and two threads ran many times slower
+      than one (docs/performance.md, "Trainer vs PyTorch"). The threads split the rows and columns
+      of each product, not its sums, so the weights are bit for bit those of one thread.
 
     :attr:`params` are views into this storage (they change in place at every step).
     """
@@ -139,7 +140,6 @@ class StackedSGD:
         self.items = np.empty((0, d + 1), dtype)
         self.labels = np.empty(0, dtype)
         self.work: MLPPass | None = None
-        self._blas = ThreadpoolController().select(user_api="blas")
 
     def gradients(self, x: np.ndarray, y: np.ndarray) -> MLP:
         """∇θ of the mean BCE of every network on its batch (``x (M,B,D)``, ``y (M,B)``), by the reference passes."""
@@ -157,19 +157,8 @@ class StackedSGD:
         """
         self.gemm(alpha, b.T, a.T, beta=beta, c=c.T, trans_a=tb, trans_b=ta, overwrite_c=True)
 
-    def _one_blas_thread(self) -> AbstractContextManager[object]:
-        """The BLAS pools limited to one thread for a step and restored after, unless they are at one already."""
-        if all(pool.num_threads == 1 for pool in self._blas.lib_controllers):
-            return nullcontext()
-        return self._blas.limit(limits=1)
-
     def step_loaded(self) -> None:
-        """One SGD step on the batch already in :attr:`xa` (items and a column of ones) and :attr:`y`, on one BLAS thread."""
-        with self._one_blas_thread():
-            self._step()
-
-    def _step(self) -> None:
-        """The step of :meth:`step_loaded`.
+        """One SGD step on the batch already in :attr:`xa` (items and a column of ones) and :attr:`y`.
 
         Forward h1 = relu(``[x, 1] @ [W1; b1]``), h2 = relu(h1 W2 + b2), φ = h2 w3 + b3; backward with
         g = lr ∂L/∂φ (:func:`~icl_verify.numerics.shared.mlp.bce_gradient`): δ2 = g w3ᵀ ⊙ [h2 > 0],
@@ -177,12 +166,15 @@ class StackedSGD:
         b3 −= gᵀ1, ``[W1; b1] −= [x, 1]ᵀ δ1``.
         """
         h1, h2, d1, d2, mask, g = self.h1, self.h2, self.d1, self.d2, self.mask, self.g
-        np.matmul(self.xa, self.layer1, out=h1)
+        for m in range(len(h1)):
+            self._gemm(1.0, self.xa[m], self.layer1[m], 0.0, h1[m])
         np.maximum(h1, 0, out=h1)
-        np.matmul(h1, self.W2, out=h2)
+        for m in range(len(h1)):
+            self._gemm(1.0, h1[m], self.W2[m], 0.0, h2[m])
         h2 += self.b2[:, None, :]
         np.maximum(h2, 0, out=h2)
-        np.matmul(h2, self.w3[..., None], out=self.z[..., None])
+        for m in range(len(h1)):
+            self.gemv(1.0, h2[m].T, self.w3[m], trans=1, beta=0.0, y=self.z[m], overwrite_y=True)
         self.z += self.b3[:, None]
         bce_gradient(self.z, self.y, self.lr, out=g)
         np.multiply(g[..., None], self.w3[:, None, :], out=d2)
