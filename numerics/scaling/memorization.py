@@ -114,7 +114,7 @@ class StackedSGD:
       transposes in Fortran order, so nothing is copied;
     * every product goes to one BLAS library, SciPy's, with the threads the caller allows. NumPy
       bundles another OpenBLAS with a thread pool of its own; with products in both, each pool's
-      threads spin on the two cores while the other's work, and two threads ran many times slower
+      threads spin on the cores while the other's work, and two threads ran many times slower
       than one (docs/performance.md, "Trainer vs PyTorch"). The threads split the rows and columns
       of each product, not its sums, so the weights are bit for bit those of one thread.
 
