@@ -14,9 +14,10 @@ from icl_verify.numerics.shared.checks import positive_int
 def blas_threads(n: int) -> Iterator[None]:
     """Run the block with at most ``n`` BLAS threads, restoring the previous limits afterwards.
 
-    The training loops multiply small matrices, for which OpenBLAS's threaded path is many times
-    slower than one thread on a shared 2-core machine (docs/performance.md); one thread per job
-    also makes results bitwise identical on every executor.
+    Sweeps and checks run one worker process per core, so more BLAS threads per worker would only
+    compete for the same cores (on a machine other jobs share, the threaded paths of these small
+    products collapse; docs/performance.md); one thread per job also makes results bitwise
+    identical on every executor.
     """
     with threadpool_limits(limits=positive_int("n", n), user_api="blas"):
         yield
