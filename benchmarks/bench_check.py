@@ -33,10 +33,10 @@ from pathlib import Path
 from sympy.matrices.expressions import block_collapse
 
 from icl_verify import check
-from icl_verify.engine import registry
-from icl_verify.engine.symbolic import as_explicit
 from icl_verify.families import dual as dual_claims
 from icl_verify.families import lsa_gd
+from icl_verify.maths.symbolic import as_explicit
+from icl_verify.running import registry
 
 CLI = [sys.executable, "-c", "from icl_verify.cli.main import main; main()"]
 TARGETS = {"cold parallel": 45.0, "warm": 5.0, "docs warm": 15.0}

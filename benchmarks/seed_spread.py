@@ -23,8 +23,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from icl_verify import check
-from icl_verify.engine import registry
-from icl_verify.engine.claims import Claim
+from icl_verify.core.claims import Claim
+from icl_verify.running import registry
 
 
 def measured_claims(names: list[str] | None = None) -> list[Claim]:

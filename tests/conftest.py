@@ -22,9 +22,9 @@ from filelock import FileLock, Timeout
 from hypothesis import settings
 
 from icl_verify import Result, Verdict
-from icl_verify.engine import registry, runner
-from icl_verify.engine.strategies import source_independent_draws
-from icl_verify.engine.verdict_cache import ENV_VAR, VerdictCache, entry_key, package_digest
+from icl_verify.maths.strategies import source_independent_draws
+from icl_verify.running import registry, runner
+from icl_verify.running.verdict_cache import ENV_VAR, VerdictCache, entry_key, package_digest
 
 SEED, MAX_EXAMPLES = 0, 100  # the CLI's defaults
 
@@ -140,7 +140,7 @@ WRONG = Claim(
 def _own_verdict_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test's commands use a fresh verdict cache of their own, never the user's, and check their
     claims in their own process unless the test asks for workers (``--jobs``, ``jobs=``): the test
-    workers already use every core (:func:`icl_verify.engine.runner.default_jobs`)."""
+    workers already use every core (:func:`icl_verify.running.runner.default_jobs`)."""
     monkeypatch.setenv(ENV_VAR, str(tmp_path_factory.mktemp("verdict-cache")))
     monkeypatch.setenv(runner.JOBS_VAR, "1")
 

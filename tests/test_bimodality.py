@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from icl_verify import Verdict, check
-from icl_verify.engine.claims import Claim, Measured
+from icl_verify.core.claims import Claim, Measured
 from icl_verify.families import scaling
 from icl_verify.numerics.kinetics.models import ReducedConfig
 from icl_verify.numerics.scaling import bimodality

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from icl_verify import Verdict, check
-from icl_verify.engine import registry
 from icl_verify.families import dual as dual_claims
 from icl_verify.families import lsa_gd
 from icl_verify.numerics.lsa import layers as lsa
+from icl_verify.running import registry
 
 
 @pytest.mark.parametrize("claim", registry.builtin_claims(), ids=lambda c: c.name)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from icl_verify.engine import registry
+from icl_verify.running import registry
 
 EXPECTED_FALSE = [c for c in registry.builtin_claims() if not c.holds]
 

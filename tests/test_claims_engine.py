@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from sympy.matrices.expressions import MatrixSymbol
 
 from icl_verify import Claim, Estimate, Explicit, Measured, Numeric, Verdict, check, compare_with_tolerance
-from icl_verify.engine.claims import MAX_RESIDUAL_CHARS, NonFiniteComparison
-from icl_verify.engine.strategies import dims, matrices
+from icl_verify.core.claims import MAX_RESIDUAL_CHARS, NonFiniteComparison
+from icl_verify.maths.strategies import dims, matrices
 from icl_verify.output.report import table, to_json
 
 n = sp.Symbol("n", positive=True, integer=True)
@@ -460,7 +460,7 @@ def test_no_residual_for_a_claim_that_is_not_refuted():
 
 
 def test_a_residual_that_cannot_be_simplified_does_not_break_the_check(monkeypatch):
-    from icl_verify.engine import claims
+    from icl_verify.core import claims
 
     def unprintable(residual, sizes):
         raise TypeError("cannot simplify")

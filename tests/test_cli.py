@@ -15,7 +15,7 @@ USER_FILE = textwrap.dedent(
     import numpy as np
     from hypothesis import strategies as st
     from icl_verify import Claim, Numeric
-    from icl_verify.engine.strategies import dims, matrices
+    from icl_verify.maths.strategies import dims, matrices
 
     @st.composite
     def pairs(draw):

@@ -10,12 +10,12 @@ import sympy as sp
 from sympy.matrices.expressions import MatrixSymbol
 
 from icl_verify import Derivation, Step, Verdict, check
-from icl_verify.engine import registry
-from icl_verify.engine.figure import Figure
+from icl_verify.core.figure import Figure
 from icl_verify.families import lsa_gd
 from icl_verify.output import docs
 from icl_verify.output.figures import digest, render_svg
 from icl_verify.output.render import claim_markdown, derivation_markdown, result_markdown
+from icl_verify.running import registry
 
 COMMITTED = Path(__file__).resolve().parents[1] / "docs" / "derivations"
 

@@ -7,9 +7,9 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings
 
-from icl_verify.engine.symbolic import is_zero
 from icl_verify.families import dual_critiques as fam
 from icl_verify.families.dual import ft_cases
+from icl_verify.maths.symbolic import is_zero
 from icl_verify.numerics import dual_critiques, dual_finetune
 
 FAST = settings(max_examples=30, deadline=None)

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from icl_verify import check
-from icl_verify.engine import registry
-from icl_verify.engine.claims import compare_with_tolerance
-from icl_verify.engine.symbolic import is_zero
+from icl_verify.core.claims import compare_with_tolerance
 from icl_verify.families import dual, lsa_gd
+from icl_verify.maths.symbolic import is_zero
+from icl_verify.running import registry
 
 FALSE_CLAIMS = [c for module in (lsa_gd, dual) for c in registry.claims_in(module) if not c.holds]
 

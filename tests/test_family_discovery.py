@@ -12,8 +12,8 @@ from click.testing import CliRunner
 import icl_verify.families
 import icl_verify.numerics
 from icl_verify.cli.main import main
-from icl_verify.engine import registry
 from icl_verify.output import docs
+from icl_verify.running import registry
 
 TOY_NUMERICS = '''
 """The toy family's simulation: the sum of squares, by NumPy."""
@@ -33,7 +33,7 @@ import sympy as sp
 from hypothesis import strategies as st
 
 import icl_verify as iv
-from icl_verify.engine.strategies import dims, matrices
+from icl_verify.maths.strategies import dims, matrices
 from icl_verify.numerics import toy
 
 FAMILY = "toy"

@@ -14,10 +14,10 @@ import pytest
 from click.testing import CliRunner
 
 from icl_verify.cli.main import main
-from icl_verify.engine import registry, verdict_cache
-from icl_verify.engine.verdict_cache import DrawnFigure, VerdictCache, figure_key
 from icl_verify.output import docs
 from icl_verify.output.figures import digest, render_svg
+from icl_verify.running import registry, verdict_cache
+from icl_verify.running.verdict_cache import DrawnFigure, VerdictCache, figure_key
 
 FIGURE_FILE = textwrap.dedent(
     '''
@@ -151,7 +151,7 @@ SHARED_FILE = textwrap.dedent(
     import sympy as sp
 
     import icl_verify as iv
-    from icl_verify.engine.caches import cached
+    from icl_verify.core.caches import cached
 
     x = sp.Symbol("x")
 

@@ -9,8 +9,8 @@ import pytest
 import sympy as sp
 
 from icl_verify import check
-from icl_verify.engine import registry
 from icl_verify.families import kinetics as kc
+from icl_verify.running import registry
 
 CLAIMS = registry.claims_in(kc)
 SIMULATED = [  # reduced-model training runs: checked at default settings in the slow suite

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from icl_verify.cli.main import main
-from icl_verify.engine import registry
 from icl_verify.families import lsa_gd
+from icl_verify.running import registry
 
 
 def _claim(var: str, name: str, value: str = "1") -> str:

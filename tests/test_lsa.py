@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from icl_verify.engine.strategies import dims, matrices
+from icl_verify.maths.strategies import dims, matrices
 from icl_verify.numerics.lsa import layers as lsa
 
 FAST = settings(max_examples=40, deadline=None)

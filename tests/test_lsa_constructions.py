@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from icl_verify.engine.symbolic import is_zero
 from icl_verify.families import lsa_constructions as fam
+from icl_verify.maths.symbolic import is_zero
 from icl_verify.numerics.lsa import constructions as con
 
 

@@ -10,8 +10,8 @@ import pytest
 import sympy as sp
 from sympy.matrices.expressions import Identity, MatrixSymbol, Trace
 
-from icl_verify.engine.moments import Law, commutative_value, expectation, normal_form, trace_gradient
 from icl_verify.families import optimal_lsa as o
+from icl_verify.maths.moments import Law, commutative_value, expectation, normal_form, trace_gradient
 
 N, D = sp.symbols("N d", positive=True, integer=True)
 S2, KAPPA = sp.symbols("s2 kappa", positive=True)

@@ -43,13 +43,13 @@ def test_a_users_own_theory_and_numerics_do_not_shadow_the_package(tmp_path):
 
 
 def test_numerics_loads_neither_sympy_nor_the_engine(tmp_path):
-    code = "import sys, icl_verify.numerics.lsa.layers; print(sorted(m for m in ('sympy', 'icl_verify.engine.claims') if m in sys.modules))"
+    code = "import sys, icl_verify.numerics.lsa.layers; print(sorted(m for m in ('sympy', 'icl_verify.core.claims') if m in sys.modules))"
     assert _python(code, tmp_path).stdout.strip() == "[]"
 
 
 def test_rich_display_works_when_only_the_engine_is_imported(tmp_path):
     code = (
-        "from icl_verify.engine.claims import Claim\n"
+        "from icl_verify.core.claims import Claim\n"
         "c = Claim(name='n', source='s', statement='x = x', symbolic=lambda: 0)\n"
         "print(c._repr_markdown_().splitlines()[0])"
     )

@@ -7,8 +7,8 @@ import pytest
 import icl_verify.families.learners
 import icl_verify.families.raw
 import icl_verify.families.raw_programs
-from icl_verify.engine.claims import Verdict
-from icl_verify.engine.registry import claims_in, family_modules
+from icl_verify.core.claims import Verdict
+from icl_verify.running.registry import claims_in, family_modules
 
 CLAIMS = [
     c

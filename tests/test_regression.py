@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from icl_verify.engine.strategies import dims, reals
+from icl_verify.maths.strategies import dims, reals
 from icl_verify.numerics.lsa import regression as reg
 
 

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from icl_verify import Claim, Estimate, Measured, Verdict
 from icl_verify.cli.main import main
-from icl_verify.engine import registry, runner
-from icl_verify.engine.verdict_cache import VerdictCache
 from icl_verify.output import report
+from icl_verify.running import registry, runner
+from icl_verify.running.verdict_cache import VerdictCache
 
 # A proof, a numeric refutation with a shrunk counterexample, an exact refutation and a measured claim.
 SUBSET = [
@@ -117,7 +117,7 @@ def test_measured_claims_of_one_family_and_file_are_one_job_in_their_order():
 SHARED_SIMULATION = """
 from pathlib import Path
 from icl_verify import Claim, Estimate, Measured
-from icl_verify.engine.caches import cached
+from icl_verify.core.caches import cached
 
 
 @cached()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from icl_verify import check
-from icl_verify.engine import registry
+from icl_verify.running import registry
 
 SEEDS = range(32)
 

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 
 import icl_verify as iv
 from icl_verify.blocks import gd_step, lsa_prediction, regression_symbols, softmax_attention, theta_gd
-from icl_verify.engine.claims import compare_with_tolerance
-from icl_verify.engine.statement import cases
-from icl_verify.engine.symbolic import is_zero
+from icl_verify.core.claims import compare_with_tolerance
+from icl_verify.core.statement import cases
+from icl_verify.maths.symbolic import is_zero
 
 
 def _gd_prediction(X, Y, W0, x_q, eta):

@@ -13,7 +13,7 @@ from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 from icl_verify import Claim, Numeric, Verdict, check
-from icl_verify.engine.strategies import (
+from icl_verify.maths.strategies import (
     dims,
     matrices,
     nonzero_matrices,

@@ -8,10 +8,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from icl_verify.engine.claims import compare_with_tolerance
-from icl_verify.engine.statement import compare
-from icl_verify.engine.strategies import matrices
-from icl_verify.engine.tolerance import ATOL, RTOL, UNIT_ROUNDOFF, Magnitude, magnitude_of, term_magnitude
+from icl_verify.core.claims import compare_with_tolerance
+from icl_verify.core.statement import compare
+from icl_verify.maths.strategies import matrices
+from icl_verify.maths.tolerance import ATOL, RTOL, UNIT_ROUNDOFF, Magnitude, magnitude_of, term_magnitude
 
 FAST = settings(max_examples=60, deadline=None)
 

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from icl_verify import Verdict, check
-from icl_verify.engine import registry
 from icl_verify.families import optimal_lsa as o
 from icl_verify.numerics.lsa.alignment import gd_model, line_search_rate, task_losses
+from icl_verify.running import registry
 
 SETTING = o.SINGLE_ANISO
 SHORT = replace(SETTING, steps=40, batch=64)

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 
 from icl_verify import Verdict
 from icl_verify.cli.main import main
-from icl_verify.engine import registry
 from icl_verify.output import docs
 from icl_verify.output.render import latex_text
+from icl_verify.running import registry
 
 USER_FILE = textwrap.dedent(
     '''

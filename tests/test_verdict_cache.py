@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from icl_verify.cli.main import main
-from icl_verify.engine import registry, runner, verdict_cache
-from icl_verify.engine.verdict_cache import Outcome, VerdictCache, entry_key, file_digest
 from icl_verify.output import report
+from icl_verify.running import registry, runner, verdict_cache
+from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key, file_digest
 
 KEY_INPUTS = {"package": "p" * 64, "source": "", "seed": 0, "max_examples": 100}
 

@@ -4,7 +4,7 @@ Hypothesis counterexamples.
 The public API for writing and checking claims::
 
     import icl_verify as iv
-    from icl_verify.engine.strategies import dims, matrices, reals, spd_matrices, regression_cases
+    from icl_verify.maths.strategies import dims, matrices, reals, spd_matrices, regression_cases
 
     from icl_verify.blocks import gd_step, theta_gd  # the papers' objects, on SymPy and NumPy alike
 
@@ -29,30 +29,30 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from icl_verify.engine import display
+from icl_verify.core import display
 
 display.provide("icl_verify.output.render")  # Markdown for claims, results and derivations in Jupyter
 display.provide("icl_verify.output.docs")  # and for a family (a user's file) as its whole document
 
 _EXPORTS = {
-    "Claim": "icl_verify.engine.claims",
-    "Estimate": "icl_verify.engine.claims",
-    "Evidence": "icl_verify.engine.claims",
-    "Explicit": "icl_verify.engine.claims",
-    "Measured": "icl_verify.engine.claims",
-    "Numeric": "icl_verify.engine.claims",
-    "Result": "icl_verify.engine.claims",
-    "Verdict": "icl_verify.engine.claims",
-    "check": "icl_verify.engine.claims",
-    "compare_with_tolerance": "icl_verify.engine.claims",
-    "matrix": "icl_verify.engine.statement",
-    "scalar": "icl_verify.engine.statement",
-    "statement": "icl_verify.engine.statement",
-    "Derivation": "icl_verify.engine.derivation",
-    "Step": "icl_verify.engine.derivation",
-    "Figure": "icl_verify.engine.figure",
-    "load_family": "icl_verify.engine.registry",
-    "clear_caches": "icl_verify.engine.caches",
+    "Claim": "icl_verify.core.claims",
+    "Estimate": "icl_verify.core.claims",
+    "Evidence": "icl_verify.core.claims",
+    "Explicit": "icl_verify.core.claims",
+    "Measured": "icl_verify.core.claims",
+    "Numeric": "icl_verify.core.claims",
+    "Result": "icl_verify.core.claims",
+    "Verdict": "icl_verify.core.claims",
+    "check": "icl_verify.core.claims",
+    "compare_with_tolerance": "icl_verify.core.claims",
+    "matrix": "icl_verify.core.statement",
+    "scalar": "icl_verify.core.statement",
+    "statement": "icl_verify.core.statement",
+    "Derivation": "icl_verify.core.derivation",
+    "Step": "icl_verify.core.derivation",
+    "Figure": "icl_verify.core.figure",
+    "load_family": "icl_verify.running.registry",
+    "clear_caches": "icl_verify.core.caches",
     "Report": "icl_verify.output.report",
     "check_all": "icl_verify.output.report",
 }

@@ -1,10 +1,10 @@
 """A pytest plugin: module-level claims in test files run as ordinary tests.
 
 Installed with icl-verify (entry point ``pytest11``). In any collected test module, every
-module-level :class:`~icl_verify.engine.claims.Claim` becomes a test item that passes exactly when the
+module-level :class:`~icl_verify.core.claims.Claim` becomes a test item that passes exactly when the
 claim reaches its expected verdict — PROVED / VERIFIED for a true claim, REFUTED for one
 declared ``holds=False``; UNPROVEN and ERROR always fail. Every module-level
-:class:`~icl_verify.engine.derivation.Derivation` becomes one test item too, passing exactly when
+:class:`~icl_verify.core.derivation.Derivation` becomes one test item too, passing exactly when
 it reaches its expected verdict (PROVED, or REFUTED for ``holds=False``), its steps and their marks
 shown when it fails. Options: ``--icl-seed`` and ``--icl-max-examples``.
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import pytest
 
-from icl_verify.engine.claims import Claim, Result, check
-from icl_verify.engine.derivation import Derivation, DerivationResult
+from icl_verify.core.claims import Claim, Result, check
+from icl_verify.core.derivation import Derivation, DerivationResult
 from icl_verify.output.report import derivations_table, table
 
 

@@ -6,7 +6,7 @@
   neither these names nor ``__all__``. This extension adds each name of a literal ``_EXPORTS``
   dict as an exported alias of ``module.name``, so the package's page documents them.
 - ``SphinxMarkup``: the docstrings cross-reference with Sphinx roles (``:func:`integrate```,
-  ``:class:`~icl_verify.engine.claims.Claim```). Markdown would print these as they are. This
+  ``:class:`~icl_verify.core.claims.Claim```). Markdown would print these as they are. This
   extension turns each one into an *optional* mkdocs-autorefs link: it links to the object
   when the site documents it, and it is plain code otherwise, with no warning. A name without
   a dot is looked up in the docstring's module, or in its class for ``:meth:`` and ``:attr:``.

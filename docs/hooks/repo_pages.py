@@ -4,7 +4,7 @@ point at files outside ``docs/``.
 ``README.md`` becomes the home page (``index.md``) and ``CONTRIBUTING.md`` the page
 ``contributing.md``. Their text is read from the repository root at build time, so it is never
 copied. Their links are written for GitHub, relative to the repository root
-(``docs/tutorial.md``, ``theory/engine/claims.py``). Before MkDocs checks links, this hook
+(``docs/tutorial.md``, ``theory/core/claims.py``). Before MkDocs checks links, this hook
 rewrites every relative link (inline ``[text](target)`` or ``![alt](target)``) on every page,
 according to where its target is in the repository:
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from icl_verify.blocks.backend import block, eye, hstack, inverse, scale, vstack, zeros
-from icl_verify.engine.statement import matrix, scalar
+from icl_verify.core.statement import matrix, scalar
 
 
 @dataclass(frozen=True)

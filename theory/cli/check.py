@@ -1,7 +1,7 @@
 """``icl-verify check``: check built-in claims, named ones, or a user's file, and report the verdicts.
 
 A user's file contributes its module-level claims and derivations (each derivation checked step by
-step); names must be unique in a run, built-ins included (:func:`icl_verify.engine.registry.unique`).
+step); names must be unique in a run, built-ins included (:func:`icl_verify.running.registry.unique`).
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import click
 
 from icl_verify.cli import InputError
 from icl_verify.cli._params import MAX_EXAMPLES, count
-from icl_verify.engine import ledger, registry, runner
-from icl_verify.engine.claims import Claim
-from icl_verify.engine.derivation import Derivation
-from icl_verify.engine.verdict_cache import ENV_VAR, VerdictCache
+from icl_verify.core.claims import Claim
+from icl_verify.core.derivation import Derivation
 from icl_verify.output import report, strict_json
+from icl_verify.running import registry, runner
+from icl_verify.running.verdict_cache import ENV_VAR, VerdictCache
 
 
 def _gather(targets: tuple[str, ...]) -> tuple[list[Claim], list[Derivation]]:
@@ -33,7 +33,7 @@ def _gather(targets: tuple[str, ...]) -> tuple[list[Claim], list[Derivation]]:
             registry.unique(fams)  # a user's claim never silently replaces a built-in one
             pool = [c for fam in fams for c in fam.claims]
             chosen = registry.select(pool, names) if names else pool
-        ledger.validate(chosen)
+        registry.validate_ledger(chosen)
         return chosen, derivations
     except ValueError as exc:
         raise InputError(str(exc)) from None

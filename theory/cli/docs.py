@@ -16,8 +16,8 @@ import click
 from icl_verify.cli import InputError
 from icl_verify.cli._params import MAX_EXAMPLES, OutputDir, count
 from icl_verify.cli.check import open_cache, runner_options, validate_runner
-from icl_verify.engine import registry, runner
 from icl_verify.output import docs
+from icl_verify.running import registry, runner
 
 OUT_DIR = OutputDir("folder of icl-verify documents", docs.holds_documents)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from icl_verify.engine import registry
 from icl_verify.output import strict_json
+from icl_verify.running import registry
 
 
 @click.command("list")

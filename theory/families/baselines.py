@@ -24,10 +24,10 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from icl_verify.engine.caches import cached
-from icl_verify.engine.claims import Claim, Estimate, Explicit, Measured, Numeric
-from icl_verify.engine.figure import Figure
-from icl_verify.engine.strategies import matrices
+from icl_verify.core.caches import cached
+from icl_verify.core.claims import Claim, Estimate, Explicit, Measured, Numeric
+from icl_verify.core.figure import Figure
+from icl_verify.maths.strategies import matrices
 from icl_verify.numerics.literature.baselines import least_squares_errors
 from icl_verify.numerics.shared.stats import t_interval
 

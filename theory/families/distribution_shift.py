@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from icl_verify.engine.caches import cached
-from icl_verify.engine.claims import Claim, Estimate, Measured
-from icl_verify.engine.figure import Figure
+from icl_verify.core.caches import cached
+from icl_verify.core.claims import Claim, Estimate, Measured
+from icl_verify.core.figure import Figure
 from icl_verify.numerics.literature.shift import shifted_risk, simulated_errors, zfb_preconditioner
 from icl_verify.numerics.shared.stats import t_interval
 

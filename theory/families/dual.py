@@ -16,12 +16,12 @@ from sympy.matrices.expressions import BlockMatrix, MatrixSymbol
 
 from icl_verify.blocks import delta_w_icl, demo_mass, icl_attention, softmax_attention, w_zsl
 from icl_verify.blocks.attention import delta_w_ft
-from icl_verify.engine.claims import Claim, Explicit, Numeric
-from icl_verify.engine.derivation import Derivation, Step
-from icl_verify.engine.figure import Figure
-from icl_verify.engine.statement import matrix, scalar, statement
-from icl_verify.engine.strategies import dims, matrices, reals
-from icl_verify.engine.symbolic import grid
+from icl_verify.core.claims import Claim, Explicit, Numeric
+from icl_verify.core.derivation import Derivation, Step
+from icl_verify.core.figure import Figure
+from icl_verify.core.statement import matrix, scalar, statement
+from icl_verify.maths.strategies import dims, matrices, reals
+from icl_verify.maths.symbolic import grid
 from icl_verify.numerics import dual, dual_finetune
 
 FAMILY = "dual-gd"

@@ -26,11 +26,11 @@ import sympy as sp
 from hypothesis import strategies as st
 from sympy.matrices.expressions import BlockMatrix, MatrixSymbol
 
-from icl_verify.engine.caches import cached
-from icl_verify.engine.claims import Claim, Estimate, Explicit, Measured, Numeric
-from icl_verify.engine.derivation import Derivation, Step
-from icl_verify.engine.figure import Figure
-from icl_verify.engine.strategies import dims, matrices
+from icl_verify.core.caches import cached
+from icl_verify.core.claims import Claim, Estimate, Explicit, Measured, Numeric
+from icl_verify.core.derivation import Derivation, Step
+from icl_verify.core.figure import Figure
+from icl_verify.maths.strategies import dims, matrices
 from icl_verify.numerics import dual, dual_critiques, dual_finetune
 from icl_verify.numerics.dual_metrics import sim_aou
 from icl_verify.numerics.shared.stats import t_interval

@@ -29,10 +29,10 @@ import sympy as sp
 from hypothesis import strategies as st
 
 from icl_verify.blocks import kinetics_flow
-from icl_verify.engine.caches import cached
-from icl_verify.engine.claims import Claim, Estimate, Explicit, Measured, Numeric
-from icl_verify.engine.derivation import Derivation, Step
-from icl_verify.engine.figure import Figure
+from icl_verify.core.caches import cached
+from icl_verify.core.claims import Claim, Estimate, Explicit, Measured, Numeric
+from icl_verify.core.derivation import Derivation, Step
+from icl_verify.core.figure import Figure
 from icl_verify.numerics.kinetics import models as icl_models
 from icl_verify.numerics.kinetics import ode as kin
 from icl_verify.numerics.scaling.memorization import first_crossing

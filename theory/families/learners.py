@@ -9,10 +9,10 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from icl_verify.engine.claims import Claim, Estimate, Explicit, Measured, Numeric
-from icl_verify.engine.figure import Figure
-from icl_verify.engine.strategies import dims, matrices
-from icl_verify.engine.symbolic import grid
+from icl_verify.core.claims import Claim, Estimate, Explicit, Measured, Numeric
+from icl_verify.core.figure import Figure
+from icl_verify.maths.strategies import dims, matrices
+from icl_verify.maths.symbolic import grid
 from icl_verify.numerics.raw.learners import bayes_weights, ilwd, linear, ols_weights, ridge_weights, spd
 from icl_verify.numerics.raw.programs import compiled_learner
 

@@ -52,11 +52,11 @@ import sympy as sp
 from hypothesis import strategies as st
 from sympy.matrices.expressions import BlockMatrix, Identity, MatrixSymbol, ZeroMatrix
 
-from icl_verify.engine.caches import cached
-from icl_verify.engine.claims import Claim, Estimate, Explicit, Measured, Numeric
-from icl_verify.engine.figure import Figure
-from icl_verify.engine.strategies import dims, matrices, reals
-from icl_verify.engine.symbolic import grid
+from icl_verify.core.caches import cached
+from icl_verify.core.claims import Claim, Estimate, Explicit, Measured, Numeric
+from icl_verify.core.figure import Figure
+from icl_verify.maths.strategies import dims, matrices, reals
+from icl_verify.maths.symbolic import grid
 from icl_verify.numerics.lsa import constructions as con
 from icl_verify.numerics.shared.stats import fit_line
 

@@ -32,11 +32,11 @@ from icl_verify.blocks import (
     theta_gdpp,
 )
 from icl_verify.blocks.backend import eye, zeros
-from icl_verify.engine.claims import Claim, Numeric
-from icl_verify.engine.derivation import Derivation, Step
-from icl_verify.engine.figure import Figure
-from icl_verify.engine.statement import matrix, scalar, statement
-from icl_verify.engine.strategies import dims, matrices, reals, regression_cases
+from icl_verify.core.claims import Claim, Numeric
+from icl_verify.core.derivation import Derivation, Step
+from icl_verify.core.figure import Figure
+from icl_verify.core.statement import matrix, scalar, statement
+from icl_verify.maths.strategies import dims, matrices, reals, regression_cases
 from icl_verify.numerics.lsa import layers as lsa
 from icl_verify.numerics.lsa.regression import CODE_X_RANGE, gd, half_mse, sample_tasks
 

@@ -23,10 +23,10 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from icl_verify.engine.claims import Claim, Explicit, Numeric
-from icl_verify.engine.figure import Figure
-from icl_verify.engine.strategies import dims, matrices, reals, spd_matrices
-from icl_verify.engine.symbolic import grid
+from icl_verify.core.claims import Claim, Explicit, Numeric
+from icl_verify.core.figure import Figure
+from icl_verify.maths.strategies import dims, matrices, reals, spd_matrices
+from icl_verify.maths.symbolic import grid
 from icl_verify.numerics.literature.newton import boundary_rate, newton_residual
 
 FAMILY = "newton"

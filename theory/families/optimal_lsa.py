@@ -11,7 +11,7 @@ Results (docs/reference.md, von Oswald et al. 2023 and the optimal-LSA results):
   with Γ = (1 + 1/N) Λ + (tr Λ / N) I.
 
 Nothing here is typed in: the expected loss is a product of data matrices X (N × d), x_q, w of
-symbolic size whose expectation the moment algebra takes (:mod:`icl_verify.engine.moments`: Wick
+symbolic size whose expectation the moment algebra takes (:mod:`icl_verify.maths.moments`: Wick
 pairings, plus the fourth cumulant for iid non-Gaussian inputs, whose variance and kurtosis come
 from the input density, :func:`density_moment`); the loss is minimised with SymPy, or its matrix
 gradient is evaluated at the stated preconditioner. The claims compare the derived optimum with the
@@ -38,11 +38,11 @@ import numpy as np
 import sympy as sp
 from sympy.matrices.expressions import Identity, MatrixSymbol, Trace
 
-from icl_verify.engine.caches import cached
-from icl_verify.engine.claims import Claim, Estimate, Explicit, Measured
-from icl_verify.engine.derivation import Derivation, Step
-from icl_verify.engine.figure import Figure
-from icl_verify.engine.moments import Law, commutative_value, expectation, trace_gradient
+from icl_verify.core.caches import cached
+from icl_verify.core.claims import Claim, Estimate, Explicit, Measured
+from icl_verify.core.derivation import Derivation, Step
+from icl_verify.core.figure import Figure
+from icl_verify.maths.moments import Law, commutative_value, expectation, trace_gradient
 from icl_verify.numerics.lsa.alignment import (
     Model,
     effective_preconditioner,
@@ -131,7 +131,7 @@ def one_step_loss(x_moments: Moment, noise_variance: sp.Expr = sp.S.Zero, *, per
 
     ``per_example`` (the paper's θ_GD, P = η/N) uses c = η/N; otherwise c = η (the P = ηI reading).
     The input coordinates are iid with the variance s² = E x² and kurtosis κ = E x⁴ / s⁴ of ``x_moments``;
-    the expectation is taken by the moment algebra (:mod:`icl_verify.engine.moments`) for symbolic N
+    the expectation is taken by the moment algebra (:mod:`icl_verify.maths.moments`) for symbolic N
     and d. The query label is noiseless (noise on y_q only adds σ²/2).
     """
     s2 = x_moments(2)
@@ -206,7 +206,7 @@ def preconditioner_gradient() -> sp.MatrixExpr:
 
 def gradient_at(preconditioner: sp.MatrixExpr) -> sp.Expr:
     """G(A) at a preconditioner that is a function of Λ, as a rational function of an eigenvalue λ of Λ
-    (:func:`~icl_verify.engine.moments.commutative_value`): zero iff A is stationary, for every d and Λ."""
+    (:func:`~icl_verify.maths.moments.commutative_value`): zero iff A is stationary, for every d and Λ."""
     lam = sp.Symbol("lambda", positive=True)
     return commutative_value(preconditioner_gradient().xreplace({PRECONDITIONER: preconditioner}), LAMBDA, lam)
 

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 
 from icl_verify.blocks import preconditioned_gd_step
-from icl_verify.engine.figure import Figure
-from icl_verify.engine.statement import matrix, scalar, statement
+from icl_verify.core.figure import Figure
+from icl_verify.core.statement import matrix, scalar, statement
 
 FAMILY = "preconditioned-gd"
 PAPER = "Ahn et al. 2023"

@@ -15,10 +15,10 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from icl_verify.engine.claims import Claim, Estimate, Explicit, Measured, Numeric
-from icl_verify.engine.figure import Figure
-from icl_verify.engine.strategies import dims, matrices, reals
-from icl_verify.engine.symbolic import grid
+from icl_verify.core.claims import Claim, Estimate, Explicit, Measured, Numeric
+from icl_verify.core.figure import Figure
+from icl_verify.maths.strategies import dims, matrices, reals
+from icl_verify.maths.symbolic import grid
 from icl_verify.numerics.raw import compiler as rc
 from icl_verify.numerics.raw.primitives import Aff, Div, Mov, Mul, Program, Raw, apply_parallel
 from icl_verify.numerics.raw.transformer import gelu, layer_norm

@@ -33,9 +33,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from icl_verify.engine.caches import cached
-from icl_verify.engine.claims import Claim, Estimate, Measured
-from icl_verify.engine.figure import Figure
+from icl_verify.core.caches import cached
+from icl_verify.core.claims import Claim, Estimate, Measured
+from icl_verify.core.figure import Figure
 from icl_verify.numerics.raw.learners import gd_step_weights, ols_weights, ridge_weights
 from icl_verify.numerics.raw.probe import (
     ProbeConfig,

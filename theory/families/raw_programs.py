@@ -15,10 +15,10 @@ import sympy as sp
 from hypothesis import strategies as st
 from sympy.matrices.expressions import MatrixSymbol
 
-from icl_verify.engine.caches import cached
-from icl_verify.engine.claims import Claim, Explicit, Numeric
-from icl_verify.engine.figure import Figure
-from icl_verify.engine.strategies import dims, matrices, reals
+from icl_verify.core.caches import cached
+from icl_verify.core.claims import Claim, Explicit, Numeric
+from icl_verify.core.figure import Figure
+from icl_verify.maths.strategies import dims, matrices, reals
 from icl_verify.numerics.raw import compiler as rc
 from icl_verify.numerics.raw.learners import ridge_weights, sgd_weights
 from icl_verify.numerics.raw.programs import encode_examples, ridge_chain, sgd_chain, theorem1, theorem2

@@ -48,9 +48,9 @@ from typing import Any
 
 import numpy as np
 
-from icl_verify.engine.caches import cached
-from icl_verify.engine.claims import Claim, Estimate, Measured
-from icl_verify.engine.figure import Figure
+from icl_verify.core.caches import cached
+from icl_verify.core.claims import Claim, Estimate, Measured
+from icl_verify.core.figure import Figure
 from icl_verify.numerics.kinetics import models as icl_models
 from icl_verify.numerics.kinetics import ode as kinetics
 from icl_verify.numerics.scaling import bimodality

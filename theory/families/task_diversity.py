@@ -26,8 +26,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from icl_verify.engine.claims import Claim, Estimate, Measured
-from icl_verify.engine.figure import Figure
+from icl_verify.core.claims import Claim, Estimate, Measured
+from icl_verify.core.figure import Figure
 from icl_verify.numerics.literature.dmmse import dmmse_ridge_gaps
 
 FAMILY = "task-diversity"

@@ -5,7 +5,7 @@ figures of each family module — so they cannot drift. Generation is determinis
 checks, no timings or dates, digests of figure data), so regenerating without code changes
 gives byte-identical files, and :func:`stale_files` tells when the committed docs are out of date.
 
-A user's file is a family too (:func:`icl_verify.engine.registry.load_family`): :func:`user_documents`
+A user's file is a family too (:func:`icl_verify.running.registry.load_family`): :func:`user_documents`
 renders one document per file with the same :func:`family_document`, or, with ``fmt="latex"``, one
 LaTeX fragment per file (:func:`family_latex`) for a paper.
 """
@@ -17,14 +17,15 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from icl_verify.engine import display, registry, runner
-from icl_verify.engine import ledger as claims_ledger
-from icl_verify.engine.claims import Claim, Result, Verdict, check
-from icl_verify.engine.figure import Figure
-from icl_verify.engine.verdict_cache import DrawnFigure, VerdictCache, figure_key, file_digest, package_digest
+from icl_verify.core import display
+from icl_verify.core import ledger as claims_ledger
+from icl_verify.core.claims import Claim, Result, Verdict, check
+from icl_verify.core.figure import Figure
 from icl_verify.output import ledger, render
 from icl_verify.output.figures import digest, render_svg
 from icl_verify.output.files import write_files
+from icl_verify.running import registry, runner
+from icl_verify.running.verdict_cache import DrawnFigure, VerdictCache, figure_key, file_digest, package_digest
 
 DEFAULT_OUT = Path("docs") / "derivations"
 USER_OUT = Path("derivations")  # where `icl-verify docs FILE.py` writes unless told --out
@@ -41,7 +42,7 @@ def drawn_figure(
 ) -> DrawnFigure:
     """``fig``'s data digest and SVG: from ``cache`` (None: no cache) when it holds them, else computed and stored.
 
-    The key (:func:`~icl_verify.engine.verdict_cache.figure_key`) holds the package's source and,
+    The key (:func:`~icl_verify.running.verdict_cache.figure_key`) holds the package's source and,
     for a user's family, its file's, so any edit redraws the figure; an unreadable entry is redrawn.
     """
     key = None
@@ -62,7 +63,7 @@ def drawn_figure(
 
 def draw_into_cache(cache_dir: str, seed: int, max_examples: int, file: str | None, family: str) -> None:
     """Draw the figures of ``family`` (built-in, or ``file``'s) into the cache at ``cache_dir`` — what a checking
-    worker does for ``icl-verify docs`` (:func:`icl_verify.engine.runner.check_claims`' ``draw``)."""
+    worker does for ``icl-verify docs`` (:func:`icl_verify.running.runner.check_claims`' ``draw``)."""
     fam = runner.loaded_family(file) if file is not None else next(f for f in registry.families() if f.name == family)
     cache = VerdictCache(cache_dir)
     for fig in fam.figures:
@@ -149,7 +150,7 @@ def build(
     """Every document and figure, as relative path → bytes, without writing anything.
 
     ``results`` may supply already-computed results by claim name (they must come from the
-    same ``seed`` and ``max_examples``, e.g. :func:`icl_verify.engine.runner.check_claims`, as
+    same ``seed`` and ``max_examples``, e.g. :func:`icl_verify.running.runner.check_claims`, as
     ``icl-verify docs`` does); missing ones are checked here, in this process. ``cache`` (None:
     none) supplies and keeps the drawn figures (:func:`drawn_figure`).
     """

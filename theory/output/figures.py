@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from icl_verify.engine.figure import Figure
+from icl_verify.core.figure import Figure
 
 
 def digest(data: Mapping[str, np.ndarray]) -> str:

@@ -4,8 +4,8 @@
 appends :func:`report_lines` to its table when a claim builds on a failed one. The graph is a
 Mermaid ``flowchart`` (rendered by GitHub, and by MkDocs Material through pymdownx.superfences'
 ``mermaid`` fence): one node per claim, in the order given, classed by its verdict; an arrow
-``a --> b`` reads "b builds on a" (:attr:`~icl_verify.engine.claims.Claim.builds_on`); a claim
-that builds on a failed claim (:func:`icl_verify.engine.ledger.undermined`) gets a dashed red
+``a --> b`` reads "b builds on a" (:attr:`~icl_verify.core.claims.Claim.builds_on`); a claim
+that builds on a failed claim (:func:`icl_verify.core.ledger.undermined`) gets a dashed red
 border and "builds on a failed claim" in its label. Every line depends only on the claims and
 their verdicts, so the text is the same on every machine.
 """
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from icl_verify.engine.claims import Result, Verdict
-from icl_verify.engine.ledger import failed, undermined
+from icl_verify.core.claims import Result, Verdict
+from icl_verify.core.ledger import failed, undermined
 
 CLASS_STYLES = {  # verdict → Mermaid class definition (fill, text colour)
     Verdict.PROVED: "fill:#1b5e20,stroke:#0d3311,color:#ffffff",

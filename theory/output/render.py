@@ -19,9 +19,9 @@ from typing import Any
 
 import sympy as sp
 
-from icl_verify.engine import display
-from icl_verify.engine.claims import MAX_RESIDUAL_CHARS, Claim, Residual, Result, format_interval
-from icl_verify.engine.derivation import Derivation, DerivationResult
+from icl_verify.core import display
+from icl_verify.core.claims import MAX_RESIDUAL_CHARS, Claim, Residual, Result, format_interval
+from icl_verify.core.derivation import Derivation, DerivationResult
 
 MARKS = {
     "proved": "✅ proved",

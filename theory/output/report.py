@@ -7,11 +7,11 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from icl_verify.engine import registry
-from icl_verify.engine.claims import MAX_RESIDUAL_CHARS, Claim, Result, check, format_interval
-from icl_verify.engine.derivation import DerivationResult
-from icl_verify.engine.ledger import undermined, validate
+from icl_verify.core.claims import MAX_RESIDUAL_CHARS, Claim, Result, check, format_interval
+from icl_verify.core.derivation import DerivationResult
+from icl_verify.core.ledger import undermined, validate
 from icl_verify.output import ledger, render
+from icl_verify.running import registry
 
 SCHEMA_VERSION = 2
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from graphlib import CycleError, TopologicalSorter
 
-from icl_verify.engine import registry
-from icl_verify.engine.claims import Claim, Result, Verdict
+from icl_verify.core.claims import Claim, Result, Verdict
 
 FAILED_VERDICTS = frozenset({Verdict.REFUTED, Verdict.UNPROVEN, Verdict.ERROR})
 """The verdicts of a claim expected to hold that undermine every claim built on it."""
@@ -25,18 +24,14 @@ def failed(result: Result) -> bool:
     return result.claim.holds and result.verdict in FAILED_VERDICTS
 
 
-def validate(claims: Iterable[Claim], known: Iterable[str] | None = None) -> None:
+def validate(claims: Iterable[Claim], known: Iterable[str] = ()) -> None:
     """``ValueError`` if a claim builds on a name that is neither among ``claims`` nor ``known``, or on itself via a cycle.
 
-    ``known`` names the claims outside the set being checked that may be built on; by default the
-    built-in claims (loaded only when a claim builds on a name outside ``claims``), so a user's
-    file checked alone may build on them.
+    ``known`` names the claims outside the set being checked that may be built on
+    (:func:`icl_verify.running.registry.validate_ledger` passes the built-in claims).
     """
     claims = list(claims)
-    names = {c.name for c in claims}
-    if known is None and any(name not in names for c in claims for name in c.builds_on):
-        known = (c.name for c in registry.builtin_claims())
-    names |= set(known or ())
+    names = {c.name for c in claims} | set(known)
     for claim in claims:
         unknown = [name for name in claim.builds_on if name not in names]
         if unknown:

@@ -3,7 +3,7 @@
 :func:`check_claims` is what ``icl-verify check`` and ``icl-verify docs`` run. Claims hold
 lambdas and do not pickle, so a worker is sent a claim's *reference* — its name, and the user's
 file it comes from (none for a built-in claim) — re-loads the claim there (:func:`check_job`) and
-sends back its :class:`~icl_verify.engine.verdict_cache.Outcome`; a claim the workers cannot
+sends back its :class:`~icl_verify.running.verdict_cache.Outcome`; a claim the workers cannot
 find (one made at run time) is checked in this process instead. Workers come from the same
 executor layer as the sweeps (:mod:`icl_verify.numerics.shared.sweep`): local processes, or a
 Dask cluster. Whatever the number of workers the results are the same: every claim is checked
@@ -12,7 +12,7 @@ workers never oversubscribe the cores), and results come back in the order the c
 
 A worker's job is one claim, except for the claims with a measured check: those of one family go
 to one worker together (:func:`jobs_of`), checked one after another, because such claims share
-their simulations through :func:`icl_verify.engine.caches.cached` (the scaling family's two claims
+their simulations through :func:`icl_verify.core.caches.cached` (the scaling family's two claims
 share 30 MLP trainings) — in two workers each simulation would run twice.
 """
 
@@ -31,12 +31,12 @@ from typing import Any
 
 from tqdm import tqdm
 
-from icl_verify.engine import registry
-from icl_verify.engine.claims import Claim, Evidence, Result, Verdict, check
-from icl_verify.engine.verdict_cache import Outcome, VerdictCache, entry_key, file_digest, package_digest
+from icl_verify.core.claims import Claim, Evidence, Result, Verdict, check
 from icl_verify.numerics.shared import sweep
 from icl_verify.numerics.shared.checks import positive_int
 from icl_verify.numerics.shared.threads import blas_threads
+from icl_verify.running import registry
+from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key, file_digest, package_digest
 
 EXECUTORS = ("local", "dask")
 JOBS_VAR = "ICL_VERIFY_JOBS"

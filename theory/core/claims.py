@@ -38,9 +38,9 @@ from hypothesis import HealthCheck, Phase, Verbosity, find, settings
 from hypothesis.errors import NoSuchExample
 from hypothesis.strategies import SearchStrategy
 
-from icl_verify.engine import display
-from icl_verify.engine.strategies import source_independent_draws
-from icl_verify.engine.symbolic import definite_value, describe_sizes, find_witness, is_zero, max_abs, simplified
+from icl_verify.core import display
+from icl_verify.maths.strategies import source_independent_draws
+from icl_verify.maths.symbolic import definite_value, describe_sizes, find_witness, is_zero, max_abs, simplified
 from icl_verify.numerics.shared.checks import seed_value
 
 USER_FAMILY = "user"
@@ -239,7 +239,7 @@ class Residual:
 
     @classmethod
     def of(cls, residual: Any, sizes: Mapping[str, int] | None) -> Residual:
-        """The residual simplified for display (:func:`~icl_verify.engine.symbolic.simplified`)."""
+        """The residual simplified for display (:func:`~icl_verify.maths.symbolic.simplified`)."""
         expr = simplified(residual)
         text = str(expr)
         truncated = len(text) > MAX_RESIDUAL_CHARS

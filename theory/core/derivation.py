@@ -19,9 +19,9 @@ from typing import Any
 import sympy as sp
 from sympy.matrices.expressions import MatrixExpr
 
-from icl_verify.engine import display
-from icl_verify.engine.claims import USER_FAMILY, Verdict
-from icl_verify.engine.symbolic import find_witness, is_zero
+from icl_verify.core import display
+from icl_verify.core.claims import USER_FAMILY, Verdict
+from icl_verify.maths.symbolic import find_witness, is_zero
 
 
 @dataclass(frozen=True)

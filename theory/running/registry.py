@@ -1,8 +1,8 @@
 """Where claims come from: the built-in result families and users' claim files.
 
 A family is a module of :mod:`icl_verify.families`, discovered by :func:`families` (no list to
-maintain: adding a module adds a family). Every module-level :class:`~icl_verify.engine.claims.Claim`
-and :class:`~icl_verify.engine.derivation.Derivation` in it is collected in definition order and
+maintain: adding a module adds a family). Every module-level :class:`~icl_verify.core.claims.Claim`
+and :class:`~icl_verify.core.derivation.Derivation` in it is collected in definition order and
 labelled with the module's ``FAMILY`` name; its ``FIGURES`` go into its document. A user's file is
 loaded with the same rule (:func:`load_family`), so built-in claims are just examples of the API.
 
@@ -29,10 +29,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from icl_verify.engine import display
-from icl_verify.engine.claims import USER_FAMILY, Claim
-from icl_verify.engine.derivation import Derivation
-from icl_verify.engine.figure import Figure
+from icl_verify.core import display, ledger
+from icl_verify.core.claims import USER_FAMILY, Claim
+from icl_verify.core.derivation import Derivation
+from icl_verify.core.figure import Figure
 
 FAMILIES_PACKAGE = "icl_verify.families"
 
@@ -210,3 +210,12 @@ def select(claims: Iterable[Claim], names: Iterable[str]) -> list[Claim]:
     if unknown:
         raise ValueError(f"unknown claim(s): {', '.join(unknown)} (see `icl-verify list`)")
     return [by_name[n] for n in names]
+
+
+def validate_ledger(claims: Iterable[Claim]) -> None:
+    """:func:`icl_verify.core.ledger.validate`, the built-in claims known (loaded only when a claim builds on a
+    name outside ``claims``), so a user's file checked alone may build on them."""
+    claims = list(claims)
+    names = {c.name for c in claims}
+    outside = any(name not in names for c in claims for name in c.builds_on)
+    ledger.validate(claims, known=[c.name for c in builtin_claims()] if outside else ())

@@ -27,10 +27,10 @@ import sympy as sp
 from hypothesis import strategies as st
 from sympy.matrices.expressions import MatrixSymbol
 
-from icl_verify.engine.claims import Claim, Explicit, Numeric
-from icl_verify.engine.strategies import Dimension, dimension, matrices, nonzero_matrices, reals
-from icl_verify.engine.symbolic import as_explicit, grid
-from icl_verify.engine.tolerance import ATOL, RTOL, term_scale
+from icl_verify.core.claims import Claim, Explicit, Numeric
+from icl_verify.maths.strategies import Dimension, dimension, matrices, nonzero_matrices, reals
+from icl_verify.maths.symbolic import as_explicit, grid
+from icl_verify.maths.tolerance import ATOL, RTOL, term_scale
 
 Size = str | int
 
