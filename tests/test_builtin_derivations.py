@@ -7,6 +7,8 @@ commands run in a subprocess import the copy rather than the installed package.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import re
 import shutil
@@ -15,12 +17,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from icl_verify import Verdict
+from icl_verify import Step, Verdict
+from icl_verify.cli.main import main
 from icl_verify.running import registry
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILTIN = {d.name: d for fam in registry.families() for d in fam.derivations}
+FAMILIES = registry.families()
+BUILTIN = {d.name: d for fam in FAMILIES for d in fam.derivations}
 
 CORRECT_STEP = 'steps=[Step(C2 * W**2, "the e^β terms cancel")],'
 WRONG_STEP = 'steps=[Step(2 * C2 * W**2, "the e^β terms cancel")],'
@@ -98,3 +103,63 @@ def test_docs_names_the_failed_derivation_and_writes_nothing(broken_copy, tmp_pa
     assert "regenerate" not in result.stdout and "stale" not in result.stdout
     assert "icl-verify docs" not in result.stdout  # no remedy that would write the broken step down
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+# ---------------------------------------------------------------------------------------------
+# `icl-verify check` in this process: derivations are targets, and checked with every claim
+
+
+def _check(*args: str):
+    return CliRunner().invoke(main, ["check", "--jobs", "1", *args])
+
+
+def test_a_derivation_is_checked_alone_by_name():
+    result = _check("kinetics-conservation")
+    assert result.exit_code == 0, result.output
+    assert re.search(r"^kinetics-conservation\s+PROVED\s+ proved", result.output, re.M)
+    assert "1 derivations: 1 proved — all as expected" in result.output
+    assert "claims:" not in result.output  # no claim was checked
+    report = json.loads(_check("kinetics-conservation", "--json").output)
+    assert report["ok"] is True and report["claims"] == []
+    assert [d["name"] for d in report["derivations"]] == ["kinetics-conservation"]
+    assert report["derivations_summary"] == "1 derivations: 1 proved — all as expected"
+
+
+def test_claims_and_derivations_are_named_together_in_the_order_given():
+    result = _check("kinetics-tau-star", "newton-residual-squares", "kinetics-conservation", "--json")
+    report = json.loads(result.output)
+    assert result.exit_code == 0, result.output
+    assert [c["name"] for c in report["claims"]] == ["newton-residual-squares"]
+    assert [d["name"] for d in report["derivations"]] == ["kinetics-tau-star", "kinetics-conservation"]
+
+
+def test_an_unknown_name_is_neither_claim_nor_derivation():
+    result = _check("kinetics-conservation", "no-such-thing")
+    assert result.exit_code == 2 and "unknown claim(s) or derivation(s): no-such-thing" in result.output
+
+
+def _two_families(broken: bool) -> list[registry.Family]:
+    """The newton family as built in, and the kinetics family's derivations without its claims (one step
+    multiplied by 2 when ``broken``)."""
+    fams = {f.name: f for f in FAMILIES}
+    derivations = list(fams["kinetics"].derivations)
+    if broken:
+        first = derivations[0]
+        wrong = Step(2 * first.steps[0].expr, first.steps[0].why)
+        derivations[0] = dataclasses.replace(first, steps=[wrong])
+    return [fams["newton"], dataclasses.replace(fams["kinetics"], claims=[], derivations=derivations)]
+
+
+@pytest.mark.parametrize("broken", [False, True], ids=["as expected", "one wrong step"])
+def test_check_without_targets_checks_every_claim_then_every_derivation(monkeypatch, broken):
+    monkeypatch.setattr(registry, "families", lambda: _two_families(broken))
+    result = _check("--no-cache")
+    assert result.exit_code == (1 if broken else 0), result.output
+    out = result.output
+    assert out.index("newton-residual-squares") < out.index("kinetics-conservation") < out.index("kinetics-tau-star")
+    assert "2 claims: " in out and "— all as expected" in out.split("2 claims: ")[1].splitlines()[0]
+    if broken:
+        assert re.search(r"^kinetics-conservation\s+REFUTED\s+!refuted, expected proved", out, re.M)
+        assert "2 derivations: 1 proved, 1 refuted — 1 NOT as expected" in out
+    else:
+        assert "2 derivations: 2 proved — all as expected" in out
