@@ -42,7 +42,7 @@ from icl_verify.numerics.shared import sweep
 from icl_verify.numerics.shared.checks import positive_int
 from icl_verify.numerics.shared.threads import blas_threads
 from icl_verify.running import registry, sources
-from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key
+from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key, environment
 
 EXECUTORS = ("local", "dask")
 JOBS_VAR = "ICL_VERIFY_JOBS"
@@ -282,8 +282,11 @@ def claim_keys(
         }
     known = {where[c.name] for c in claims if c.name in where}
     digests = {w: sources.digest(sources.files_of(w, finder)) for w in known}
+    versions = environment()
     return {
-        c.name: entry_key(c.name, sources=digests[where[c.name]], seed=seed, max_examples=max_examples)
+        c.name: entry_key(
+            c.name, sources=digests[where[c.name]], seed=seed, max_examples=max_examples, versions=versions
+        )
         for c in claims
         if c.name in where
     }

@@ -1,8 +1,8 @@
 """The source files a module depends on, read from its imports without running it.
 
 :func:`dependencies` starts from a file (a built-in family's module, or a user's claim file) and
-follows its imports transitively, statically: every ``import`` and ``from … import`` anywhere in
-the file (inside functions too) is parsed with :mod:`ast`, and a name is followed when it resolves
+follows its imports transitively, statically: every ``import`` and ``from … import`` statement
+anywhere in the file (inside functions too) is read from its :mod:`ast`, and a name is followed when it resolves
 to a source file of ``icl_verify`` (found by :func:`importlib.util.find_spec`, or the ``finder``
 given) or, for a user's file, to a module in the file's own folder (a helper beside it). Other
 libraries are not followed: their versions are part of a cache key instead.
@@ -28,7 +28,6 @@ Finder = Callable[[str], Path | None]
 """Where the module of a dotted name lives (a ``.py`` file), or None when it is not a module found."""
 
 
-@cache
 def installed_file(name: str) -> Path | None:
     """The source file of the installed ``icl_verify`` module ``name``, or None (not a module of it)."""
     if name != PACKAGE and not name.startswith(PACKAGE + "."):
@@ -41,15 +40,15 @@ def installed_file(name: str) -> Path | None:
     return Path(origin) if origin is not None and origin.endswith(".py") else None
 
 
-@cache
-def _parsed(path: Path) -> ast.Module:
-    return ast.parse(path.read_bytes(), str(path))
-
-
-@cache
 def _imports(path: Path, package: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """``(module, names)`` of every import in the file; ``package``: the file's package (for relative imports)."""
-    return tuple(_each_import(path, package))
+    return _imports_in(path.read_bytes(), package)
+
+
+@cache
+def _imports_in(source: bytes, package: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """:func:`_imports` of a file's contents (kept by contents: an edited file is read again)."""
+    return tuple(_each_import(ast.parse(source), package))
 
 
 def _statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
@@ -60,8 +59,8 @@ def _statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
             yield from _statements(getattr(node, block, ()))
 
 
-def _each_import(path: Path, package: str) -> Iterator[tuple[str, tuple[str, ...]]]:
-    for node in _statements(_parsed(path).body):
+def _each_import(tree: ast.Module, package: str) -> Iterator[tuple[str, tuple[str, ...]]]:
+    for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield alias.name, ()
@@ -74,12 +73,16 @@ def _each_import(path: Path, package: str) -> Iterator[tuple[str, tuple[str, ...
             yield base, tuple(alias.name for alias in node.names)
 
 
-@cache
 def _lazy_exports(path: Path) -> frozenset[str]:
     """String constants of the file that name an ``icl_verify`` module (imported by name at run time)."""
+    return _lazy_exports_in(path.read_bytes())
+
+
+@cache
+def _lazy_exports_in(source: bytes) -> frozenset[str]:
     return frozenset(
         node.value
-        for node in ast.walk(_parsed(path))
+        for node in ast.walk(ast.parse(source))
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(PACKAGE + ".")
     )
 
@@ -90,6 +93,19 @@ def _parents(name: str) -> Iterator[str]:
         yield ".".join(parts[:k])
 
 
+def _locate(module: str, folder: Path | None, finder: Finder) -> Path | None:
+    """The file of ``module``: in ``folder`` (a user's file's) if there, else found by ``finder``."""
+    if not module:
+        return None
+    if folder is not None:
+        top = folder.joinpath(*module.split("."))
+        for candidate in (top.with_suffix(".py"), top / "__init__.py"):
+            if candidate.is_file():
+                return candidate.resolve()
+    found = finder(module)
+    return found.resolve() if found is not None else None
+
+
 def dependencies(path: str | Path, *, name: str = "", finder: Finder = installed_file) -> list[Path]:
     """The file at ``path`` and every source file it imports, transitively (see the module), sorted.
 
@@ -98,15 +114,12 @@ def dependencies(path: str | Path, *, name: str = "", finder: Finder = installed
     """
     path = Path(path).resolve()
     folder = None if name else path.parent
+    located: dict[str, Path | None] = {}
 
     def locate(module: str) -> Path | None:
-        if folder is not None and module:
-            top = folder / Path(*module.split("."))
-            for candidate in (top.with_suffix(".py"), top / "__init__.py"):
-                if candidate.is_file():
-                    return candidate.resolve()
-        found = finder(module) if module else None
-        return found.resolve() if found is not None else None
+        if module not in located:
+            located[module] = _locate(module, folder, finder)
+        return located[module]
 
     seen: dict[Path, bool] = {}  # file → whether its lazy exports were followed
     todo: list[tuple[Path, str, bool]] = [(path, name, True)]

@@ -69,9 +69,12 @@ def keyed(inputs: Mapping[str, Any]) -> str:
     return hashlib.sha256(json.dumps({"format": FORMAT, **inputs}, sort_keys=True).encode()).hexdigest()
 
 
-def entry_key(name: str, *, sources: str, seed: int, max_examples: int) -> str:
-    """The key of one claim's entry (see the module); ``sources``: the digest of the files it depends on."""
-    inputs = {"claim": name, "sources": sources, "environment": environment(), "seed": seed}
+def entry_key(
+    name: str, *, sources: str, seed: int, max_examples: int, versions: Mapping[str, str] | None = None
+) -> str:
+    """The key of one claim's entry (see the module); ``sources``: the digest of the files it depends on,
+    ``versions``: :func:`environment` (None: read now; given, to read the versions once for many keys)."""
+    inputs = {"claim": name, "sources": sources, "environment": dict(versions or environment()), "seed": seed}
     return keyed(inputs | {"max_examples": max_examples})
 
 
