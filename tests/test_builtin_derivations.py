@@ -120,7 +120,7 @@ def test_a_derivation_is_checked_alone_by_name():
     assert "1 derivations: 1 proved — all as expected" in result.output
     assert "claims:" not in result.output  # no claim was checked
     report = json.loads(_check("kinetics-conservation", "--json").output)
-    assert report["ok"] is True and report["claims"] == []
+    assert report["ok"] is True and report["claims"] == [] and report["summary"] == "0 claims"
     assert [d["name"] for d in report["derivations"]] == ["kinetics-conservation"]
     assert report["derivations_summary"] == "1 derivations: 1 proved — all as expected"
 

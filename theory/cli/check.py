@@ -137,7 +137,7 @@ def command(
     no_cache: bool,
     cache_dir: str | None,
 ) -> None:
-    """Check claims and report their verdicts.
+    """Check claims and derivations, and report their verdicts.
 
     TARGETS are names of claims or derivations and/or paths to Python files of claims; none means
     every built-in claim, then every built-in derivation. A file alone checks the claims and

@@ -85,7 +85,9 @@ def summary_line(results: Sequence[Result]) -> str:
 
 
 def _tally(checked: Sequence[Result | DerivationResult], noun: str) -> str:
-    """'N <noun>: counts per verdict — all as expected' (or how many were not)."""
+    """'N <noun>: counts per verdict — all as expected' (or how many were not); '0 <noun>' when there are none."""
+    if not checked:
+        return f"0 {noun}"
     counts: dict[str, int] = {}
     for r in checked:
         counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
