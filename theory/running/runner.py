@@ -47,7 +47,7 @@ from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key, e
 EXECUTORS = ("local", "dask")
 JOBS_VAR = "ICL_VERIFY_JOBS"
 _STATIC_COST = {"measured": 100.0, "numeric": 10.0, "explicit": 1.0, "symbolic": 0.1}
-"""Seconds assumed for a claim never timed before, by its most expensive check (docs/performance.md)."""
+"""Seconds assumed for a claim never timed before, by its most expensive check."""
 
 
 @dataclass(frozen=True)
