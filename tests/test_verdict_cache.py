@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import threading
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from icl_verify import Claim
 from icl_verify.cli.main import main
 from icl_verify.output import report
 from icl_verify.running import registry, runner, sources, verdict_cache
@@ -279,3 +281,16 @@ def test_docs_takes_the_same_runner_options_and_refuses_bad_ones_before_checking
     result = CliRunner().invoke(main, ["docs", "--check", "--out", str(tmp_path), "--executor", "dask"])
     assert result.exit_code == 2 and "--executor dask needs --scheduler" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_claim_of_unknown_origin_is_never_cached(tmp_path):
+    [builtin] = registry.select(registry.builtin_claims(), ["newton-residual-squares"])
+    impostor = dataclasses.replace(builtin, symbolic=lambda: 0)  # a built-in's name, another check
+    made_here = Claim("made-here", "s", "s", symbolic=lambda: 0)
+    assert list(runner.claim_keys([builtin], {}, 0, 100)) == ["newton-residual-squares"]
+    assert runner.claim_keys([impostor, made_here], {}, 0, 100) == {}
+    cache = VerdictCache(tmp_path / "cache")
+    for _ in range(2):
+        checked = runner.check_claims([impostor, made_here], jobs=1, cache=cache)
+        assert checked.cached == frozenset() and [r.verdict.value for r in checked.results] == ["PROVED", "PROVED"]
+    assert list((tmp_path / "cache").glob("*.pickle")) == []

@@ -273,12 +273,14 @@ def claim_keys(
     finder: sources.Finder = sources.installed_file,
 ) -> dict[str, str]:
     """The cache key of each claim whose origin is known, by name: a user's file (``origin``: claim name →
-    file) or a built-in family's module; :func:`~icl_verify.running.verdict_cache.entry_key` of the digest
-    of the files it depends on (:func:`icl_verify.running.sources.files_of`, modules found by ``finder``)."""
+    file) or a built-in family's module (a claim equal to the built-in one of its name);
+    :func:`~icl_verify.running.verdict_cache.entry_key` of the digest of the files it depends on
+    (:func:`icl_verify.running.sources.files_of`, modules found by ``finder``)."""
     where = dict(origin)
     if any(c.name not in origin for c in claims):
+        builtin = {c.name: (c, fam.module.__name__) for fam in registry.families() for c in fam.claims}
         where |= {
-            c.name: fam.module.__name__ for fam in registry.families() for c in fam.claims if c.name not in origin
+            c.name: builtin[c.name][1] for c in claims if c.name not in origin and builtin.get(c.name, (None,))[0] == c
         }
     known = {where[c.name] for c in claims if c.name in where}
     digests = {w: sources.digest(sources.files_of(w, finder)) for w in known}
