@@ -294,3 +294,10 @@ def test_a_claim_of_unknown_origin_is_never_cached(tmp_path):
         checked = runner.check_claims([impostor, made_here], jobs=1, cache=cache)
         assert checked.cached == frozenset() and [r.verdict.value for r in checked.results] == ["PROVED", "PROVED"]
     assert list((tmp_path / "cache").glob("*.pickle")) == []
+
+
+def test_a_helper_that_does_not_parse_is_hashed_not_followed(tmp_path):
+    (tmp_path / "broken.py").write_text("def (:\n")
+    (tmp_path / "main.py").write_text("def later():\n    import broken\n")
+    files = sources.dependencies(tmp_path / "main.py")
+    assert [p.name for p in files] == ["broken.py", "main.py"]

@@ -47,8 +47,13 @@ def _imports(path: Path, package: str) -> tuple[tuple[str, tuple[str, ...]], ...
 
 @cache
 def _imports_in(source: bytes, package: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """:func:`_imports` of a file's contents (kept by contents: an edited file is read again)."""
-    return tuple(_each_import(ast.parse(source), package))
+    """:func:`_imports` of a file's contents (kept by contents: an edited file is read again); none when it does
+    not parse (a helper imported only inside a function that never runs: its source is still hashed)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ()
+    return tuple(_each_import(tree, package))
 
 
 def _statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
