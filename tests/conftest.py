@@ -5,9 +5,9 @@ results of the built-in claims are shared through a verdict cache: a claim is ch
 worker that needs it (a file lock per claim keeps the others from checking it again; a worker that
 finds its claim locked checks a free one meanwhile), and read by the rest. The cache is kept in
 pytest's cache folder (``.pytest_cache``) between sessions, under the verdict cache's keys — the
-package's source, the library versions, the seed and the budget — so a session with the package
-unchanged reads the verdicts a previous session checked, and any edit of ``theory/`` or
-``numerics/`` checks every claim again; ``pytest --cache-clear`` (or ``-p no:cacheprovider``)
+source of each claim's family module and of what it imports, the library versions, the seed and
+the budget — so a session reads the verdicts a previous session checked, and an edit of a module
+checks again the claims of the families that import it; ``pytest --cache-clear`` (or ``-p no:cacheprovider``)
 checks them all afresh. The documents' drawn figures are kept there too (:func:`figure_cache`).
 """
 
@@ -24,7 +24,7 @@ from hypothesis import settings
 from icl_verify import Result, Verdict
 from icl_verify.maths.strategies import source_independent_draws
 from icl_verify.running import registry, runner
-from icl_verify.running.verdict_cache import ENV_VAR, VerdictCache, entry_key, package_digest
+from icl_verify.running.verdict_cache import ENV_VAR, VerdictCache
 
 SEED, MAX_EXAMPLES = 0, 100  # the CLI's defaults
 
@@ -50,11 +50,7 @@ class SessionResults(Mapping[str, Result]):
         self.folder = folder
         self.claims = {c.name: c for c in registry.builtin_claims()}
         self.cache = VerdictCache(folder)
-        package = package_digest()
-        self._keys = {
-            name: entry_key(name, package=package, source="", seed=SEED, max_examples=MAX_EXAMPLES)
-            for name in self.claims
-        }
+        self._keys = runner.claim_keys(list(self.claims.values()), {}, SEED, MAX_EXAMPLES)
         self.results: dict[str, Result] = {}
 
     def _lock(self, name: str) -> FileLock:

@@ -14,10 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 from icl_verify.cli.main import main
-from icl_verify.output import docs
+from icl_verify.output import figure_cache
+from icl_verify.output.figure_cache import DrawnFigure, figure_key
 from icl_verify.output.figures import digest, render_svg
 from icl_verify.running import registry, verdict_cache
-from icl_verify.running.verdict_cache import DrawnFigure, VerdictCache, figure_key
+from icl_verify.running.verdict_cache import VerdictCache
 
 FIGURE_FILE = textwrap.dedent(
     '''
@@ -92,11 +93,26 @@ def test_editing_the_file_redraws_the_figure(figure_file, tmp_path):
     assert f"figure data sha256: {digest({'t': np.linspace(0.0, 1.0, 11), 'y': y})}".encode() in after["figs.md"]
 
 
-def test_a_change_of_the_package_redraws_every_figure(figure_file, tmp_path, monkeypatch):
+def test_a_change_of_what_the_figure_imports_redraws_it(figure_file, tmp_path, monkeypatch):
+    (figure_file.parent / "scale.py").write_text("FACTOR = 1.0\n")
+    figure_file.write_text(FIGURE_FILE.replace("SCALE = 1.0", "from scale import FACTOR as SCALE"))
     _docs(figure_file, tmp_path / "one")
-    monkeypatch.setattr(docs, "package_digest", lambda: "another package source")
+    (figure_file.parent / "scale.py").write_text("FACTOR = 3.0\n")  # a helper module the file imports
     _docs(figure_file, tmp_path / "two")
     assert _calls(figure_file) == 2
+    (figure_file.parent / "notes.py").write_text("")  # beside it, not imported
+    _docs(figure_file, tmp_path / "three")
+    assert _calls(figure_file) == 2
+    monkeypatch.setattr(figure_cache, "family_sources", lambda family: "another package source")
+    _docs(figure_file, tmp_path / "four")
+    assert _calls(figure_file) == 3
+
+
+def test_a_figures_sources_are_its_family_and_the_drawing_code(figure_file):
+    fam = registry.load_family(figure_file)
+    files = {*figure_cache.sources.files_of(str(figure_file)), *figure_cache.sources.files_of(figure_cache.DRAWING)}
+    assert figure_cache.family_sources(fam) == figure_cache.sources.digest(files)
+    assert any(p.name == "figures.py" and p.parent.name == "output" for p in files)
 
 
 def test_a_corrupt_entry_is_ignored_and_rewritten(figure_file, tmp_path, monkeypatch):
@@ -116,23 +132,22 @@ def test_drawn_figure_stores_what_it_computed_under_the_key_of_its_inputs(figure
     fam = registry.load_family(figure_file)
     fig = fam.figures[0]
     cache = VerdictCache(tmp_path / "cache")
-    drawn = docs.drawn_figure(fam, fig, cache, seed=0, max_examples=100)
+    drawn = figure_cache.drawn_figure(fam, fig, cache, seed=0, max_examples=100)
     data = {"t": np.linspace(0.0, 1.0, 11), "y": np.linspace(0.0, 1.0, 11) ** 2}
     assert drawn == DrawnFigure(digest(data), render_svg(fig, data))
-    assert docs.drawn_figure(fam, fig, cache, seed=0, max_examples=100) == drawn and _calls(figure_file) == 1
-    docs.drawn_figure(fam, fig, cache, seed=1, max_examples=100)  # another document's inputs: its own entry
+    assert figure_cache.drawn_figure(fam, fig, cache, seed=0, max_examples=100) == drawn and _calls(figure_file) == 1
+    figure_cache.drawn_figure(fam, fig, cache, seed=1, max_examples=100)  # another document's inputs: its own entry
     assert _calls(figure_file) == 2
 
 
 def test_figure_key_depends_on_every_input(monkeypatch):
-    inputs = {"package": "p", "source": "", "seed": 0, "max_examples": 100}
+    inputs = {"sources": "p", "seed": 0, "max_examples": 100}
     base = figure_key("fam", "fig", **inputs)
     assert figure_key("fam", "fig", **inputs) == base
     changed = [
         figure_key("fam2", "fig", **inputs),
         figure_key("fam", "fig2", **inputs),
-        figure_key("fam", "fig", **{**inputs, "package": "q"}),
-        figure_key("fam", "fig", **{**inputs, "source": "s"}),
+        figure_key("fam", "fig", **{**inputs, "sources": "q"}),
         figure_key("fam", "fig", **{**inputs, "seed": 1}),
         figure_key("fam", "fig", **{**inputs, "max_examples": 99}),
     ]

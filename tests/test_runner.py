@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 
@@ -201,3 +202,21 @@ def test_a_bad_icl_verify_jobs_is_an_input_error_of_the_command(monkeypatch):
     result = CliRunner().invoke(main, ["check", "dai-dual-form-linear-layer"])
     assert result.exit_code == 2 and "ICL_VERIFY_JOBS must be a positive integer, got 'many'" in result.output
     assert "Traceback" not in result.output
+
+
+def test_extra_work_runs_in_the_worker_of_its_family_and_never_changes_a_verdict(tmp_path):
+    path = tmp_path / "shared.py"
+    path.write_text(SHARED_SIMULATION)
+    claims = registry.load_file(path)
+    marks = [tmp_path / "beside-the-claims.txt", tmp_path / "alone.txt"]
+    extras = [
+        runner.Extra(str(path), "user", functools.partial(marks[0].write_text, "ran")),
+        runner.Extra(None, "no-measured-claims-here", functools.partial(marks[1].write_text, "ran")),
+        runner.Extra(None, "failing", functools.partial(int, "not a number")),  # its failure is not a verdict
+    ]
+    serial = runner.check_claims(claims, files=[str(path)], jobs=1, extras=extras)
+    assert not any(m.exists() for m in marks)  # no worker: the caller does what is missing
+    parallel = runner.check_claims(claims, files=[str(path)], jobs=2, extras=extras)
+    assert [m.read_text() for m in marks] == ["ran", "ran"]
+    expected = [Verdict.VERIFIED, Verdict.VERIFIED, Verdict.PROVED]
+    assert [r.verdict for r in parallel.results] == [r.verdict for r in serial.results] == expected

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import shutil
 import threading
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from icl_verify import Claim
 from icl_verify.cli.main import main
 from icl_verify.output import report
-from icl_verify.running import registry, runner, verdict_cache
-from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key, file_digest
+from icl_verify.running import registry, runner, sources, verdict_cache
+from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key
 
-KEY_INPUTS = {"package": "p" * 64, "source": "", "seed": 0, "max_examples": 100}
+KEY_INPUTS = {"sources": "p" * 64, "seed": 0, "max_examples": 100}
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _check(path, cache, **kwargs):
@@ -39,13 +44,16 @@ def test_another_seed_or_budget_checks_again(user_file, tmp_path, change, value)
     assert _check(user_file, cache, **{change: value}).cached == frozenset()
 
 
-def test_editing_the_claim_file_or_a_module_beside_it_checks_again(user_file, tmp_path):
+def test_editing_the_claim_file_or_a_helper_it_imports_checks_again(user_file, tmp_path):
+    (user_file.parent / "helper.py").write_text("X = 1\n")
+    user_file.write_text(user_file.read_text() + "\n\ndef _uses_helper():\n    import helper\n")
     cache = VerdictCache(tmp_path / "cache")
     _check(user_file, cache)
     user_file.write_text(user_file.read_text() + "\n# edited\n")
     assert _check(user_file, cache).cached == frozenset()
-    (user_file.parent / "helper.py").write_text("X = 1\n")
+    (user_file.parent / "helper.py").write_text("X = 2\n")  # imported inside a function
     assert _check(user_file, cache).cached == frozenset()
+    (user_file.parent / "unrelated.py").write_text("Y = 1\n")  # beside it, never imported
     assert len(_check(user_file, cache).cached) == 2
 
 
@@ -54,8 +62,7 @@ def test_key_depends_on_every_input(monkeypatch):
     assert entry_key("c", **KEY_INPUTS) == base
     changed = [
         entry_key("d", **KEY_INPUTS),
-        entry_key("c", **{**KEY_INPUTS, "package": "q" * 64}),
-        entry_key("c", **{**KEY_INPUTS, "source": "s"}),
+        entry_key("c", **{**KEY_INPUTS, "sources": "q" * 64}),
         entry_key("c", **{**KEY_INPUTS, "seed": 1}),
         entry_key("c", **{**KEY_INPUTS, "max_examples": 99}),
     ]
@@ -69,26 +76,98 @@ def test_key_depends_on_every_input(monkeypatch):
     assert len({base, *changed}) == 1 + len(changed)
 
 
-def test_package_digest_covers_every_source_file_but_no_bytecode(tmp_path):
-    (tmp_path / "pkg" / "__pycache__").mkdir(parents=True)
-    (tmp_path / "pkg" / "a.py").write_text("A = 1\n")
-    files = lambda: verdict_cache._source_files(tmp_path / "pkg")  # noqa: E731
-    digest = lambda: verdict_cache._digest_files(files(), tmp_path / "pkg")  # noqa: E731
-    before = digest()
-    (tmp_path / "pkg" / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0")
-    assert digest() == before
-    (tmp_path / "pkg" / "data.json").write_text("{}")
-    assert digest() != before
-    (tmp_path / "pkg" / "data.json").unlink()
-    (tmp_path / "pkg" / "a.py").write_text("A = 2\n")
-    assert digest() != before
-    assert len(verdict_cache.package_digest()) == 64
+# ---------------------------------------------------------------------------------------------
+# Keys follow the imports: built in a copy of the package's sources, its modules found there
 
 
-def test_file_digest_ignores_other_kinds_of_file(user_file):
-    before = file_digest(user_file)
-    (user_file.parent / "notes.txt").write_text("not imported")
-    assert file_digest(user_file) == before
+def _copy_finder(copy: Path) -> sources.Finder:
+    """Where the module ``name`` of ``icl_verify`` is in ``copy`` (the package laid out as installed)."""
+
+    def find(name: str) -> Path | None:
+        if name.split(".")[0] != "icl_verify":
+            return None
+        base = copy.joinpath(*name.split("."))
+        return next((p for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()), None)
+
+    return find
+
+
+@pytest.fixture
+def package_copy(tmp_path) -> Path:
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "theory", tmp_path / "icl_verify", ignore=ignore)
+    shutil.copytree(ROOT / "numerics", tmp_path / "icl_verify" / "numerics", ignore=ignore)
+    return tmp_path
+
+
+BUILTIN = registry.builtin_claims()
+FAMILY_OF = {c.name: c.family for c in BUILTIN}
+
+
+def _builtin_keys(copy: Path) -> dict[str, str]:
+    return runner.claim_keys(BUILTIN, {}, 0, 100, finder=_copy_finder(copy))
+
+
+def _edit(path: Path) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+
+
+def test_editing_a_family_module_changes_the_keys_of_that_family_only(package_copy):
+    before = _builtin_keys(package_copy)
+    assert len(before) == len(BUILTIN) and len(set(before.values())) == len(BUILTIN)
+    _edit(package_copy / "icl_verify" / "families" / "kinetics.py")
+    after = _builtin_keys(package_copy)
+    changed = {name for name in before if before[name] != after[name]}
+    assert changed == {name for name, family in FAMILY_OF.items() if family == "kinetics"}
+    assert changed  # the family has claims
+
+
+def test_editing_a_numerics_module_changes_the_keys_of_the_families_importing_it(package_copy):
+    before = _builtin_keys(package_copy)
+    _edit(package_copy / "icl_verify" / "numerics" / "kinetics" / "ode.py")
+    after = _builtin_keys(package_copy)
+    changed = {FAMILY_OF[name] for name in before if before[name] != after[name]}
+    assert changed == {"kinetics", "scaling"}  # the two family modules that import it
+    _edit(package_copy / "icl_verify" / "numerics" / "scaling" / "bimodality.py")
+    again = _builtin_keys(package_copy)
+    assert {FAMILY_OF[name] for name in after if after[name] != again[name]} == {"scaling"}  # its only importer
+
+
+def test_editing_the_claims_module_changes_every_key(package_copy):
+    before = _builtin_keys(package_copy)
+    _edit(package_copy / "icl_verify" / "core" / "claims.py")
+    after = _builtin_keys(package_copy)
+    assert all(before[name] != after[name] for name in before)
+
+
+def test_the_dependencies_of_a_family_are_its_imports_followed_transitively():
+    fam = next(f for f in registry.families() if f.name == "kinetics")
+    files = sources.files_of(fam.module.__name__)
+    theory = ROOT / "theory"
+    assert theory / "families" / "kinetics.py" in files
+    assert theory / "core" / "claims.py" in files  # imported by the family
+    assert theory / "maths" / "symbolic.py" in files  # imported by icl_verify.core.claims
+    assert ROOT / "numerics" / "kinetics" / "ode.py" in files
+    assert theory / "families" / "lsa_gd.py" not in files and theory / "cli" / "check.py" not in files
+
+
+def test_a_user_files_dependencies_include_its_helpers_and_the_package_modules_they_import(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "tools.py").write_text("from . import deep\n")
+    (tmp_path / "pkg" / "deep.py").write_text("def f():\n    from icl_verify.maths import tolerance\n")
+    (tmp_path / "main.py").write_text("import numpy\nfrom pkg.tools import something\n")
+    (tmp_path / "unused.py").write_text("")
+    files = sources.dependencies(tmp_path / "main.py")
+    local = {p.relative_to(tmp_path).as_posix() for p in files if tmp_path in p.parents}
+    assert local == {"main.py", "pkg/__init__.py", "pkg/tools.py", "pkg/deep.py"}
+    assert ROOT / "theory" / "maths" / "tolerance.py" in files
+    assert all(tmp_path in p.parents or ROOT in p.parents for p in files)  # no other library's files
+
+
+def test_where_must_be_a_module_of_the_package_or_a_file():
+    with pytest.raises(ValueError, match=r"where must name a module of icl_verify or a \.py file, got 'numpy'"):
+        sources.files_of("numpy")
 
 
 @pytest.mark.parametrize("garbage", [b"", b"\x80\x04 truncated", b"not a pickle at all"])
@@ -202,3 +281,23 @@ def test_docs_takes_the_same_runner_options_and_refuses_bad_ones_before_checking
     result = CliRunner().invoke(main, ["docs", "--check", "--out", str(tmp_path), "--executor", "dask"])
     assert result.exit_code == 2 and "--executor dask needs --scheduler" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_claim_of_unknown_origin_is_never_cached(tmp_path):
+    [builtin] = registry.select(registry.builtin_claims(), ["newton-residual-squares"])
+    impostor = dataclasses.replace(builtin, symbolic=lambda: 0)  # a built-in's name, another check
+    made_here = Claim("made-here", "s", "s", symbolic=lambda: 0)
+    assert list(runner.claim_keys([builtin], {}, 0, 100)) == ["newton-residual-squares"]
+    assert runner.claim_keys([impostor, made_here], {}, 0, 100) == {}
+    cache = VerdictCache(tmp_path / "cache")
+    for _ in range(2):
+        checked = runner.check_claims([impostor, made_here], jobs=1, cache=cache)
+        assert checked.cached == frozenset() and [r.verdict.value for r in checked.results] == ["PROVED", "PROVED"]
+    assert list((tmp_path / "cache").glob("*.pickle")) == []
+
+
+def test_a_helper_that_does_not_parse_is_hashed_not_followed(tmp_path):
+    (tmp_path / "broken.py").write_text("def (:\n")
+    (tmp_path / "main.py").write_text("def later():\n    import broken\n")
+    files = sources.dependencies(tmp_path / "main.py")
+    assert [p.name for p in files] == ["broken.py", "main.py"]

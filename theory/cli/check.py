@@ -1,7 +1,17 @@
-"""``icl-verify check``: check built-in claims, named ones, or a user's file, and report the verdicts.
+"""``icl-verify check``: check claims and derivations — built-in ones, named ones, or a user's file's — and
+report their verdicts.
 
-A user's file contributes its module-level claims and derivations (each derivation checked step by
-step); names must be unique in a run, built-ins included (:func:`icl_verify.running.registry.unique`).
+With no target every built-in claim is checked, then every built-in derivation (each step by
+SymPy); a name may be a claim's or a derivation's (checking one derivation alone is cheap). A
+user's file contributes its module-level claims and derivations; names must be unique in a run,
+built-ins included (:func:`icl_verify.running.registry.unique`). The exit status is 1 when a claim
+or a derivation is not as expected.
+
+Verdicts are reused from the cache while nothing they depend on changed
+(:mod:`icl_verify.running.verdict_cache`): a claim's key holds the source of its family's module
+(or the user's file) and of every module it imports, transitively, read from its ``import``
+statements — so editing one family re-checks that family's claims only, and editing a module every
+family imports re-checks every claim.
 """
 
 from __future__ import annotations
@@ -20,23 +30,38 @@ from icl_verify.running.verdict_cache import ENV_VAR, VerdictCache
 
 
 def _gather(targets: tuple[str, ...]) -> tuple[list[Claim], list[Derivation]]:
-    """The claims to check and the derivations of the user's files among ``targets``."""
+    """The claims and the derivations to check: those named, else those of the user's files among ``targets``,
+    else every built-in one."""
     files = [t for t in targets if t.endswith(".py")]
     names = [t for t in targets if not t.endswith(".py")]
     try:
         user = registry.load_files(files)
-        derivations = [d for fam in user for d in fam.derivations]
         if files and not names:
-            chosen = [c for fam in user for c in fam.claims]
+            claims = [c for fam in user for c in fam.claims]
+            derivations = [d for fam in user for d in fam.derivations]
         else:
             fams = registry.families() + user
             registry.unique(fams)  # a user's claim never silently replaces a built-in one
-            pool = [c for fam in fams for c in fam.claims]
-            chosen = registry.select(pool, names) if names else pool
-        registry.validate_ledger(chosen)
-        return chosen, derivations
+            claims, derivations = _select(fams, names)
+        registry.validate_ledger(claims)
+        return claims, derivations
     except ValueError as exc:
         raise InputError(str(exc)) from None
+
+
+def _select(fams: list[registry.Family], names: list[str]) -> tuple[list[Claim], list[Derivation]]:
+    """The claims and derivations of ``fams`` named (a name may be one of each), in the order given;
+    all of them when no name is given. ``ValueError`` naming any unknown name."""
+    claims = [c for fam in fams for c in fam.claims]
+    derivations = {d.name: d for fam in fams for d in fam.derivations}
+    if not names:
+        return claims, list(derivations.values())
+    claim_names = {c.name for c in claims}
+    unknown = [n for n in names if n not in claim_names and n not in derivations]
+    if unknown:
+        raise ValueError(f"unknown claim(s) or derivation(s): {', '.join(unknown)} (see `icl-verify list`)")
+    chosen = registry.select(claims, [n for n in names if n in claim_names])
+    return chosen, [derivations[n] for n in names if n in derivations]
 
 
 def runner_options(fn):
@@ -112,11 +137,16 @@ def command(
     no_cache: bool,
     cache_dir: str | None,
 ) -> None:
-    """Check claims and report their verdicts.
+    """Check claims and derivations, and report their verdicts.
 
-    TARGETS are claim names and/or paths to Python files of claims; none means every
-    built-in claim. A file alone checks the claims and derivations it defines. Verdicts are reused
-    from the cache while nothing they depend on changed (docs/performance.md); --no-cache checks afresh.
+    TARGETS are names of claims or derivations and/or paths to Python files of claims; none means
+    every built-in claim, then every built-in derivation. A file alone checks the claims and
+    derivations it defines. The exit status is 1 when one is not as expected.
+
+    Verdicts are reused from the cache while nothing they depend on changed: a claim's family
+    module (or file) and the modules it imports, transitively (including helper modules beside a
+    file), the library versions, the seed and the budget. Editing one family re-checks its claims
+    only; editing a module every family imports re-checks all. --no-cache checks afresh.
 
     A claim file is Python code, executed with your user's rights when it is loaded, like a
     test file given to pytest: check only files you trust.

@@ -7,8 +7,8 @@ With FILES (users' claim files): one document per file, in the same format, in .
 
 from __future__ import annotations
 
-import functools
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -16,7 +16,9 @@ import click
 from icl_verify.cli import InputError
 from icl_verify.cli._params import MAX_EXAMPLES, OutputDir, count
 from icl_verify.cli.check import open_cache, runner_options, validate_runner
-from icl_verify.output import docs
+from icl_verify.core.claims import Result
+from icl_verify.core.derivation import DerivationResult
+from icl_verify.output import docs, figure_cache, report
 from icl_verify.running import registry, runner
 
 OUT_DIR = OutputDir("folder of icl-verify documents", docs.holds_documents)
@@ -38,6 +40,13 @@ OUT_DIR = OutputDir("folder of icl-verify documents", docs.holds_documents)
     show_default=True,
     help="With FILES: Markdown documents, or LaTeX fragments (amsmath, amssymb) for a paper.",
 )
+@click.option(
+    "--family",
+    "only",
+    multiple=True,
+    metavar="NAME",
+    help="Only the documents of this family (repeatable); no index or ledger.",
+)
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if the documents are stale.")
 @click.option(
     "--strict",
@@ -51,6 +60,7 @@ def command(
     files: tuple[str, ...],
     out: str | None,
     fmt: str,
+    only: tuple[str, ...],
     check_only: bool,
     strict: bool,
     seed: int,
@@ -63,6 +73,12 @@ def command(
 ) -> None:
     """Generate the derivation documents: one per built-in result family (with an index and
     figures), or one per FILE.py of your own claims, derivations and FIGURES.
+
+    A document is written only when it is missing or what --check compares changed (its figures
+    with it), so documents whose measured digits alone differ are left as they are; --family NAME
+    regenerates only that family's documents. Nothing is written, and the exit status is 1, when a
+    derivation step or a claim is not as expected: the failures are named instead (the derivations
+    are checked first, and the claims only when every derivation is as expected).
 
     --check compares what is deterministic by construction (statements, verdicts, evidence
     outcomes, counterexample sizes, derivation steps); --check --strict compares bytes.
@@ -79,23 +95,24 @@ def command(
         ctx = click.get_current_context()
         out = OUT_DIR.convert(str(default), next(p for p in ctx.command.params if p.name == "out"), ctx)
     out_dir = Path(out)
+    cache = None if no_cache else open_cache(cache_dir)
     run = {"seed": seed, "max_examples": max_examples, "jobs": jobs, "executor": executor, "scheduler": scheduler}
-    run |= {"cache": None if no_cache else open_cache(cache_dir), "progress": sys.stderr.isatty()}
     try:
-        fams = registry.load_files(files) if files else registry.families()
+        fams = _chosen(registry.load_files(files) if files else registry.families(), only)
+        derived = {d.name: d.check() for fam in fams for d in fam.derivations}  # cheap: first
+        _stop_on_failures([], list(derived.values()), check_only)
         claims = [c for fam in fams for c in fam.claims]
-        if (
-            run["cache"] is not None
-        ):  # the workers draw the figures into the cache, beside the claims they share runs with
-            run["draw"] = functools.partial(docs.draw_into_cache, str(run["cache"].folder), seed, max_examples)
-            run["drawings"] = [(str(f.path) if f.path is not None else None, f.name) for f in fams if f.figures]
-        results = {r.claim.name: r for r in runner.check_claims(claims, files=list(files), **run).results}
+        extras = figure_cache.extras(fams, cache, seed=seed, max_examples=max_examples) if cache is not None else []
+        checked = runner.check_claims(
+            claims, files=list(files), cache=cache, progress=sys.stderr.isatty(), extras=extras, **run
+        )
+        results = {r.claim.name: r for r in checked.results}
+        _stop_on_failures(list(results.values()), [], check_only)
+        common = {"seed": seed, "max_examples": max_examples, "cache": cache, "derived": derived}
         if files:
-            rendered = docs.user_documents(
-                fams, results, fmt=fmt, seed=seed, max_examples=max_examples, cache=run["cache"]
-            )
+            rendered = docs.user_documents(fams, results, fmt=fmt, **common)
         else:
-            rendered = docs.build(results, seed=seed, max_examples=max_examples, cache=run["cache"])
+            rendered = docs.build(results, families=[f.name for f in fams] if only else None, **common)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     if check_only:
@@ -104,5 +121,26 @@ def command(
             click.echo(f"stale: {out_dir / rel}")
         click.echo(f"{len(stale)} stale of {len(rendered)} files" if stale else f"up to date ({len(rendered)} files)")
         sys.exit(1 if stale else 0)
-    docs.write(rendered, out_dir)
-    click.echo(f"wrote {len(rendered)} files to {out_dir}")
+    changed = docs.changed_files(rendered, out_dir)
+    docs.write({rel: rendered[rel] for rel in changed}, out_dir)
+    click.echo(f"wrote {len(changed)} of {len(rendered)} files to {out_dir}")
+
+
+def _chosen(fams: list[registry.Family], names: Sequence[str]) -> list[registry.Family]:
+    """The families named (all when none is); ``ValueError`` naming an unknown one and the known ones."""
+    known = [fam.name for fam in fams]
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise ValueError(f"--family: unknown family {unknown[0]!r}; the families are {', '.join(known)}")
+    return [fam for fam in fams if not names or fam.name in names]
+
+
+def _stop_on_failures(results: Sequence[Result], derived: Sequence[DerivationResult], check_only: bool) -> None:
+    """Exit 1, naming each claim and derivation that is not as expected: documents are never written over them."""
+    lines = report.failure_lines(results, derived)
+    if lines:
+        for line in lines:
+            click.echo(line)
+        done = "the documents were not compared" if check_only else "no document was written"
+        click.echo(f"{len(lines)} not as expected; {done} (a document records what is expected, fix the failure)")
+        sys.exit(1)

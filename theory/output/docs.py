@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from icl_verify.core import display
 from icl_verify.core import ledger as claims_ledger
 from icl_verify.core.claims import Claim, Result, Verdict, check
-from icl_verify.core.figure import Figure
+from icl_verify.core.derivation import DerivationResult
 from icl_verify.output import ledger, render
-from icl_verify.output.figures import digest, render_svg
+from icl_verify.output.figure_cache import drawn_figure
 from icl_verify.output.files import write_files
 from icl_verify.running import registry, runner
-from icl_verify.running.verdict_cache import DrawnFigure, VerdictCache, figure_key, file_digest, package_digest
+from icl_verify.running.verdict_cache import VerdictCache
 
 DEFAULT_OUT = Path("docs") / "derivations"
 USER_OUT = Path("derivations")  # where `icl-verify docs FILE.py` writes unless told --out
@@ -37,39 +37,6 @@ INDEX_NOTE = (
 )
 
 
-def drawn_figure(
-    family: registry.Family, fig: Figure, cache: VerdictCache | None, *, seed: int, max_examples: int
-) -> DrawnFigure:
-    """``fig``'s data digest and SVG: from ``cache`` (None: no cache) when it holds them, else computed and stored.
-
-    The key (:func:`~icl_verify.running.verdict_cache.figure_key`) holds the package's source and,
-    for a user's family, its file's, so any edit redraws the figure; an unreadable entry is redrawn.
-    """
-    key = None
-    if cache is not None:
-        source = file_digest(family.path) if family.path is not None else ""
-        key = figure_key(
-            family.name, fig.name, package=package_digest(), source=source, seed=seed, max_examples=max_examples
-        )
-        found = cache.get_figure(key)
-        if found is not None:
-            return found
-    data = fig.data()
-    drawn = DrawnFigure(digest(data), render_svg(fig, data))
-    if key is not None:
-        cache.put_figure(key, drawn)
-    return drawn
-
-
-def draw_into_cache(cache_dir: str, seed: int, max_examples: int, file: str | None, family: str) -> None:
-    """Draw the figures of ``family`` (built-in, or ``file``'s) into the cache at ``cache_dir`` — what a checking
-    worker does for ``icl-verify docs`` (:func:`icl_verify.running.runner.check_claims`' ``draw``)."""
-    fam = runner.loaded_family(file) if file is not None else next(f for f in registry.families() if f.name == family)
-    cache = VerdictCache(cache_dir)
-    for fig in fam.figures:
-        drawn_figure(fam, fig, cache, seed=seed, max_examples=max_examples)
-
-
 def family_document(
     family: registry.Family,
     results: Mapping[str, Result],
@@ -77,8 +44,10 @@ def family_document(
     seed: int,
     max_examples: int,
     cache: VerdictCache | None = None,
+    derived: Mapping[str, DerivationResult] | None = None,
 ) -> tuple[str, dict[str, bytes]]:
-    """The Markdown for one family and its figure files (relative path → bytes); figures via :func:`drawn_figure`."""
+    """The Markdown for one family and its figure files (relative path → bytes); figures via
+    :func:`~icl_verify.output.figure_cache.drawn_figure`, derivations checked unless in ``derived`` (by name)."""
     note = INDEX_NOTE.format(where=_where(family), seed=seed, max_examples=max_examples)
     lines = [f"# {family.title}", "", f"<!-- {note} -->", ""]
     intro = family.intro
@@ -87,7 +56,7 @@ def family_document(
     lines += ["## Verdicts", "", render.results_markdown([results[c.name] for c in family.claims]), ""]
     if family.derivations:
         lines += ["## Derivations", ""]
-        lines += [render.derivation_markdown(d.check()) for d in family.derivations]
+        lines += [render.derivation_markdown(r) for r in derivation_results(family, derived)]
     misprints = [c for c in family.claims if not c.holds]
     if misprints:
         lines += ["## Printed forms that are wrong", ""]
@@ -115,6 +84,14 @@ def family_document(
                 "",
             ]
     return "\n".join(lines).rstrip() + "\n", files
+
+
+def derivation_results(
+    family: registry.Family, derived: Mapping[str, DerivationResult] | None = None
+) -> list[DerivationResult]:
+    """The checked derivations of ``family``, in order: from ``derived`` (by name) when there, else checked now."""
+    known = derived or {}
+    return [known[d.name] if d.name in known else d.check() for d in family.derivations]
 
 
 def _where(family: registry.Family) -> str:
@@ -146,29 +123,34 @@ def build(
     seed: int = 0,
     max_examples: int = 100,
     cache: VerdictCache | None = None,
+    derived: Mapping[str, DerivationResult] | None = None,
+    families: Collection[str] | None = None,
 ) -> dict[str, bytes]:
     """Every document and figure, as relative path → bytes, without writing anything.
 
     ``results`` may supply already-computed results by claim name (they must come from the
     same ``seed`` and ``max_examples``, e.g. :func:`icl_verify.running.runner.check_claims`, as
-    ``icl-verify docs`` does); missing ones are checked here, in this process. ``cache`` (None:
-    none) supplies and keeps the drawn figures (:func:`drawn_figure`).
+    ``icl-verify docs`` does), and ``derived`` checked derivations by name; missing ones are
+    checked here, in this process. ``cache`` (None: none) supplies and keeps the drawn figures.
+    ``families`` (names; None: all) limits the documents to those families' (no index, no ledger).
     """
     fams = registry.families()
     all_claims = {c.name: c for fam in fams for c in fam.claims}
     claims_ledger.validate(all_claims.values())
+    chosen = fams if families is None else [fam for fam in fams if fam.name in families]
     known = dict(results or {})
-    missing = [c for c in all_claims.values() if c.name not in known]
+    missing = [c for fam in chosen for c in fam.claims if c.name not in known]
     known.update(
         (r.claim.name, r) for r in runner.check_claims(missing, seed=seed, max_examples=max_examples, jobs=1).results
     )
-    files: dict[str, bytes] = {"index.md": index_document(fams, known, seed, max_examples).encode()}
-    groups = {fam.title: [known[c.name] for c in fam.claims] for fam in fams}
-    files["ledger.md"] = ledger.document(
-        groups, INDEX_NOTE.format(where="`theory/`", seed=seed, max_examples=max_examples)
-    ).encode()
-    for fam in fams:
-        text, figures = family_document(fam, known, all_claims, seed, max_examples, cache)
+    files: dict[str, bytes] = {}
+    if families is None:
+        files["index.md"] = index_document(fams, known, seed, max_examples).encode()
+        groups = {fam.title: [known[c.name] for c in fam.claims] for fam in fams}
+        note = INDEX_NOTE.format(where="`theory/`", seed=seed, max_examples=max_examples)
+        files["ledger.md"] = ledger.document(groups, note).encode()
+    for fam in chosen:
+        text, figures = family_document(fam, known, all_claims, seed, max_examples, cache, derived)
         files[f"{fam.name}.md"] = text.encode()
         files.update(figures)
     return files
@@ -182,11 +164,12 @@ def user_documents(
     seed: int = 0,
     max_examples: int = 100,
     cache: VerdictCache | None = None,
+    derived: Mapping[str, DerivationResult] | None = None,
 ) -> dict[str, bytes]:
     """One document per user file (``NAME.md`` and its figures, or ``NAME.tex``), as relative path → bytes.
 
-    ``results`` may supply already-computed results by claim name, and ``cache`` the drawn
-    figures, as in :func:`build`; missing ones are checked here. ``ValueError`` for an unknown ``fmt`` or two files that would write one document.
+    ``results``, ``derived`` and ``cache`` as in :func:`build`; missing results are checked here.
+    ``ValueError`` for an unknown ``fmt`` or two files that would write one document.
     """
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
@@ -203,15 +186,21 @@ def user_documents(
     files: dict[str, bytes] = {}
     for fam in fams:
         if fmt == "latex":
-            files[f"{fam.name}.tex"] = family_latex(fam, results, seed, max_examples).encode()
+            files[f"{fam.name}.tex"] = family_latex(fam, results, seed, max_examples, derived).encode()
             continue
-        text, figures = family_document(fam, results, all_claims, seed, max_examples, cache)
+        text, figures = family_document(fam, results, all_claims, seed, max_examples, cache, derived)
         files[f"{fam.name}.md"] = text.encode()
         files.update(figures)
     return files
 
 
-def family_latex(family: registry.Family, results: Mapping[str, Result], seed: int, max_examples: int) -> str:
+def family_latex(
+    family: registry.Family,
+    results: Mapping[str, Result],
+    seed: int,
+    max_examples: int,
+    derived: Mapping[str, DerivationResult] | None = None,
+) -> str:
     """A LaTeX fragment (needs ``amsmath`` and ``amssymb``): each claim with its verdict, each derivation."""
     note = INDEX_NOTE.format(where=_where(family), seed=seed, max_examples=max_examples)
     lines = [f"% {note.replace('`', '')}", r"% Needs \usepackage{amsmath,amssymb}.", ""]
@@ -221,7 +210,7 @@ def family_latex(family: registry.Family, results: Mapping[str, Result], seed: i
         lines += [render.claim_latex(results[c.name]) + "\n" for c in family.claims]
     if family.derivations:
         lines += [r"\subsection*{Derivations}", ""]
-        lines += [render.derivation_latex(d.check()) + "\n" for d in family.derivations]
+        lines += [render.derivation_latex(r) + "\n" for r in derivation_results(family, derived)]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -305,6 +294,18 @@ def stale_files(files: Mapping[str, bytes], out: Path = DEFAULT_OUT, *, strict: 
     machine, and with the library releases, that wrote them).
     """
     return [rel for rel, content in files.items() if _differs(rel, _read(out / rel), content, strict)]
+
+
+_FIGURE_LINK = re.compile(rb"^!\[[^\]]*\]\((figures/[^)]+)\)$", re.MULTILINE)
+
+
+def changed_files(files: Mapping[str, bytes], out: Path = DEFAULT_OUT) -> list[str]:
+    """What of ``files`` to write to ``out``: each document missing or whose :func:`skeleton` changed (LaTeX: whose
+    bytes changed), with the figures it shows, and every missing figure — so a document whose deterministic
+    content is unchanged is left as it is, whatever its measured digits."""
+    stale = stale_files(files, out)
+    shown = {link.decode() for rel in stale if rel.endswith(".md") for link in _FIGURE_LINK.findall(files[rel])}
+    return [rel for rel in files if rel in stale or rel in shown]
 
 
 def _differs(rel: str, current: bytes | None, content: bytes, strict: bool) -> bool:

@@ -85,7 +85,9 @@ def summary_line(results: Sequence[Result]) -> str:
 
 
 def _tally(checked: Sequence[Result | DerivationResult], noun: str) -> str:
-    """'N <noun>: counts per verdict — all as expected' (or how many were not)."""
+    """'N <noun>: counts per verdict — all as expected' (or how many were not); '0 <noun>' when there are none."""
+    if not checked:
+        return f"0 {noun}"
     counts: dict[str, int] = {}
     for r in checked:
         counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
@@ -121,6 +123,17 @@ def derivations_summary_line(checked: Sequence[DerivationResult]) -> str:
     return _tally(checked, "derivations")
 
 
+def failure_lines(results: Sequence[Result], derivations: Sequence[DerivationResult]) -> list[str]:
+    """One line per claim and derivation that is not as expected, naming it, its outcome and a derivation's
+    steps that are not proved."""
+    lines = [f"FAILED claim {r.claim.name}: {r.summary}" for r in results if not r.as_expected]
+    for r in derivations:
+        if not r.as_expected:
+            steps = ", ".join(f"step {i} {m.status}" for i, m in enumerate(r.marks, start=1) if m.status != "proved")
+            lines.append(f"FAILED derivation {r.derivation.name}: {r.summary}" + (f" ({steps})" if steps else ""))
+    return lines
+
+
 def to_json(
     results: Sequence[Result],
     *,
@@ -131,7 +144,7 @@ def to_json(
 ) -> dict[str, Any]:
     """The JSON report as a dict (``json.dumps`` it to print).
 
-    ``derivations`` are checked user derivations; ``cached`` names the results read from the cache.
+    ``derivations`` are the checked derivations; ``cached`` names the results read from the cache.
     """
     from importlib.metadata import PackageNotFoundError, version
 
@@ -149,6 +162,7 @@ def to_json(
         "claims": [{**r.to_dict(), "cached": r.claim.name in cached} for r in results],
         "builds_on_failed": {name: list(roots) for name, roots in undermined(results).items()},
         "derivations": [r.to_dict() for r in derivations],
+        "derivations_summary": derivations_summary_line(derivations),
     }
 
 

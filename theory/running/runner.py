@@ -13,7 +13,13 @@ workers never oversubscribe the cores), and results come back in the order the c
 A worker's job is one claim, except for the claims with a measured check: those of one family go
 to one worker together (:func:`jobs_of`), checked one after another, because such claims share
 their simulations through :func:`icl_verify.core.caches.cached` (the scaling family's two claims
-share 30 MLP trainings) — in two workers each simulation would run twice.
+share 30 MLP trainings) — in two workers each simulation would run twice. Other work that uses a
+family's simulations (an :class:`Extra`, e.g. drawing its figures) joins that job, after its claims.
+
+A result is reused from the cache while nothing it depends on changed: its key
+(:func:`claim_keys`, :func:`icl_verify.running.verdict_cache.entry_key`) holds the source of the
+modules its family's module (or the user's file) imports, transitively
+(:func:`icl_verify.running.sources.dependencies`), so editing one family re-checks that family's claims.
 """
 
 from __future__ import annotations
@@ -35,13 +41,13 @@ from icl_verify.core.claims import Claim, Evidence, Result, Verdict, check
 from icl_verify.numerics.shared import sweep
 from icl_verify.numerics.shared.checks import positive_int
 from icl_verify.numerics.shared.threads import blas_threads
-from icl_verify.running import registry
-from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key, file_digest, package_digest
+from icl_verify.running import registry, sources
+from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key, environment
 
 EXECUTORS = ("local", "dask")
 JOBS_VAR = "ICL_VERIFY_JOBS"
 _STATIC_COST = {"measured": 100.0, "numeric": 10.0, "explicit": 1.0, "symbolic": 0.1}
-"""Seconds assumed for a claim never timed before, by its most expensive check (docs/performance.md)."""
+"""Seconds assumed for a claim never timed before, by its most expensive check."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,20 @@ class Checked:
 
     results: list[Result]
     cached: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Extra:
+    """Work for the workers besides the claims: ``run()`` (picklable) in the worker that checks the measured
+    claims of the built-in ``family`` (``file`` None) or of the user's ``file``, after them — where the
+    simulations they computed are still cached — else as a job of its own.
+
+    Its failure is not reported: whoever needs its effect (e.g. a figure in the cache) does it again.
+    """
+
+    file: str | None
+    family: str
+    run: Callable[[], object]
 
 
 class NotFoundInWorker(LookupError):
@@ -76,18 +96,18 @@ def check_one(claim: Claim, seed: int, max_examples: int) -> Outcome:
 
 def check_job(config: Mapping[str, Any]) -> dict[str, Outcome]:
     """The worker's side: re-load the claims ``config`` names (``file`` None: built-in), check them in order,
-    then make the job's drawings (``draw`` of :func:`check_claims`).
+    then run the job's :class:`Extra` work.
 
     Nothing is checked when one of them is unknown here (:class:`NotFoundInWorker`).
     """
-    claims = _claims_of(config["file"])
+    claims = _claims_of(config["file"]) if config["names"] else {}
     missing = [name for name in config["names"] if name not in claims]
     if missing:
         raise NotFoundInWorker(", ".join(missing))
     outcomes = {name: check_one(claims[name], config["seed"], config["max_examples"]) for name in config["names"]}
-    for file, family in config.get("drawings", ()):
-        with contextlib.suppress(Exception):  # a figure failing here fails again, reported, where it is drawn next
-            config["draw"](file, family)
+    for extra in config.get("extras", ()):
+        with contextlib.suppress(Exception):  # done again, and reported, by whoever needs it
+            extra.run()
     return outcomes
 
 
@@ -162,24 +182,21 @@ def check_claims(
     scheduler: str | None = None,
     cache: VerdictCache | None = None,
     progress: bool = False,
-    draw: Callable[[str | None, str], None] | None = None,
-    drawings: Sequence[tuple[str | None, str]] = (),
+    extras: Sequence[Extra] = (),
 ) -> Checked:
     """Check ``claims`` (built-in ones, or from the user's ``files``) and return their results in order.
 
     ``jobs`` workers (default: :func:`default_jobs`) check the claims not in ``cache`` (None: no cache),
     longest first by the durations the cache recorded; ``jobs=1`` with the local executor checks
-    in this process. ERROR verdicts are never stored: they are checked again next time.
+    in this process. ERROR verdicts are never stored: they are checked again next time, and so is a
+    claim of unknown origin (made at run time: what it depends on is not known).
 
-    ``draw(file, family)`` (a picklable function; ``icl-verify docs`` passes one that draws a family's
-    figures into the cache) is called by the workers for each ``(file, family)`` of ``drawings``
-    (``file`` None: a built-in family): right after that family's measured claims, in the same
-    worker, where the simulations they computed are still cached — else as a job of its own. With
-    no worker to start nothing is drawn here: the caller draws what is missing.
+    The workers also run ``extras`` (:class:`Extra`). With no worker to start they are not run
+    here: the caller does what is missing.
     """
     jobs = validate(jobs, executor, scheduler)
     origin = {c.name: str(f) for f in files for c in registry.load_file(f)}
-    keys = _keys(claims, origin, seed, max_examples) if cache is not None else {}
+    keys = claim_keys(claims, origin, seed, max_examples) if cache is not None else {}
     outcomes: dict[str, Outcome] = {}
     for name, key in keys.items():
         found = cache.get(key)
@@ -193,7 +210,7 @@ def check_claims(
     def finish(name: str, outcome: Outcome) -> None:
         """Keep the outcome, and store it at once (an interrupted run keeps what it finished)."""
         fresh[name] = outcome
-        if cache is not None and outcome.verdict is not Verdict.ERROR:
+        if name in keys and outcome.verdict is not Verdict.ERROR:
             cache.put(keys[name], outcome)
         bar.update(1)
 
@@ -212,8 +229,7 @@ def check_claims(
                 }
                 for job in todo
             ]
-            if draw is not None:
-                configs = _with_drawings(configs, todo, draw, drawings)
+            configs = _with_extras(configs, todo, extras)
             with _executor(executor, min(jobs, len(configs)), scheduler) as ex:
                 unknown = _parallel(configs, ex, jobs, bar, finish)
             _serial([c for job in todo for c in job if c.name in unknown], seed, max_examples, bar, finish)
@@ -223,43 +239,58 @@ def check_claims(
     return Checked([outcomes[c.name].result(c) for c in claims], cached)
 
 
-def _with_drawings(
-    configs: list[dict[str, Any]],
-    todo: Sequence[Sequence[Claim]],
-    draw: Callable[[str | None, str], None],
-    drawings: Sequence[tuple[str | None, str]],
+def _with_extras(
+    configs: list[dict[str, Any]], todo: Sequence[Sequence[Claim]], extras: Sequence[Extra]
 ) -> list[dict[str, Any]]:
-    """``configs`` with each drawing attached to its family's measured claims' job, else first as a job of its own.
+    """``configs`` with each extra attached to its family's measured claims' job, else first as a job of its own.
 
-    A drawing alone goes first: its cost was never recorded, and a figure may run a simulation.
+    A job of extras alone goes first: its cost was never recorded, and it may run a simulation.
     """
     # a family is its file (whose claims are all labelled "user"), else its name
     owner = {
         config["file"] or job[0].family: config for config, job in zip(configs, todo) if job[0].measured is not None
     }
     alone = []
-    for file, family in drawings:
-        config = owner.get(file or family)
+    for extra in extras:
+        config = owner.get(extra.file or extra.family)
         if config is None:
-            config = {"names": [], "file": file, "seed": configs[0]["seed"], "max_examples": configs[0]["max_examples"]}
+            config = {
+                "names": [],
+                "file": extra.file,
+                "seed": configs[0]["seed"],
+                "max_examples": configs[0]["max_examples"],
+            }
             alone.append(config)
-        config.setdefault("drawings", []).append((file, family))
-        config["draw"] = draw
+        config.setdefault("extras", []).append(extra)
     return alone + configs
 
 
-def _keys(claims: Sequence[Claim], origin: Mapping[str, str], seed: int, max_examples: int) -> dict[str, str]:
-    package = package_digest()
-    sources = {f: file_digest(f) for f in set(origin.values())}
+def claim_keys(
+    claims: Sequence[Claim],
+    origin: Mapping[str, str],
+    seed: int,
+    max_examples: int,
+    finder: sources.Finder = sources.installed_file,
+) -> dict[str, str]:
+    """The cache key of each claim whose origin is known, by name: a user's file (``origin``: claim name →
+    file) or a built-in family's module (a claim equal to the built-in one of its name);
+    :func:`~icl_verify.running.verdict_cache.entry_key` of the digest of the files it depends on
+    (:func:`icl_verify.running.sources.files_of`, modules found by ``finder``)."""
+    where = dict(origin)
+    if any(c.name not in origin for c in claims):
+        builtin = {c.name: (c, fam.module.__name__) for fam in registry.families() for c in fam.claims}
+        where |= {
+            c.name: builtin[c.name][1] for c in claims if c.name not in origin and builtin.get(c.name, (None,))[0] == c
+        }
+    known = {where[c.name] for c in claims if c.name in where}
+    digests = {w: sources.digest(sources.files_of(w, finder)) for w in known}
+    versions = environment()
     return {
         c.name: entry_key(
-            c.name,
-            package=package,
-            source=sources.get(origin.get(c.name, ""), ""),
-            seed=seed,
-            max_examples=max_examples,
+            c.name, sources=digests[where[c.name]], seed=seed, max_examples=max_examples, versions=versions
         )
         for c in claims
+        if c.name in where
     }
 
 

@@ -2,12 +2,13 @@
 
 An entry is keyed (:func:`entry_key`) by the claim's name and everything its verdict depends on:
 
-* the source of the installed package — every file of ``icl_verify`` (``theory/`` and
-  ``numerics/``), hashed by :func:`package_digest`, so any edit to a claim, a check or a
-  simulation re-checks every claim (when in doubt, everything);
-* for a claim from a user's file, that file's source and the other ``.py`` files beside it
-  (:func:`file_digest`) — the modules it is most likely to import;
-* the versions of Python, SymPy, NumPy, SciPy and Hypothesis;
+* the source of the modules the claim depends on (:func:`icl_verify.running.sources.dependencies`):
+  for a built-in claim its family's module and every ``icl_verify`` module that module imports,
+  transitively (read from the ``import`` statements, those inside functions included); for a
+  claim from a user's file that file, the helper modules beside it that it imports and the
+  ``icl_verify`` modules they import. Editing one family re-checks that family's claims only;
+  editing a module every family imports (``icl_verify.core.claims``) re-checks every claim;
+* the versions of Python, SymPy, NumPy, SciPy and Hypothesis, and the machine;
 * the seed and the example budget.
 
 Entries live in :func:`default_dir` (the user's cache directory, or ``$ICL_VERIFY_CACHE_DIR``),
@@ -17,10 +18,8 @@ one file per key. Writes go to a temporary file in the same folder and are moved
 The checks' recorded durations are kept apart (:meth:`VerdictCache.costs`): they order the next
 run, longest claim first, and never decide a verdict.
 
-The same folder holds the documents' figures as drawn (:class:`DrawnFigure`: the digest of the
-data and the SVG), keyed by :func:`figure_key` — the family and figure names and the same inputs,
-Matplotlib's version added — so a warm ``icl-verify docs`` neither re-runs a figure's simulation
-nor redraws it. Figure entries are written, read and discarded when unreadable like verdicts.
+The same folder keeps other entries keyed the same way (:meth:`VerdictCache.load`,
+:meth:`VerdictCache.store`, each kind under its own file suffix), e.g. the documents' drawn figures.
 """
 
 from __future__ import annotations
@@ -32,10 +31,10 @@ import os
 import pickle
 import platform
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from importlib.metadata import version
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import platformdirs
 
@@ -44,9 +43,8 @@ from icl_verify.core.claims import Claim, Evidence, Result, Verdict
 ENV_VAR = "ICL_VERIFY_CACHE_DIR"
 FORMAT = 1  # bumped when the entry layout changes
 LIBRARIES = ("sympy", "numpy", "scipy", "hypothesis")
-FIGURE_LIBRARIES = ("matplotlib",)  # what a drawn figure depends on besides :data:`LIBRARIES`
 _COSTS = "costs.json"
-_Entry = TypeVar("_Entry", "Outcome", "DrawnFigure")
+_Entry = TypeVar("_Entry")
 
 
 def default_dir() -> Path:
@@ -57,85 +55,27 @@ def default_dir() -> Path:
     return Path(platformdirs.user_cache_dir("icl-verify")) / "verdicts"
 
 
-def _digest_files(paths: Iterable[Path], root: Path) -> str:
-    h = hashlib.sha256()
-    for path in sorted(paths):
-        h.update(str(path.relative_to(root)).encode() + b"\0")
-        h.update(hashlib.sha256(path.read_bytes()).digest())
-    return h.hexdigest()
-
-
-def _source_files(folder: Path) -> list[Path]:
-    return [p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"]
-
-
-def package_digest() -> str:
-    """SHA-256 of every file of the installed ``icl_verify`` (its own folder and ``numerics``'s)."""
-    import icl_verify
-    import icl_verify.numerics
-
-    h = hashlib.sha256()
-    for module in (icl_verify, icl_verify.numerics):
-        folder = Path(module.__file__).parent
-        h.update(_digest_files(_source_files(folder), folder).encode())
-    return h.hexdigest()
-
-
-def file_digest(path: str | Path) -> str:
-    """SHA-256 of a user's claim file and of the ``.py`` files in its folder (what it may import)."""
-    path = Path(path).resolve()
-    siblings = {path, *path.parent.glob("*.py")}
-    return _digest_files([p for p in siblings if p.is_file()], path.parent)
-
-
-def environment() -> dict[str, str]:
-    """The versions an entry depends on: Python, the machine, and :data:`LIBRARIES`."""
+def environment(libraries: tuple[str, ...] = LIBRARIES) -> dict[str, str]:
+    """The versions an entry depends on: Python, the machine, and ``libraries``."""
     return {
         "python": platform.python_version(),
         "machine": platform.machine(),
-        **{name: version(name) for name in LIBRARIES},
+        **{name: version(name) for name in libraries},
     }
 
 
-def entry_key(name: str, *, package: str, source: str, seed: int, max_examples: int) -> str:
-    """The key of one claim's entry: SHA-256 of every input its verdict depends on (see the module)."""
-    inputs = {
-        "format": FORMAT,
-        "claim": name,
-        "package": package,
-        "source": source,
-        "environment": environment(),
-        "seed": seed,
-        "max_examples": max_examples,
-    }
-    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+def keyed(inputs: Mapping[str, Any]) -> str:
+    """SHA-256 of ``inputs`` (JSON-ready), the cache's :data:`FORMAT` included: the key of an entry."""
+    return hashlib.sha256(json.dumps({"format": FORMAT, **inputs}, sort_keys=True).encode()).hexdigest()
 
 
-def figure_key(family: str, figure: str, *, package: str, source: str, seed: int, max_examples: int) -> str:
-    """The key of one drawn figure: what :func:`entry_key` hashes, with :data:`FIGURE_LIBRARIES`' versions.
-
-    ``source`` is :func:`file_digest` of a user's file (empty for a built-in family). The seed and
-    the budget are part of the key because a document is generated for them, although a figure's
-    ``data()`` takes no argument (it seeds itself).
-    """
-    inputs = {
-        "format": FORMAT,
-        "figure": [family, figure],
-        "package": package,
-        "source": source,
-        "environment": environment() | {name: version(name) for name in FIGURE_LIBRARIES},
-        "seed": seed,
-        "max_examples": max_examples,
-    }
-    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
-
-
-@dataclasses.dataclass(frozen=True)
-class DrawnFigure:
-    """A figure as its document holds it: the digest of its data and its SVG file's bytes."""
-
-    digest: str
-    svg: bytes
+def entry_key(
+    name: str, *, sources: str, seed: int, max_examples: int, versions: Mapping[str, str] | None = None
+) -> str:
+    """The key of one claim's entry (see the module); ``sources``: the digest of the files it depends on,
+    ``versions``: :func:`environment` (None: read now; given, to read the versions once for many keys)."""
+    inputs = {"claim": name, "sources": sources, "environment": dict(versions or environment()), "seed": seed}
+    return keyed(inputs | {"max_examples": max_examples})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -171,42 +111,36 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 class VerdictCache:
-    """Outcomes of checked claims, one file per :func:`entry_key`, in ``folder``."""
+    """Outcomes of checked claims, one file per :func:`entry_key`, in ``folder``; and other entries by kind."""
 
     def __init__(self, folder: str | Path | None = None) -> None:
         self.folder = Path(folder) if folder is not None else default_dir()
         if self.folder.exists() and not self.folder.is_dir():
             raise ValueError(f"cache_dir must be a directory, got the file {str(self.folder)!r}")
 
-    def _path(self, key: str, kind: type) -> Path:
-        return self.folder / (f"{key}.pickle" if kind is Outcome else f"{key}.figure.pickle")
+    def _path(self, key: str, suffix: str) -> Path:
+        return self.folder / f"{key}{suffix}.pickle"
 
-    def _load(self, key: str, kind: type[_Entry]) -> _Entry | None:
-        """The entry of type ``kind`` stored under ``key``, or None when there is none or it cannot be read back."""
+    def load(self, key: str, kind: type[_Entry], suffix: str) -> _Entry | None:
+        """The entry of type ``kind`` stored under ``key`` and ``suffix``, or None when there is none or it cannot
+        be read back."""
         try:
-            stored_key, entry = pickle.loads(self._path(key, kind).read_bytes())
+            stored_key, entry = pickle.loads(self._path(key, suffix).read_bytes())
         except Exception:  # missing, truncated or corrupted: ignored, and rewritten by the next check
             return None
         return entry if stored_key == key and isinstance(entry, kind) else None
 
-    def _store(self, key: str, entry: Outcome | DrawnFigure) -> None:
-        _atomic_write(self._path(key, type(entry)), pickle.dumps((key, entry)))
+    def store(self, key: str, entry: object, suffix: str) -> None:
+        """Store ``entry`` under ``key`` and ``suffix`` (a kind of entry: ``.figure``), atomically."""
+        _atomic_write(self._path(key, suffix), pickle.dumps((key, entry)))
 
     def get(self, key: str) -> Outcome | None:
         """The outcome stored under ``key``, or None when there is none or it cannot be read back."""
-        return self._load(key, Outcome)
+        return self.load(key, Outcome, "")
 
     def put(self, key: str, outcome: Outcome) -> None:
         """Store ``outcome`` under ``key`` (atomically)."""
-        self._store(key, outcome)
-
-    def get_figure(self, key: str) -> DrawnFigure | None:
-        """The figure stored under ``key`` (a :func:`figure_key`), or None when there is none or it is unreadable."""
-        return self._load(key, DrawnFigure)
-
-    def put_figure(self, key: str, figure: DrawnFigure) -> None:
-        """Store the drawn ``figure`` under ``key`` (atomically)."""
-        self._store(key, figure)
+        self.store(key, outcome, "")
 
     def costs(self) -> dict[str, float]:
         """The last recorded duration of each claim, by name (empty when none was recorded)."""

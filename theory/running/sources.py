@@ -1,0 +1,167 @@
+"""The source files a module depends on, read from its imports without running it.
+
+:func:`dependencies` starts from a file (a built-in family's module, or a user's claim file) and
+follows its imports transitively, statically: every ``import`` and ``from … import`` statement
+anywhere in the file (inside functions too) is read from its :mod:`ast`, and a name is followed when it resolves
+to a source file of ``icl_verify`` (found by :func:`importlib.util.find_spec`, or the ``finder``
+given) or, for a user's file, to a module in the file's own folder (a helper beside it). Other
+libraries are not followed: their versions are part of a cache key instead.
+
+What an import runs is followed too: the ``__init__.py`` of every package above a module, and a
+package's lazy exports — a string constant naming an ``icl_verify`` module (``"icl_verify.core.claims"``
+in ``icl_verify/__init__.py``, imported on first attribute access) — of a package imported by name
+(``import icl_verify as iv``), not of one that is only the parent of the module imported.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+from collections.abc import Callable, Iterable, Iterator
+from functools import cache
+from pathlib import Path
+
+PACKAGE = "icl_verify"
+
+Finder = Callable[[str], Path | None]
+"""Where the module of a dotted name lives (a ``.py`` file), or None when it is not a module found."""
+
+
+def installed_file(name: str) -> Path | None:
+    """The source file of the installed ``icl_verify`` module ``name``, or None (not a module of it)."""
+    if name != PACKAGE and not name.startswith(PACKAGE + "."):
+        return None
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):  # a parent is not a package: the name is an attribute, not a module
+        return None
+    origin = spec.origin if spec is not None else None
+    return Path(origin) if origin is not None and origin.endswith(".py") else None
+
+
+def _imports(path: Path, package: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``(module, names)`` of every import in the file; ``package``: the file's package (for relative imports)."""
+    return _imports_in(path.read_bytes(), package)
+
+
+@cache
+def _imports_in(source: bytes, package: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """:func:`_imports` of a file's contents (kept by contents: an edited file is read again); none when it does
+    not parse (a helper imported only inside a function that never runs: its source is still hashed)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ()
+    return tuple(_each_import(tree, package))
+
+
+def _statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of ``body`` and of the blocks nested in it (functions, classes, ``if``, ``try``, …)."""
+    for node in body:
+        yield node
+        for block in ("body", "orelse", "finalbody", "handlers", "cases"):
+            yield from _statements(getattr(node, block, ()))
+
+
+def _each_import(tree: ast.Module, package: str) -> Iterator[tuple[str, tuple[str, ...]]]:
+    for node in _statements(tree.body):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, ()
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".") if package else []
+                parts = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
+                base = ".".join([*parts, *([base] if base else [])])
+            yield base, tuple(alias.name for alias in node.names)
+
+
+def _lazy_exports(path: Path) -> frozenset[str]:
+    """String constants of the file that name an ``icl_verify`` module (imported by name at run time)."""
+    return _lazy_exports_in(path.read_bytes())
+
+
+@cache
+def _lazy_exports_in(source: bytes) -> frozenset[str]:
+    return frozenset(
+        node.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(PACKAGE + ".")
+    )
+
+
+def _parents(name: str) -> Iterator[str]:
+    parts = name.split(".")
+    for k in range(1, len(parts)):
+        yield ".".join(parts[:k])
+
+
+def _locate(module: str, folder: Path | None, finder: Finder) -> Path | None:
+    """The file of ``module``: in ``folder`` (a user's file's) if there, else found by ``finder``."""
+    if not module:
+        return None
+    if folder is not None:
+        top = folder.joinpath(*module.split("."))
+        for candidate in (top.with_suffix(".py"), top / "__init__.py"):
+            if candidate.is_file():
+                return candidate.resolve()
+    found = finder(module)
+    return found.resolve() if found is not None else None
+
+
+def dependencies(path: str | Path, *, name: str = "", finder: Finder = installed_file) -> list[Path]:
+    """The file at ``path`` and every source file it imports, transitively (see the module), sorted.
+
+    ``name`` is the module's dotted name for a module of the package (for its relative imports);
+    empty for a user's file, whose folder is searched first for the modules it imports.
+    """
+    path = Path(path).resolve()
+    folder = None if name else path.parent
+    located: dict[str, Path | None] = {}
+
+    def locate(module: str) -> Path | None:
+        if module not in located:
+            located[module] = _locate(module, folder, finder)
+        return located[module]
+
+    seen: dict[Path, bool] = {}  # file → whether its lazy exports were followed
+    todo: list[tuple[Path, str, bool]] = [(path, name, True)]
+    todo += [(f, parent, False) for parent in _parents(name) if (f := locate(parent)) is not None]
+    while todo:
+        file, module, by_name = todo.pop()
+        if file in seen and (seen[file] or not by_name):
+            continue
+        seen[file] = seen.get(file, False) or by_name
+        package = module if file.name == "__init__.py" else module.rpartition(".")[0]
+        for imported, names in _imports(file, package):
+            targets = [(imported, True)] + [(f"{imported}.{n}", True) for n in names if n != "*"]
+            targets += [(parent, False) for parent in _parents(imported)]
+            for target, explicit in targets:
+                found = locate(target)
+                if found is not None:
+                    todo.append((found, target, explicit))
+        if by_name and file.name == "__init__.py":
+            todo.extend((f, m, True) for m in _lazy_exports(file) if (f := locate(m)) is not None)
+    return sorted(seen)
+
+
+def files_of(where: str, finder: Finder = installed_file) -> list[Path]:
+    """:func:`dependencies` of a user's file (``where`` a path ending in ``.py``) or of the ``icl_verify`` module
+    named ``where``; ``ValueError`` when it is neither."""
+    if where.endswith(".py"):
+        return dependencies(where, finder=finder)
+    path = finder(where)
+    if path is None:
+        raise ValueError(f"where must name a module of icl_verify or a .py file, got {where!r}")
+    return dependencies(path, name=where, finder=finder)
+
+
+def digest(paths: Iterable[Path]) -> str:
+    """SHA-256 of the files' paths and contents (paths as given, sorted)."""
+    h = hashlib.sha256()
+    for p in sorted(paths):
+        h.update(str(p).encode() + b"\0")
+        h.update(hashlib.sha256(p.read_bytes()).digest())
+    return h.hexdigest()
