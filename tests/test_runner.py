@@ -8,7 +8,7 @@ import os
 import pytest
 from click.testing import CliRunner
 
-from icl_verify import Claim, Estimate, Measured, Verdict
+from icl_verify import Claim, Estimate, Measured, Symbolic, Verdict
 from icl_verify.cli.main import main
 from icl_verify.output import report
 from icl_verify.running import registry, runner
@@ -83,9 +83,9 @@ def test_longest_claims_are_submitted_first():
     def measured(seed: int) -> Estimate:
         return Estimate(1.0, 1.0, 1.0, predicted=1.0)
 
-    cheap = Claim("cheap", "s", "s", symbolic=lambda: 0)
-    slow = Claim("slow", "s", "s", measured=Measured(measured))
-    middle = Claim("middle", "s", "s", symbolic=lambda: 0)
+    cheap = Claim("cheap", "s", "s", checks=(Symbolic(lambda: 0),))
+    slow = Claim("slow", "s", "s", checks=(Measured(measured),))
+    middle = Claim("middle", "s", "s", checks=(Symbolic(lambda: 0),))
     # Never timed: a measured claim is assumed to take longer than a symbolic one; ties keep their order.
     assert _names(runner.jobs_of([cheap, middle, slow], {}, {})) == [["slow"], ["cheap"], ["middle"]]
     # Recorded durations win over the static guess.
@@ -179,7 +179,7 @@ def test_json_report_marks_no_result_cached_without_a_cache():
 
 def test_claims_the_workers_do_not_know_are_checked_here():
     # Claims made at run time (not built in, from no file) cannot be re-loaded by a worker.
-    made_here = [Claim(f"made-here-{k}", "s", "s", symbolic=lambda: 0) for k in range(2)]
+    made_here = [Claim(f"made-here-{k}", "s", "s", checks=(Symbolic(lambda: 0),)) for k in range(2)]
     checked = runner.check_claims(made_here, jobs=2)
     assert [r.verdict for r in checked.results] == [Verdict.PROVED, Verdict.PROVED]
 

@@ -116,9 +116,13 @@ def theorem1_program_residual(d: int, lam_term: str = "formula") -> list:
 
 
 def _t1_explicit(lam_term: str) -> Explicit:
-    """Exact check at d = 1, 2, 3; a printed λ variant's control is the program with Theorem 1's own λ term."""
-    control = None if lam_term == "formula" else (lambda d: theorem1_program_residual(d, "formula"))
-    return Explicit(lambda d: theorem1_program_residual(d, lam_term), [{"d": 1}, {"d": 2}, {"d": 3}], control)
+    """Exact check at d = 1, 2, 3 of the program with the given λ term."""
+    return Explicit(lambda d: theorem1_program_residual(d, lam_term), [{"d": 1}, {"d": 2}, {"d": 3}])
+
+
+def _t1_formula_residual(d: int) -> list:
+    """A printed λ variant's explicit control: the program with Theorem 1's own λ term."""
+    return theorem1_program_residual(d, "formula")
 
 
 @st.composite
@@ -178,7 +182,7 @@ THEOREM1_OP_LIST = Claim(
         ),
     ),
     holds=False,
-    corrected=Corrected("theorem1-formula-is-gd-step", numeric=_theorem1_compiled),
+    corrected=Corrected("theorem1-formula-is-gd-step", explicit=_t1_formula_residual, numeric=_theorem1_compiled),
     note="Differs by 4αλ wᵀx₂ from the theorem whenever λ wᵀx₂ ≠ 0.",
 )
 
@@ -188,7 +192,7 @@ THEOREM1_WALKTHROUGH = Claim(
     statement=r"\text{the program with } g \leftarrow g - 2\lambda w \text{ computes } w'^\top x_2 \text{ of Theorem 1}",
     checks=(_t1_explicit("walkthrough"),),
     holds=False,
-    corrected=Corrected("theorem1-formula-is-gd-step"),
+    corrected=Corrected("theorem1-formula-is-gd-step", explicit=_t1_formula_residual),
     note="Differs by 6αλ wᵀx₂ from the theorem whenever λ wᵀx₂ ≠ 0.",
 )
 
