@@ -29,17 +29,17 @@ CHAIN_FILE = textwrap.dedent(
 
     CASES = st.fixed_dictionaries({"x": st.floats(0, 1)})
 
-    a = Claim(name="a", source="test", statement="1 = 2", numeric=Numeric(CASES, lambda c: (1.0, 2.0)))
+    a = Claim(name="a", source="test", statement="1 = 2", checks=(Numeric(CASES, lambda c: (1.0, 2.0)),))
     b = Claim(
         name="b",
         source="test",
         statement="x = x",
-        numeric=Numeric(CASES, lambda c: (c["x"], c["x"])),
+        checks=(Numeric(CASES, lambda c: (c["x"], c["x"])),),
         assumptions=("x in [0, 1]",),
         builds_on=("a",),
     )
     c = Claim(
-        name="c", source="test", statement="x = x", numeric=Numeric(CASES, lambda c: (c["x"], c["x"])), builds_on=("b",)
+        name="c", source="test", statement="x = x", checks=(Numeric(CASES, lambda c: (c["x"], c["x"])),), builds_on=("b",)
     )
     """
 )

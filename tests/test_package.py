@@ -13,6 +13,7 @@ PUBLIC = {
     "Claim", "Numeric", "Explicit", "Measured", "Estimate", "Derivation", "Step", "check", "check_all",
     "Verdict", "Evidence", "Result", "Report", "Figure", "clear_caches", "compare_with_tolerance",
     "statement", "matrix", "scalar", "load_family",
+    "Check", "Found", "Symbolic", "Corrected", "NoControl", "Kind", "Status", "ControlStatus", "StepStatus",
 }  # fmt: skip
 
 

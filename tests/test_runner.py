@@ -116,7 +116,7 @@ def test_measured_claims_of_one_family_and_file_are_one_job_in_their_order():
 
 SHARED_SIMULATION = """
 from pathlib import Path
-from icl_verify import Claim, Estimate, Measured
+from icl_verify import Claim, Estimate, Measured, Symbolic
 from icl_verify.core.caches import cached
 
 
@@ -132,9 +132,9 @@ def measure(seed):
     return Estimate(value, value, value, predicted=1.0, tolerance=0.1)
 
 
-FIRST = Claim("shares-one", "s", "s", measured=Measured(measure))
-SECOND = Claim("shares-two", "s", "s", measured=Measured(measure))
-OTHER = Claim("other", "s", "s", symbolic=lambda: 0)  # a second job: the workers start
+FIRST = Claim("shares-one", "s", "s", (Measured(measure),))
+SECOND = Claim("shares-two", "s", "s", (Measured(measure),))
+OTHER = Claim("other", "s", "s", (Symbolic(lambda: 0),))  # a second job: the workers start
 """
 
 

@@ -80,10 +80,10 @@ def _noise_interval(seed: int) -> tuple[float, float, float]:
     return tuple(t_interval(dual_critiques.noise_sim_aou(NOISE_D, NOISE_SAMPLES, seed)))
 
 
-def _noise_estimate(seed: int, predicted: float, control: float | None) -> Estimate:
+def _noise_estimate(seed: int, predicted: float) -> Estimate:
     mean, low, high = _noise_interval(seed)
     detail = f"d = {NOISE_D}, {NOISE_SAMPLES} triples of independent uniform unit vectors, seed {seed}"
-    return Estimate(mean, low, high, predicted, NOISE_TOLERANCE, detail, control)
+    return Estimate(mean, low, high, predicted, NOISE_TOLERANCE, detail)
 
 
 NOISE_MEAN = float(noise_sim_aou_mean(NOISE_D))
@@ -97,7 +97,7 @@ NOISE_SIMAOU = Claim(
     ),
     checks=(
         Explicit(noise_mean_residuals, [{"d": 3}, {"d": 5}]),
-        Measured(lambda seed: _noise_estimate(seed, NOISE_MEAN, None)),
+        Measured(lambda seed: _noise_estimate(seed, NOISE_MEAN)),
     ),
     note="The closed form is 4/π² ≈ 0.405 at d = 2, 4/9 at d = 3, increases with d, and tends to 1/2 "
     "(1/2 − 1/(8d) + O(d⁻²)): unit updates from a common point make a 60° angle in high dimension. "
@@ -109,9 +109,9 @@ NOISE_QUARTER = Claim(
     name="deutch-simaou-noise-is-a-quarter",
     source=f"{PAPER} (a noise baseline of SimAOU ≈ 0.25 read as a constant)",
     statement=r"\mathbb E\,\mathrm{SimAOU} \approx 0.25 \text{ for pure noise (independent uniform unit outputs)}",
-    checks=(Measured(lambda seed: _noise_estimate(seed, 0.25, NOISE_MEAN)),),
+    checks=(Measured(lambda seed: _noise_estimate(seed, 0.25)),),
     holds=False,
-    corrected=Corrected("deutch-simaou-noise-closed-form"),
+    corrected=Corrected("deutch-simaou-noise-closed-form", measured=NOISE_MEAN),
     note="For independent uniform unit outputs the mean lies in [4/π², 1/2) for every d ≥ 2; 1/4 is reached "
     "by shared-signal-plus-noise outputs at one noise level (deutch-simaou-noisy-copies).",
     assumptions=NOISE_SIMAOU.assumptions,
