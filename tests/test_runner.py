@@ -98,8 +98,8 @@ def test_measured_claims_of_one_family_and_file_are_one_job_in_their_order():
         return Estimate(1.0, 1.0, 1.0, predicted=1.0)
 
     def claim(name: str, family: str, kind: str) -> Claim:
-        check = {"measured": Measured(measured)} if kind == "measured" else {"symbolic": lambda: 0}
-        return Claim(name, "s", "s", family=family, **check)
+        check = Measured(measured) if kind == "measured" else Symbolic(lambda: 0)
+        return Claim(name, "s", "s", (check,), family=family)
 
     claims = [
         claim("a1", "a", "measured"),
