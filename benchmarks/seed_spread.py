@@ -21,15 +21,16 @@ import dataclasses
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
-from icl_verify import check
+from icl_verify import Kind, Measured, check
 from icl_verify.core.claims import Claim
 from icl_verify.running import registry
 
 
 def measured_claims(names: list[str] | None = None) -> list[Claim]:
     """The built-in claims with a measured check, optionally only those named."""
-    claims = [c for c in registry.builtin_claims() if c.measured is not None]
+    claims = [c for c in registry.builtin_claims() if Kind.MEASURED in c.kinds]
     return registry.select(claims, names) if names else claims
 
 
@@ -45,13 +46,19 @@ def seed_range(text: str) -> list[int]:
 def record(claim: Claim, seed: int) -> dict:
     """Check ``claim`` at ``seed``; its verdict, time and the measured interval (exact, from the Estimate)."""
     estimates = []
-    measure = claim.measured.measure
 
-    def spy(s: int):
-        estimates.append(measure(s))
-        return estimates[-1]
+    def spying(check: Any) -> Any:
+        """The same check, its estimates recorded, if it is a measured one."""
+        if not isinstance(check, Measured):
+            return check
 
-    spied = dataclasses.replace(claim, measured=dataclasses.replace(claim.measured, measure=spy))
+        def spy(s: int):
+            estimates.append(check.measure(s))
+            return estimates[-1]
+
+        return dataclasses.replace(check, measure=spy)
+
+    spied = dataclasses.replace(claim, checks=tuple(spying(c) for c in claim.checks))
     result = check(spied, seed=seed)
     row = {"claim": claim.name, "seed": seed, "verdict": result.verdict.value, "seconds": round(result.seconds, 2)}
     if estimates:

@@ -21,7 +21,7 @@ import pytest
 from filelock import FileLock, Timeout
 from hypothesis import settings
 
-from icl_verify import Result, Verdict
+from icl_verify import Kind, Result, Verdict
 from icl_verify.maths.strategies import source_independent_draws
 from icl_verify.running import registry, runner
 from icl_verify.running.verdict_cache import ENV_VAR, VerdictCache
@@ -80,7 +80,7 @@ class SessionResults(Mapping[str, Result]):
         False if there is none. Measured claims are left to the worker that takes them in order: those of
         a family share their simulations (``engine.caches.cached``), which two workers would both run."""
         return any(
-            name not in self.results and self.claims[name].measured is None and self._check_if_free(name)
+            name not in self.results and Kind.MEASURED not in self.claims[name].kinds and self._check_if_free(name)
             for name in reversed(list(self.claims))
         )
 
@@ -107,16 +107,18 @@ class SessionResults(Mapping[str, Result]):
 
 
 USER_CLAIMS = """
-from icl_verify import Claim, Numeric
+from icl_verify import Claim, Corrected, Numeric
 from hypothesis import strategies as st
 
 SQUARE = Claim(
     name="user-square-of-sum",
     source="algebra",
     statement="(a + b)^2 = a^2 + 2ab + b^2",
-    numeric=Numeric(
-        cases=st.fixed_dictionaries({"a": st.floats(-10, 10), "b": st.floats(-10, 10)}),
-        compare=lambda c: ((c["a"] + c["b"]) ** 2, c["a"] ** 2 + 2 * c["a"] * c["b"] + c["b"] ** 2),
+    checks=(
+        Numeric(
+            cases=st.fixed_dictionaries({"a": st.floats(-10, 10), "b": st.floats(-10, 10)}),
+            compare=lambda c: ((c["a"] + c["b"]) ** 2, c["a"] ** 2 + 2 * c["a"] * c["b"] + c["b"] ** 2),
+        ),
     ),
 )
 WRONG = Claim(
@@ -124,10 +126,13 @@ WRONG = Claim(
     source="algebra",
     statement="(a + b)^2 = a^2 + b^2",
     holds=False,
-    numeric=Numeric(
-        cases=st.fixed_dictionaries({"a": st.floats(-10, 10), "b": st.floats(-10, 10)}),
-        compare=lambda c: ((c["a"] + c["b"]) ** 2, c["a"] ** 2 + c["b"] ** 2),
+    checks=(
+        Numeric(
+            cases=st.fixed_dictionaries({"a": st.floats(-10, 10), "b": st.floats(-10, 10)}),
+            compare=lambda c: ((c["a"] + c["b"]) ** 2, c["a"] ** 2 + c["b"] ** 2),
+        ),
     ),
+    corrected=Corrected("user-square-of-sum", numeric=SQUARE.checks[0].compare),
 )
 """
 

@@ -75,6 +75,5 @@ def test_all_builtin_claim_names_are_unique():
 def test_corrections_name_true_builtin_claims():
     claims = {c.name: c for c in registry.builtin_claims()}
     for claim in claims.values():
-        if claim.correction:
-            assert not claim.holds, f"{claim.name} holds but names a correction"
-            assert claims[claim.correction].holds, f"{claim.name} is corrected by a false claim"
+        if claim.corrected is not None and claim.corrected.claim:
+            assert claims[claim.corrected.claim].holds, f"{claim.name} is corrected by a false claim"

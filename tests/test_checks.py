@@ -24,7 +24,7 @@ def test_anything_else_is_refused_naming_the_argument(value):
         seed_value("my_seed", value)
 
 
-_CLAIM = Claim("m", "s", "st", measured=Measured(lambda seed: Estimate(1.0, 1.0, 1.0, 1.0)))
+_CLAIM = Claim("m", "s", "st", checks=(Measured(lambda seed: Estimate(1.0, 1.0, 1.0, 1.0)),))
 
 
 @pytest.mark.parametrize(

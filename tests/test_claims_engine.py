@@ -8,8 +8,21 @@ import sympy as sp
 from hypothesis import strategies as st
 from sympy.matrices.expressions import MatrixSymbol
 
-from icl_verify import Claim, Estimate, Explicit, Measured, Numeric, Verdict, check, compare_with_tolerance
-from icl_verify.core.claims import MAX_RESIDUAL_CHARS, NonFiniteComparison
+from icl_verify import (
+    Claim,
+    Corrected,
+    Estimate,
+    Explicit,
+    Measured,
+    NoControl,
+    Numeric,
+    Symbolic,
+    Verdict,
+    check,
+    compare_with_tolerance,
+)
+from icl_verify.core.checks.numeric import NonFiniteComparison
+from icl_verify.core.evidence import MAX_RESIDUAL_CHARS
 from icl_verify.maths.strategies import dims, matrices
 from icl_verify.output.report import table, to_json
 
@@ -30,12 +43,12 @@ def _transpose_residual(a=n, b=n, c=n):
     return (A * B).T - B.T * A.T
 
 
+TRANSPOSE_NUMERIC = Numeric(_transpose_cases(), lambda c: ((c["A"] @ c["B"]).T, c["B"].T @ c["A"].T))
 TRANSPOSE = Claim(
     name="transpose-of-product",
     source="linear algebra",
     statement=r"(AB)^\top = B^\top A^\top",
-    symbolic=_transpose_residual,
-    numeric=Numeric(_transpose_cases(), lambda c: ((c["A"] @ c["B"]).T, c["B"].T @ c["A"].T)),
+    checks=(Symbolic(_transpose_residual), TRANSPOSE_NUMERIC),
 )
 
 
@@ -47,7 +60,7 @@ def test_true_identity_with_dimension_free_check_is_proved():
 
 
 def test_numeric_only_true_claim_is_verified_not_proved():
-    claim = Claim("t", "s", "st", numeric=TRANSPOSE.numeric)
+    claim = Claim("t", "s", "st", checks=(TRANSPOSE_NUMERIC,))
     result = check(claim)
     assert result.verdict is Verdict.VERIFIED
     assert claim.expected is Verdict.VERIFIED
@@ -64,8 +77,9 @@ def test_false_claim_is_refuted_with_a_minimal_counterexample():
         "commute",
         "s",
         "AB = BA",
-        numeric=Numeric(square_pairs(), lambda c: (c["A"] @ c["B"], c["B"] @ c["A"])),
+        checks=(Numeric(square_pairs(), lambda c: (c["A"] @ c["B"], c["B"] @ c["A"])),),
         holds=False,
+        corrected=Corrected("commute-corrected"),  # names the corrected claim, gives the numeric check no form
     )
     result = check(claim, seed=3)
     assert result.verdict is Verdict.REFUTED and result.as_expected
@@ -82,12 +96,14 @@ def test_false_claim_is_refuted_with_a_minimal_counterexample():
 def test_undecided_symbolic_check_is_unproven_and_never_a_pass():
     # An unknown function: SymPy cannot decide f(x) - g(x) == 0.
     x = sp.Symbol("x")
-    claim = Claim("opaque", "s", "f = g", symbolic=lambda: sp.Function("f")(x) - sp.Function("g")(x))
+    claim = Claim("opaque", "s", "f = g", checks=(Symbolic(lambda: sp.Function("f")(x) - sp.Function("g")(x)),))
     result = check(claim)
     assert result.verdict is Verdict.UNPROVEN
     assert not result.as_expected
     # and a claim expected false is not "as expected" when unproven either
-    assert not check(Claim("opaque2", "s", "f = g", symbolic=claim.symbolic, holds=False)).as_expected
+    assert not check(
+        Claim("opaque2", "s", "f = g", claim.checks, holds=False, corrected=NoControl("a test"))
+    ).as_expected
 
 
 def test_symbolic_undecided_but_numeric_pass_reports_verified_not_proved():
@@ -96,8 +112,7 @@ def test_symbolic_undecided_but_numeric_pass_reports_verified_not_proved():
         "weak-proof",
         "s",
         "st",
-        symbolic=lambda: sp.Function("f")(x),
-        numeric=TRANSPOSE.numeric,
+        checks=(Symbolic(lambda: sp.Function("f")(x)), TRANSPOSE_NUMERIC),
     )
     result = check(claim)
     assert result.verdict is Verdict.VERIFIED
@@ -110,7 +125,14 @@ def test_explicit_refutation_gives_exact_witness():
         return A * B - B * A
 
     result = check(
-        Claim("commute-exact", "s", "AB = BA", explicit=Explicit(residual, [{"k": 1}, {"k": 2}]), holds=False)
+        Claim(
+            "commute-exact",
+            "s",
+            "AB = BA",
+            checks=(Explicit(residual, [{"k": 1}, {"k": 2}]),),
+            holds=False,
+            corrected=NoControl("a test"),
+        )
     )
     assert result.verdict is Verdict.REFUTED
     cex = result.counterexample
@@ -125,7 +147,7 @@ def test_crashing_check_is_error_not_pass():
     def boom(case):
         raise RuntimeError("broken compare")
 
-    result = check(Claim("boom", "s", "st", numeric=Numeric(st.just({"k": 1}), boom)))
+    result = check(Claim("boom", "s", "st", checks=(Numeric(st.just({"k": 1}), boom),)))
     assert result.verdict is Verdict.ERROR
     assert "broken compare" in result.evidence[0].detail
 
@@ -136,8 +158,7 @@ def test_refutation_outranks_a_symbolic_proof():
         "inconsistent",
         "s",
         "st",
-        symbolic=lambda: sp.Integer(0),
-        numeric=Numeric(st.just({"k": 1}), lambda c: (np.ones(1), np.zeros(1))),
+        checks=(Symbolic(lambda: sp.Integer(0)), Numeric(st.just({"k": 1}), lambda c: (np.ones(1), np.zeros(1)))),
     )
     assert check(claim).verdict is Verdict.REFUTED
 
@@ -183,11 +204,11 @@ def test_shape_mismatch_is_an_error():
     ],
 )
 def test_measured_verdicts(estimate, verdict):
-    assert check(Claim("m", "s", "st", measured=Measured(lambda seed: estimate))).verdict is verdict
+    assert check(Claim("m", "s", "st", checks=(Measured(lambda seed: estimate),))).verdict is verdict
 
 
 def test_measured_refutation_is_reported_in_table_and_json():
-    result = check(Claim("m", "s", "st", measured=Measured(lambda seed: Estimate(0.4, 0.35, 0.45, 0.7, 0.1))))
+    result = check(Claim("m", "s", "st", checks=(Measured(lambda seed: Estimate(0.4, 0.35, 0.45, 0.7, 0.1)),)))
     text = table([result])
     assert "counterexample (measured, seed 0): estimate 0.40 [0.35, 0.45]" in text  # half-width 0.05: 2 decimals
     cex = result.to_dict()["counterexample"]
@@ -197,18 +218,45 @@ def test_measured_refutation_is_reported_in_table_and_json():
 
 def test_measured_receives_the_seed():
     seen = []
-    claim = Claim("m", "s", "st", measured=Measured(lambda seed: seen.append(seed) or Estimate(1, 1, 1, 1)))
+    claim = Claim("m", "s", "st", checks=(Measured(lambda seed: seen.append(seed) or Estimate(1, 1, 1, 1)),))
     check(claim, seed=11)
     assert seen == [11]
 
 
 @pytest.mark.parametrize(
     "kwargs, match",
-    [({"name": ""}, "name"), ({"name": "x"}, "at least one")],
+    [
+        ({"name": "", "checks": (TRANSPOSE_NUMERIC,)}, "name"),
+        ({"name": "x", "checks": ()}, "checks must be a non-empty tuple of checks"),
+        ({"name": "x", "checks": (lambda: 0,)}, "checks must be a non-empty tuple of checks"),
+        ({"name": "x", "checks": (TRANSPOSE_NUMERIC,), "holds": False}, "holds=False needs corrected"),
+        (
+            {"name": "x", "checks": (TRANSPOSE_NUMERIC,), "corrected": NoControl("why")},
+            "corrected is for claims expected to be false",
+        ),
+        (
+            {"name": "x", "checks": (TRANSPOSE_NUMERIC,), "holds": False, "corrected": Corrected(explicit=lambda k: 0)},
+            "corrected has a form for explicit, but its checks are numeric",
+        ),
+    ],
 )
 def test_claim_validation(kwargs, match):
     with pytest.raises(ValueError, match=match):
         Claim(source="s", statement="st", **kwargs)
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: Corrected(), "needs a corrected counterpart"),
+        (lambda: Corrected(numeric=None), "numeric must be the corrected counterpart"),
+        (lambda: Corrected(3), "claim must be the name"),
+        (lambda: NoControl(""), "why must say why"),
+    ],
+)
+def test_corrected_form_validation(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
 
 
 @pytest.mark.parametrize("bad", [{"seed": -1}, {"seed": 1.5}, {"max_examples": 0}])
@@ -264,7 +312,10 @@ def _nan_when_square(c):
 
 @pytest.mark.parametrize("holds", [True, False])
 def test_nan_in_a_comparison_is_an_error_not_a_counterexample(holds):
-    result = check(Claim("nan", "s", "AB = BA", numeric=Numeric(_square_pairs(), _nan_when_square), holds=holds))
+    corrected = None if holds else NoControl("a test")
+    result = check(
+        Claim("nan", "s", "AB = BA", (Numeric(_square_pairs(), _nan_when_square),), holds=holds, corrected=corrected)
+    )
     numeric = result.evidence[0]
     assert numeric.kind == "numeric" and numeric.status == "error" and numeric.counterexample is None
     assert "lhs is not finite" in numeric.detail and "at sizes {'k': " in numeric.detail
@@ -280,10 +331,12 @@ def test_an_error_wins_over_a_refutation_and_every_row_is_reported():
         "crash-and-refute",
         "s",
         "AB = BA",
-        explicit=Explicit(lambda: [sp.Integer(1)], [{}]),  # refutes: residual 1
-        numeric=Numeric(_square_pairs(), boom),
+        checks=(
+            Explicit(lambda: [sp.Integer(1)], [{}]),  # refutes: residual 1
+            Numeric(_square_pairs(), boom),
+        ),
         holds=False,
-        no_control="a test of the error rule",
+        corrected=NoControl("a test of the error rule"),
     )
     result = check(claim)
     assert result.verdict is Verdict.ERROR and not result.as_expected
@@ -302,7 +355,14 @@ def test_an_error_wins_over_a_refutation_and_every_row_is_reported():
 
 def test_definite_non_zero_symbolic_residual_refutes_with_the_value_as_witness():
     # (x + 1)² = x² + 2x: lhs − rhs is 1 for every x — a false claim with only a symbolic check.
-    claim = Claim("square", "s", "(x+1)^2 = x^2 + 2x", symbolic=lambda: (X + 1) ** 2 - X**2 - 2 * X, holds=False)
+    claim = Claim(
+        "square",
+        "s",
+        "(x+1)^2 = x^2 + 2x",
+        checks=(Symbolic(lambda: (X + 1) ** 2 - X**2 - 2 * X),),
+        holds=False,
+        corrected=NoControl("a test"),
+    )
     result = check(claim)
     assert result.verdict is Verdict.REFUTED
     cex = result.counterexample
@@ -312,7 +372,7 @@ def test_definite_non_zero_symbolic_residual_refutes_with_the_value_as_witness()
 
 def test_symbolic_residual_with_free_symbols_stays_undecided():
     # 2x is not a definite value: it vanishes at x = 0. Only a dimension-free 0 proves, only a number refutes.
-    result = check(Claim("sq", "s", "(x+1)^2 = x^2 + 1", symbolic=lambda: (X + 1) ** 2 - X**2 - 1))
+    result = check(Claim("sq", "s", "(x+1)^2 = x^2 + 1", checks=(Symbolic(lambda: (X + 1) ** 2 - X**2 - 1),)))
     assert result.evidence[0].status == "undecided" and result.verdict is Verdict.UNPROVEN
 
 
@@ -325,8 +385,9 @@ def test_numeric_control_passes_at_the_shrunk_counterexample():
         "commute",
         "s",
         "AB = BA",
-        numeric=Numeric(_square_pairs(), _commutator, control=_transpose_rule),
+        checks=(Numeric(_square_pairs(), _commutator),),
         holds=False,
+        corrected=Corrected(numeric=_transpose_rule),
     )
     result = check(claim, seed=3)
     assert [(e.kind, e.status) for e in result.evidence] == [("numeric", "refuted"), ("control", "passed")]
@@ -346,8 +407,9 @@ def test_a_hollow_refutation_is_not_as_expected():
         "root-squared",
         "s",
         r"\sqrt{x}^2 = -x",
-        numeric=Numeric(st.just({"x": 2.0}), sign_flipped, rtol=0, atol=0, control=corrected),
+        checks=(Numeric(st.just({"x": 2.0}), sign_flipped, rtol=0, atol=0),),
         holds=False,
+        corrected=Corrected(numeric=corrected),
     )
     result = check(claim)
     assert result.verdict is Verdict.REFUTED and result.control_failed
@@ -372,7 +434,14 @@ def _transpose_residual_explicit(k):
 )
 def test_explicit_control_must_expand_to_zero_at_the_refuting_size(control, status):
     sizes = [{"k": 1}, {"k": 2}]
-    claim = Claim("c", "s", "AB = BA", explicit=Explicit(_commutator_residual, sizes, control=control), holds=False)
+    claim = Claim(
+        "c",
+        "s",
+        "AB = BA",
+        (Explicit(_commutator_residual, sizes),),
+        holds=False,
+        corrected=Corrected(explicit=control),
+    )
     result = check(claim)
     control_row = result.evidence[-1]
     assert (control_row.kind, control_row.status) == ("control", status)
@@ -383,30 +452,58 @@ def test_explicit_control_must_expand_to_zero_at_the_refuting_size(control, stat
 @pytest.mark.parametrize("corrected, status", [(0.4, "passed"), (0.42, "passed"), (0.5, "failed"), (0.3, "failed")])
 def test_measured_control_is_the_same_estimate_against_the_corrected_prediction(corrected, status):
     # interval [0.35, 0.45]; corrected ± 0.1 must contain it: 0.4 and 0.42 do, 0.5 and 0.3 do not.
-    estimate = Estimate(0.4, 0.35, 0.45, predicted=0.7, tolerance=0.1, control=corrected)
-    result = check(Claim("m", "s", "st", measured=Measured(lambda seed: estimate), holds=False))
+    estimate = Estimate(0.4, 0.35, 0.45, predicted=0.7, tolerance=0.1)
+    measured = Measured(lambda seed: estimate)
+    result = check(Claim("m", "s", "st", (measured,), holds=False, corrected=Corrected(measured=corrected)))
     assert [(e.kind, e.status) for e in result.evidence] == [("measured", "refuted"), ("control", status)]
 
 
+def test_measured_control_may_depend_on_the_seed():
+    # the corrected prediction 0.4 + seed/100 contains [0.35, 0.45] ± 0.1 at seed 0, not at seed 20
+    measured = Measured(lambda seed: Estimate(0.4, 0.35, 0.45, predicted=0.7, tolerance=0.1))
+    claim = Claim("m", "s", "st", (measured,), holds=False, corrected=Corrected(measured=lambda seed: 0.4 + seed / 100))
+    assert check(claim, seed=0).evidence[-1].status == "passed"
+    assert check(claim, seed=20).evidence[-1].status == "failed"
+
+
 def test_symbolic_control_must_reduce_to_zero():
-    ok = Claim(
-        "square",
-        "s",
-        "(x+1)^2 = x^2 + 2x",
-        symbolic=lambda: (X + 1) ** 2 - X**2 - 2 * X,
-        symbolic_control=lambda: (X + 1) ** 2 - X**2 - 2 * X - 1,
-        holds=False,
-    )
+    residual = Symbolic(lambda: (X + 1) ** 2 - X**2 - 2 * X)
+    corrected = Corrected(symbolic=lambda: (X + 1) ** 2 - X**2 - 2 * X - 1)
+    ok = Claim("square", "s", "(x+1)^2 = x^2 + 2x", (residual,), holds=False, corrected=corrected)
     assert check(ok).evidence[-1].status == "passed" and check(ok).as_expected
-    hollow = Claim(ok.name, ok.source, ok.statement, symbolic=ok.symbolic, symbolic_control=ok.symbolic, holds=False)
+    hollow = Claim(
+        ok.name, ok.source, ok.statement, ok.checks, holds=False, corrected=Corrected(symbolic=residual.residuals)
+    )
     assert check(hollow).evidence[-1].status == "failed" and not check(hollow).as_expected
+
+
+def test_a_symbolic_control_runs_when_another_check_refutes():
+    # The symbolic check cannot decide AB = BA; the numeric check refutes it; the dimension-free
+    # control (AB)ᵀ = BᵀAᵀ still runs, after the control at the numeric counterexample.
+    A, B = MatrixSymbol("A", n, n), MatrixSymbol("B", n, n)
+    claim = Claim(
+        "commute",
+        "s",
+        "AB = BA",
+        (Symbolic(lambda: A * B - B * A), Numeric(_square_pairs(), _commutator)),
+        holds=False,
+        corrected=Corrected(symbolic=_transpose_residual, numeric=_transpose_rule),
+    )
+    rows = [(e.kind, e.status, e.detail.split(":")[0]) for e in check(claim).evidence]
+    assert rows == [
+        ("symbolic", "undecided", "1 of 1 residual(s) not reduced to 0 by SymPy"),
+        ("numeric", "refuted", "shrunk counterexample at {'k'"),
+        ("control", "passed", "numeric"),
+        ("control", "passed", "symbolic"),
+    ]
 
 
 def test_a_crashing_control_is_an_error():
     def boom(case):
         raise RuntimeError("broken control")
 
-    claim = Claim("c", "s", "AB = BA", numeric=Numeric(_square_pairs(), _commutator, control=boom), holds=False)
+    numeric = Numeric(_square_pairs(), _commutator)
+    claim = Claim("c", "s", "AB = BA", (numeric,), holds=False, corrected=Corrected(numeric=boom))
     result = check(claim)
     assert (result.evidence[-1].kind, result.evidence[-1].status) == ("control", "error")
     assert result.verdict is Verdict.ERROR and not result.as_expected
@@ -426,9 +523,9 @@ def test_refutation_shows_the_dimension_free_residual_when_sympy_cannot_decide()
         "commute",
         "s",
         "AB = BA",
-        symbolic=lambda: A * B - B * A,
-        numeric=Numeric(_square_pairs(), _commutator, control=_transpose_rule),
+        checks=(Symbolic(lambda: A * B - B * A), Numeric(_square_pairs(), _commutator)),
         holds=False,
+        corrected=Corrected(numeric=_transpose_rule),
     )
     result = check(claim)
     assert result.verdict is Verdict.REFUTED
@@ -439,7 +536,14 @@ def test_refutation_shows_the_dimension_free_residual_when_sympy_cannot_decide()
 
 def test_refutation_shows_the_explicit_residual_at_the_refuting_size():
     result = check(
-        Claim("c", "s", "AB = BA", explicit=Explicit(_commutator_residual, [{"k": 1}, {"k": 2}]), holds=False)
+        Claim(
+            "c",
+            "s",
+            "AB = BA",
+            (Explicit(_commutator_residual, [{"k": 1}, {"k": 2}]),),
+            holds=False,
+            corrected=NoControl("a test"),
+        )
     )
     assert result.residual.sizes == {"k": 2}
     A, B = sp.Matrix(MatrixSymbol("A", 2, 2)), sp.Matrix(MatrixSymbol("B", 2, 2))
@@ -448,7 +552,7 @@ def test_refutation_shows_the_explicit_residual_at_the_refuting_size():
 
 def test_long_residuals_are_truncated_with_a_note():
     big = sum(sp.Symbol(f"a_long_name_for_quantity_number_{i}") for i in range(20))  # ≈ 700 characters
-    claim = Claim("long", "s", "st", symbolic=lambda: big, numeric=Numeric(st.just({}), lambda c: (1.0, 0.0)))
+    claim = Claim("long", "s", "st", (Symbolic(lambda: big), Numeric(st.just({}), lambda c: (1.0, 0.0))))
     result = check(claim)
     assert result.residual.truncated and len(result.residual.text) == MAX_RESIDUAL_CHARS
     assert result.residual.latex == ""
@@ -460,11 +564,12 @@ def test_no_residual_for_a_claim_that_is_not_refuted():
 
 
 def test_a_residual_that_cannot_be_simplified_does_not_break_the_check(monkeypatch):
-    from icl_verify.core import claims
+    from icl_verify.core import evidence
 
     def unprintable(residual, sizes):
         raise TypeError("cannot simplify")
 
-    monkeypatch.setattr(claims.Residual, "of", unprintable)
-    result = check(Claim("c", "s", "AB = BA", explicit=Explicit(_commutator_residual, [{"k": 2}]), holds=False))
+    monkeypatch.setattr(evidence.Residual, "of", unprintable)
+    explicit = Explicit(_commutator_residual, [{"k": 2}])
+    result = check(Claim("c", "s", "AB = BA", (explicit,), holds=False, corrected=NoControl("a test")))
     assert result.verdict is Verdict.REFUTED and result.residual is None

@@ -26,7 +26,7 @@ USER_FILE = textwrap.dedent(
         name="trace-of-product-commutes",
         source="linear algebra",
         statement=r"\\operatorname{tr}(AB) = \\operatorname{tr}(BA)",
-        numeric=Numeric(pairs(), lambda c: (np.trace(c["A"] @ c["B"]), np.trace(c["B"] @ c["A"]))),
+        checks=(Numeric(pairs(), lambda c: (np.trace(c["A"] @ c["B"]), np.trace(c["B"] @ c["A"]))),),
     )
     """
 )

@@ -13,7 +13,7 @@ from icl_verify.cli.main import main
 HEADER = """
 import numpy as np
 from hypothesis import strategies as st
-from icl_verify import Claim, Explicit, Numeric
+from icl_verify import Claim, Corrected, Explicit, NoControl, Numeric
 import sympy as sp
 """
 
@@ -22,8 +22,8 @@ FOOLING_FILES = {
     "nan": """
     nan_claim = Claim(
         name="nan-refuted", source="s", statement="x = x + 1",
-        numeric=Numeric(st.fixed_dictionaries({"x": st.floats(0, 1)}), lambda c: (np.nan, c["x"])),
-        holds=False, no_control="a test",
+        checks=(Numeric(st.fixed_dictionaries({"x": st.floats(0, 1)}), lambda c: (np.nan, c["x"])),),
+        holds=False, corrected=NoControl("a test"),
     )
     """,
     # a crashing check beside a refuting one: the crash is not hidden
@@ -33,20 +33,16 @@ FOOLING_FILES = {
 
     crash_claim = Claim(
         name="crash-and-refute", source="s", statement="1 = 0",
-        explicit=Explicit(lambda: [sp.Integer(1)], [{}]),
-        numeric=Numeric(st.just({}), boom),
-        holds=False, no_control="a test",
+        checks=(Explicit(lambda: [sp.Integer(1)], [{}]), Numeric(st.just({}), boom)),
+        holds=False, corrected=NoControl("a test"),
     )
     """,
     # a refutation whose corrected form fails the same comparison: hollow
     "hollow": """
     hollow_claim = Claim(
         name="root-squared-sign", source="s", statement="sqrt(x)^2 = -x",
-        numeric=Numeric(
-            st.just({"x": 2.0}), lambda c: (np.sqrt(c["x"]) ** 2, -c["x"]), rtol=0, atol=0,
-            control=lambda c: (np.sqrt(c["x"]) ** 2, c["x"]),
-        ),
-        holds=False,
+        checks=(Numeric(st.just({"x": 2.0}), lambda c: (np.sqrt(c["x"]) ** 2, -c["x"]), rtol=0, atol=0),),
+        holds=False, corrected=Corrected(numeric=lambda c: (np.sqrt(c["x"]) ** 2, c["x"])),
     )
     """,
 }

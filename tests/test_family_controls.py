@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from icl_verify import check
-from icl_verify.core.claims import compare_with_tolerance
+from icl_verify import Explicit, Numeric, check
+from icl_verify.core.checks.numeric import compare_with_tolerance
 from icl_verify.families import dual, lsa_gd
 from icl_verify.maths.symbolic import is_zero
 from icl_verify.running import registry
@@ -22,11 +22,15 @@ def _arrays(case: dict) -> dict:
     return {k: np.array(v, dtype=float) if isinstance(v, list) else v for k, v in case.items()}
 
 
+def _check(claim, kind: type):
+    return next((c for c in claim.checks if isinstance(c, kind)), None)
+
+
 def test_every_expected_false_claim_has_a_control():
-    assert len(FALSE_CLAIMS) == 5  # three of von Oswald et al., two of Dai et al. (dai-ft-equals-icl among them)
+    assert FALSE_CLAIMS
     for claim in FALSE_CLAIMS:
-        assert claim.numeric.control is not None, claim.name
-        assert claim.explicit is None or claim.explicit.control is not None, claim.name
+        assert claim.corrected.form("numeric") is not None, claim.name
+        assert _check(claim, Explicit) is None or claim.corrected.form("explicit") is not None, claim.name
 
 
 @pytest.mark.parametrize("claim", FALSE_CLAIMS, ids=lambda c: c.name)
@@ -35,13 +39,14 @@ def test_the_control_passes_at_the_counterexample_the_claim_fails(claim):
     numeric = next(e for e in result.evidence if e.kind == "numeric")
     assert numeric.status == "refuted"
     case = _arrays(numeric.counterexample["sizes"] | numeric.counterexample["values"])
-    assert not compare_with_tolerance(claim.numeric.compare(case), claim.numeric.rtol, claim.numeric.atol)[0]
-    ok, err, tol = compare_with_tolerance(claim.numeric.control(case), claim.numeric.rtol, claim.numeric.atol)
+    num = _check(claim, Numeric)
+    assert not compare_with_tolerance(num.compare(case), num.rtol, num.atol)[0]
+    ok, err, tol = compare_with_tolerance(claim.corrected.form("numeric")(case), num.rtol, num.atol)
     assert ok, (err, tol)
     explicit = next((e for e in result.evidence if e.kind == "explicit"), None)
     if explicit is not None:
         assert explicit.status == "refuted"
-        assert all(is_zero(r) is True for r in claim.explicit.control(**explicit.counterexample["sizes"]))
+        assert all(is_zero(r) is True for r in claim.corrected.form("explicit")(**explicit.counterexample["sizes"]))
 
 
 def test_ledger_annotations_name_builtin_claims():

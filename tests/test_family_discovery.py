@@ -50,7 +50,7 @@ SUM_OF_SQUARES = iv.Claim(
     name="toy-sum-of-squares",
     source=f"{PAPER}, §1",
     statement=r"\\sum_i x_i^2 = x^\\top x",
-    numeric=iv.Numeric(vectors(), lambda c: (toy.sum_of_squares(c["x"]), c["x"] @ c["x"])),
+    checks=(iv.Numeric(vectors(), lambda c: (toy.sum_of_squares(c["x"]), c["x"] @ c["x"])),),
 )
 
 x, y = sp.symbols("x y")

@@ -31,7 +31,7 @@ FIGURE_FILE = textwrap.dedent(
     import icl_verify as iv
 
     x = sp.Symbol("x")
-    SQUARE = iv.Claim(name="fig-square", source="algebra", statement="x^2 = x x", symbolic=lambda: x**2 - x * x)
+    SQUARE = iv.Claim(name="fig-square", source="algebra", statement="x^2 = x x", checks=(iv.Symbolic(lambda: x**2 - x * x),))
 
 
     def _data():
@@ -182,8 +182,8 @@ SHARED_FILE = textwrap.dedent(
         return iv.Estimate(1.0, 0.99, 1.01, predicted=1.0, tolerance=0.1, detail=str(simulation(seed).sum()))
 
 
-    SQUARE = iv.Claim(name="shared-square", source="algebra", statement="x^2 = x x", symbolic=lambda: x**2 - x * x)
-    RUNS = iv.Claim(name="shared-runs", source="s", statement="the runs", measured=iv.Measured(measure))
+    SQUARE = iv.Claim(name="shared-square", source="algebra", statement="x^2 = x x", checks=(iv.Symbolic(lambda: x**2 - x * x),))
+    RUNS = iv.Claim(name="shared-runs", source="s", statement="the runs", checks=(iv.Measured(measure),))
     FIGURES = [iv.Figure("runs", "The runs.", data=lambda: {"t": simulation(0)}, draw=lambda ax, d: ax.plot(d["t"]))]
     '''
 )

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import strategies as st
 
-from icl_verify import Claim, Numeric, Verdict, check
+from icl_verify import Claim, NoControl, Numeric, Verdict, check
 from icl_verify.cli.main import main
 from icl_verify.core import ledger
 from icl_verify.core.claims import Result
@@ -29,17 +29,17 @@ CHAIN_FILE = textwrap.dedent(
 
     CASES = st.fixed_dictionaries({"x": st.floats(0, 1)})
 
-    a = Claim(name="a", source="test", statement="1 = 2", numeric=Numeric(CASES, lambda c: (1.0, 2.0)))
+    a = Claim(name="a", source="test", statement="1 = 2", checks=(Numeric(CASES, lambda c: (1.0, 2.0)),))
     b = Claim(
         name="b",
         source="test",
         statement="x = x",
-        numeric=Numeric(CASES, lambda c: (c["x"], c["x"])),
+        checks=(Numeric(CASES, lambda c: (c["x"], c["x"])),),
         assumptions=("x in [0, 1]",),
         builds_on=("a",),
     )
     c = Claim(
-        name="c", source="test", statement="x = x", numeric=Numeric(CASES, lambda c: (c["x"], c["x"])), builds_on=("b",)
+        name="c", source="test", statement="x = x", checks=(Numeric(CASES, lambda c: (c["x"], c["x"])),), builds_on=("b",)
     )
     """
 )
@@ -52,10 +52,10 @@ def _claim(name: str, builds_on: tuple[str, ...] = (), holds: bool = True) -> Cl
         name=name,
         source="test",
         statement="x = x",
-        numeric=Numeric(CASES, lambda c: (c["x"], c["x"])),
+        checks=(Numeric(CASES, lambda c: (c["x"], c["x"])),),
         holds=holds,
         builds_on=builds_on,
-        no_control="a test stub, never checked" if not holds else "",
+        corrected=None if holds else NoControl("a test stub, never checked"),
     )
 
 
@@ -230,7 +230,7 @@ def test_check_all_validates_too():
 @pytest.mark.parametrize("value", ["a", ["a"], ("a", ""), ("a", 3)])
 def test_ledger_fields_must_be_tuples_of_strings(field, value):
     with pytest.raises(ValueError, match=f"claim 'p': {field} must be a tuple of non-empty strings"):
-        Claim(name="p", source="t", statement="s", numeric=Numeric(CASES, lambda c: (0, 0)), **{field: value})
+        Claim(name="p", source="t", statement="s", checks=(Numeric(CASES, lambda c: (0, 0)),), **{field: value})
 
 
 def test_markdown_shows_assumptions_and_dependencies():
@@ -238,7 +238,7 @@ def test_markdown_shows_assumptions_and_dependencies():
         name="p",
         source="t",
         statement="s",
-        numeric=Numeric(CASES, lambda c: (0, 0)),
+        checks=(Numeric(CASES, lambda c: (0, 0)),),
         assumptions=("W0 = 0", "isotropic inputs"),
         builds_on=("q", "r"),
     )

@@ -15,9 +15,7 @@ from icl_verify.running import registry
 
 def _claim(var: str, name: str, value: str = "1") -> str:
     """A module-level claim ``var`` named ``name`` whose symbolic residual is ``value`` − 1."""
-    return (
-        f'{var} = iv.Claim(name="{name}", source="test", statement="1 = 1", symbolic=lambda: sp.Integer({value}) - 1)\n'
-    )
+    return f'{var} = iv.Claim(name="{name}", source="test", statement="1 = 1", checks=(iv.Symbolic(lambda: sp.Integer({value}) - 1),))\n'
 
 
 HEADER = "import sympy as sp\nimport icl_verify as iv\n"

@@ -13,6 +13,7 @@ PUBLIC = {
     "Claim", "Numeric", "Explicit", "Measured", "Estimate", "Derivation", "Step", "check", "check_all",
     "Verdict", "Evidence", "Result", "Report", "Figure", "clear_caches", "compare_with_tolerance",
     "statement", "matrix", "scalar", "load_family",
+    "Check", "Found", "Symbolic", "Corrected", "NoControl", "Kind", "Status", "ControlStatus", "StepStatus",
 }  # fmt: skip
 
 
@@ -50,7 +51,8 @@ def test_numerics_loads_neither_sympy_nor_the_engine(tmp_path):
 def test_rich_display_works_when_only_the_engine_is_imported(tmp_path):
     code = (
         "from icl_verify.core.claims import Claim\n"
-        "c = Claim(name='n', source='s', statement='x = x', symbolic=lambda: 0)\n"
+        "from icl_verify.core.checks.symbolic import Symbolic\n"
+        "c = Claim(name='n', source='s', statement='x = x', checks=(Symbolic(lambda: 0),))\n"
         "print(c._repr_markdown_().splitlines()[0])"
     )
     assert _python(code, tmp_path).stdout.strip() == "### `n`"

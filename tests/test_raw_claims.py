@@ -7,7 +7,7 @@ import pytest
 import icl_verify.families.learners
 import icl_verify.families.raw
 import icl_verify.families.raw_programs
-from icl_verify.core.claims import Verdict
+from icl_verify.core.verdicts import Verdict
 from icl_verify.running.registry import claims_in, family_modules
 
 CLAIMS = [

@@ -7,7 +7,7 @@ import sympy as sp
 from hypothesis import strategies as st
 from sympy.matrices.expressions import MatrixSymbol
 
-from icl_verify import Claim, Numeric, check
+from icl_verify import Claim, Corrected, Numeric, Symbolic, check
 from icl_verify.output import docs, render
 
 n = sp.Symbol("n", positive=True, integer=True)
@@ -21,13 +21,15 @@ def _refuted_commute():
             "commute",
             "s",
             "AB = BA",
-            symbolic=lambda: A * B - B * A,
-            numeric=Numeric(
-                cases,
-                lambda c: (c["A"] @ c["B"], c["B"] @ c["A"]),
-                control=lambda c: (np.trace(c["A"] @ c["B"]), np.trace(c["B"] @ c["A"])),
+            checks=(
+                Symbolic(lambda: A * B - B * A),
+                Numeric(
+                    cases,
+                    lambda c: (c["A"] @ c["B"], c["B"] @ c["A"]),
+                ),
             ),
             holds=False,
+            corrected=Corrected(numeric=lambda c: (np.trace(c["A"] @ c["B"]), np.trace(c["B"] @ c["A"]))),
         )
     )
 
@@ -47,14 +49,16 @@ def test_a_failed_control_is_flagged_in_the_document():
             "root",
             "s",
             r"\sqrt{x}^2 = -x",
-            numeric=Numeric(
-                st.just({"x": 2.0}),
-                lambda c: (np.sqrt(c["x"]) ** 2, -c["x"]),
-                rtol=0,
-                atol=0,
-                control=lambda c: (np.sqrt(c["x"]) ** 2, c["x"]),
+            checks=(
+                Numeric(
+                    st.just({"x": 2.0}),
+                    lambda c: (np.sqrt(c["x"]) ** 2, -c["x"]),
+                    rtol=0,
+                    atol=0,
+                ),
             ),
             holds=False,
+            corrected=Corrected(numeric=lambda c: (np.sqrt(c["x"]) ** 2, c["x"])),
         )
     )
     text = render.result_markdown(result)

@@ -9,7 +9,7 @@ import os
 import pytest
 from click.testing import CliRunner
 
-from icl_verify import Claim, Estimate, Measured, Verdict
+from icl_verify import Claim, Estimate, Measured, Symbolic, Verdict
 from icl_verify.cli.main import main
 from icl_verify.output import report
 from icl_verify.running import registry, runner
@@ -84,9 +84,9 @@ def test_longest_claims_are_submitted_first():
     def measured(seed: int) -> Estimate:
         return Estimate(1.0, 1.0, 1.0, predicted=1.0)
 
-    cheap = Claim("cheap", "s", "s", symbolic=lambda: 0)
-    slow = Claim("slow", "s", "s", measured=Measured(measured))
-    middle = Claim("middle", "s", "s", symbolic=lambda: 0)
+    cheap = Claim("cheap", "s", "s", checks=(Symbolic(lambda: 0),))
+    slow = Claim("slow", "s", "s", checks=(Measured(measured),))
+    middle = Claim("middle", "s", "s", checks=(Symbolic(lambda: 0),))
     # Never timed: a measured claim is assumed to take longer than a symbolic one; ties keep their order.
     assert _names(runner.jobs_of([cheap, middle, slow], {}, {})) == [["slow"], ["cheap"], ["middle"]]
     # Recorded durations win over the static guess.
@@ -99,8 +99,8 @@ def test_measured_claims_of_one_family_and_file_are_one_job_in_their_order():
         return Estimate(1.0, 1.0, 1.0, predicted=1.0)
 
     def claim(name: str, family: str, kind: str) -> Claim:
-        check = {"measured": Measured(measured)} if kind == "measured" else {"symbolic": lambda: 0}
-        return Claim(name, "s", "s", family=family, **check)
+        check = Measured(measured) if kind == "measured" else Symbolic(lambda: 0)
+        return Claim(name, "s", "s", (check,), family=family)
 
     claims = [
         claim("a1", "a", "measured"),
@@ -117,7 +117,7 @@ def test_measured_claims_of_one_family_and_file_are_one_job_in_their_order():
 
 SHARED_SIMULATION = """
 from pathlib import Path
-from icl_verify import Claim, Estimate, Measured
+from icl_verify import Claim, Estimate, Measured, Symbolic
 from icl_verify.core.caches import cached
 
 
@@ -133,9 +133,9 @@ def measure(seed):
     return Estimate(value, value, value, predicted=1.0, tolerance=0.1)
 
 
-FIRST = Claim("shares-one", "s", "s", measured=Measured(measure))
-SECOND = Claim("shares-two", "s", "s", measured=Measured(measure))
-OTHER = Claim("other", "s", "s", symbolic=lambda: 0)  # a second job: the workers start
+FIRST = Claim("shares-one", "s", "s", (Measured(measure),))
+SECOND = Claim("shares-two", "s", "s", (Measured(measure),))
+OTHER = Claim("other", "s", "s", (Symbolic(lambda: 0),))  # a second job: the workers start
 """
 
 
@@ -180,7 +180,7 @@ def test_json_report_marks_no_result_cached_without_a_cache():
 
 def test_claims_the_workers_do_not_know_are_checked_here():
     # Claims made at run time (not built in, from no file) cannot be re-loaded by a worker.
-    made_here = [Claim(f"made-here-{k}", "s", "s", symbolic=lambda: 0) for k in range(2)]
+    made_here = [Claim(f"made-here-{k}", "s", "s", checks=(Symbolic(lambda: 0),)) for k in range(2)]
     checked = runner.check_claims(made_here, jobs=2)
     assert [r.verdict for r in checked.results] == [Verdict.PROVED, Verdict.PROVED]
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 
 import icl_verify as iv
 from icl_verify.blocks import gd_step, lsa_prediction, regression_symbols, softmax_attention, theta_gd
-from icl_verify.core.claims import compare_with_tolerance
+from icl_verify.core.checks.numeric import compare_with_tolerance
 from icl_verify.core.statement import cases
 from icl_verify.maths.symbolic import is_zero
 
@@ -45,6 +45,7 @@ QUERY_IN_KEYS = iv.statement(
     rhs=_gd_prediction,
     holds=False,
     corrected=_query_in_keys_corrected,
+    correction="prop1-statement",
 )
 
 
@@ -68,10 +69,19 @@ def test_a_false_statement_is_refuted_at_the_smallest_sizes_with_controls_that_p
     case = cex["sizes"] | {k: np.array(v) if isinstance(v, list) else v for k, v in cex["values"].items()}
     # the O(1) error is exactly the term the corrected form adds: 2η/N · |W0 x_q| x_q²
     np.testing.assert_allclose(cex["residual"], 2 * case["eta"] * abs(case["W0"][0, 0]) * case["x_q"][0, 0] ** 2)
-    ok, _, _ = compare_with_tolerance(QUERY_IN_KEYS.numeric.control(case), QUERY_IN_KEYS.numeric.rtol, 0.0)
+    corrected = QUERY_IN_KEYS.corrected
+    assert corrected.claim == "prop1-statement" and corrected.kinds == ("symbolic", "explicit", "numeric")
+    numeric = QUERY_IN_KEYS.checks[-1]
+    ok, _, _ = compare_with_tolerance(corrected.form("numeric")(case), numeric.rtol, 0.0)
     assert ok
-    assert all(is_zero(r) for r in QUERY_IN_KEYS.explicit.control(Nx=1, Ny=1, N=1))
-    assert all(is_zero(r) for r in QUERY_IN_KEYS.symbolic_control())
+    assert all(is_zero(r) for r in corrected.form("explicit")(Nx=1, Ny=1, N=1))
+    assert all(is_zero(r) for r in corrected.form("symbolic")())
+    controls = [e for e in result.evidence if e.kind == "control"]
+    assert [(e.status, e.detail.split(":")[0]) for e in controls] == [
+        ("passed", "explicit"),
+        ("passed", "numeric"),
+        ("passed", "symbolic"),
+    ]
 
 
 def test_a_wrong_correction_fails_its_control():
@@ -87,8 +97,8 @@ def test_a_wrong_correction_fails_its_control():
     )
     case = {"Nx": 1, "Ny": 1, "N": 1, "X": np.zeros((1, 1)), "Y": np.zeros((1, 1)), "W0": np.ones((1, 1))}
     case |= {"x_q": np.ones((1, 1)), "eta": 1.0}
-    assert not compare_with_tolerance(wrong.numeric.control(case), wrong.numeric.rtol, 0.0)[0]
-    assert is_zero(wrong.explicit.control(Nx=1, Ny=1, N=1)[0]) is not True
+    assert not compare_with_tolerance(wrong.corrected.form("numeric")(case), wrong.checks[-1].rtol, 0.0)[0]
+    assert is_zero(wrong.corrected.form("explicit")(Nx=1, Ny=1, N=1)[0]) is not True
 
 
 def test_sizes_are_fixed_or_ranged_and_nonzero_matrices_are_never_zero():
@@ -140,6 +150,7 @@ def test_numeric_only_statement_with_concrete_sizes():
         ({"symbols": {"X": (2, 2)}}, r"symbols\['X'\] must be iv.matrix"),
         ({"holds": False}, "needs exactly one of corrected"),
         ({"no_control": "none"}, "for statements expected to be false"),
+        ({"holds": False, "no_control": "none", "correction": "x"}, "give its rhs as corrected too"),
         ({"sizes": {"Q": 2}}, r"sizes names \['Q'\]"),
         ({"sizes": {"N": (3, 1)}}, r"sizes\['N'\] must be a positive int or a \(low, high\) pair"),
         ({"explicit_sizes": {"N": []}}, r"explicit_sizes\['N'\] must be a non-empty list"),

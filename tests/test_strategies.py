@@ -111,7 +111,8 @@ def _draws(seed: int) -> list[float]:
         return np.zeros(1), np.zeros(1)
 
     check(
-        Claim("draws", "test", "x = x", numeric=Numeric(st.fixed_dictionaries({"x": reals(10.0)}), compare)), seed=seed
+        Claim("draws", "test", "x = x", checks=(Numeric(st.fixed_dictionaries({"x": reals(10.0)}), compare),)),
+        seed=seed,
     )
     return seen
 

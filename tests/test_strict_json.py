@@ -21,7 +21,8 @@ overflowing = iv.Claim(
     source="a test of strict JSON",
     statement=r"e^{1000} = 0",
     holds=False,
-    numeric=iv.Numeric(st.fixed_dictionaries({"x": st.just(1000.0)}), lambda c: (math.inf, 0.0)),
+    corrected=iv.NoControl("a test of strict JSON"),
+    checks=(iv.Numeric(st.fixed_dictionaries({"x": st.just(1000.0)}), lambda c: (math.inf, 0.0)),),
 )
 """
 

@@ -44,19 +44,24 @@ USER_FILE = textwrap.dedent(
         name="square-of-sum",
         source="algebra, eq. (1)",
         statement=r"(x + y)^2 = x^2 + 2xy + y^2",
-        symbolic=lambda: (x + y) ** 2 - (x**2 + 2 * x * y + y**2),
+        checks=(iv.Symbolic(lambda: (x + y) ** 2 - (x**2 + 2 * x * y + y**2)),),
     )
 
     freshman = iv.Claim(
         name="freshmans-dream",
         source="a tempting mistake",
         statement=r"(x + y)^2 = x^2 + y^2",
-        numeric=iv.Numeric(
-            st.fixed_dictionaries({"x": st.floats(-2, 2), "y": st.floats(-2, 2)}),
-            lambda c: ((c["x"] + c["y"]) ** 2, c["x"] ** 2 + c["y"] ** 2),
-            control=lambda c: ((c["x"] + c["y"]) ** 2, c["x"] ** 2 + 2 * c["x"] * c["y"] + c["y"] ** 2),
+        checks=(
+            iv.Numeric(
+                st.fixed_dictionaries({"x": st.floats(-2, 2), "y": st.floats(-2, 2)}),
+                lambda c: ((c["x"] + c["y"]) ** 2, c["x"] ** 2 + c["y"] ** 2),
+            ),
         ),
         holds=False,
+        corrected=iv.Corrected(
+            "square-of-sum",
+            numeric=lambda c: ((c["x"] + c["y"]) ** 2, c["x"] ** 2 + 2 * c["x"] * c["y"] + c["y"] ** 2),
+        ),
     )
 
     expand = iv.Derivation(

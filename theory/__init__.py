@@ -10,7 +10,7 @@ The public API for writing and checking claims::
 
     claim = iv.statement(name=..., source=..., statement=..., symbols={"X": iv.matrix("Nx", "N"), ...},
                          lhs=lambda X, ...: ..., rhs=lambda X, ...: ...)  # symbolic, explicit, numeric
-    claim = iv.Claim(name=..., source=..., statement=..., numeric=iv.Numeric(cases, compare))
+    claim = iv.Claim(name=..., source=..., statement=..., checks=(iv.Numeric(cases, compare),))
     result = iv.check(claim, seed=0)        # an iv.Result with an iv.Verdict
     report = iv.check_all()                 # every built-in claim
     family = iv.load_family("my_claims.py") # a claim file: its claims, derivations and FIGURES
@@ -36,15 +36,24 @@ display.provide("icl_verify.output.docs")  # and for a family (a user's file) as
 
 _EXPORTS = {
     "Claim": "icl_verify.core.claims",
-    "Estimate": "icl_verify.core.claims",
-    "Evidence": "icl_verify.core.claims",
-    "Explicit": "icl_verify.core.claims",
-    "Measured": "icl_verify.core.claims",
-    "Numeric": "icl_verify.core.claims",
+    "Corrected": "icl_verify.core.claims",
+    "NoControl": "icl_verify.core.claims",
     "Result": "icl_verify.core.claims",
-    "Verdict": "icl_verify.core.claims",
     "check": "icl_verify.core.claims",
-    "compare_with_tolerance": "icl_verify.core.claims",
+    "Check": "icl_verify.core.checks.base",
+    "Found": "icl_verify.core.checks.base",
+    "Symbolic": "icl_verify.core.checks.symbolic",
+    "Explicit": "icl_verify.core.checks.explicit",
+    "Numeric": "icl_verify.core.checks.numeric",
+    "compare_with_tolerance": "icl_verify.core.checks.numeric",
+    "Measured": "icl_verify.core.checks.measured",
+    "Estimate": "icl_verify.core.checks.measured",
+    "Evidence": "icl_verify.core.evidence",
+    "Kind": "icl_verify.core.evidence",
+    "Status": "icl_verify.core.evidence",
+    "ControlStatus": "icl_verify.core.evidence",
+    "StepStatus": "icl_verify.core.evidence",
+    "Verdict": "icl_verify.core.verdicts",
     "matrix": "icl_verify.core.statement",
     "scalar": "icl_verify.core.statement",
     "statement": "icl_verify.core.statement",

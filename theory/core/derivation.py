@@ -19,8 +19,10 @@ from typing import Any
 import sympy as sp
 from sympy.matrices.expressions import MatrixExpr
 
-from icl_verify.core import display
-from icl_verify.core.claims import USER_FAMILY, Verdict
+from icl_verify.core import display, verdicts
+from icl_verify.core.claims import USER_FAMILY
+from icl_verify.core.evidence import StepStatus
+from icl_verify.core.verdicts import Verdict
 from icl_verify.maths.symbolic import find_witness, is_zero
 
 
@@ -55,7 +57,7 @@ class Derivation:
     @property
     def expected(self) -> Verdict:
         """PROVED for a derivation expected to hold, REFUTED for one declared ``holds=False``."""
-        return Verdict.PROVED if self.holds else Verdict.REFUTED
+        return verdicts.expected(self.holds, proves=True)
 
     def check(self) -> DerivationResult:
         """Check every step against the expression before it."""
@@ -73,7 +75,7 @@ class Derivation:
 class StepMark:
     """The outcome of one step: ``proved``, ``refuted`` (with a witness), ``unproven`` or ``error`` (its message)."""
 
-    status: str
+    status: str  # a StepStatus value
     witness: dict[str, str] | None = None
 
 
@@ -87,24 +89,16 @@ class DerivationResult:
     @property
     def verdict(self) -> Verdict:
         """ERROR if any step's check crashed, else REFUTED if any step is, PROVED if all are, else UNPROVEN."""
-        statuses = {m.status for m in self.marks}
-        if "error" in statuses:
-            return Verdict.ERROR
-        if "refuted" in statuses:
-            return Verdict.REFUTED
-        return Verdict.PROVED if statuses == {"proved"} else Verdict.UNPROVEN
+        return verdicts.combine((m.status for m in self.marks), conjunction=True)
 
     @property
     def as_expected(self) -> bool:
-        return self.verdict == self.derivation.expected
+        return verdicts.as_expected(self.verdict, self.derivation.expected)
 
     @property
     def summary(self) -> str:
         """One line: the verdict in words, e.g. 'refuted, as expected' (the wording of claims)."""
-        word = self.verdict.value.lower()
-        if self.as_expected:
-            return f"{word}, as expected" if not self.derivation.holds else word
-        return f"{word}, expected {self.derivation.expected.value.lower()}"
+        return verdicts.summary(self.verdict, self.derivation.expected, self.derivation.holds)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready record (see docs/json-report.md): identity, verdict and every step with its mark."""
@@ -140,17 +134,17 @@ def _check_step(before: Any, after: Any) -> StepMark:
     try:
         return _decide_step(before, after)
     except Exception as exc:  # a crashing check is evidence of nothing: report it
-        return StepMark("error", {"error": f"{type(exc).__name__}: {exc}"})
+        return StepMark(StepStatus.ERROR, {"error": f"{type(exc).__name__}: {exc}"})
 
 
 def _decide_step(before: Any, after: Any) -> StepMark:
     difference = before - after if isinstance(before, MatrixExpr) else sp.sympify(before) - sp.sympify(after)
     answer = is_zero(difference)
     if answer is True:
-        return StepMark("proved")
+        return StepMark(StepStatus.PROVED)
     if not isinstance(difference, MatrixExpr):
         witness = find_witness(difference)
         if witness is not None:
             values, value = witness
-            return StepMark("refuted", {**{k: str(v) for k, v in values.items()}, "difference": str(value)})
-    return StepMark("unproven")
+            return StepMark(StepStatus.REFUTED, {**{k: str(v) for k, v in values.items()}, "difference": str(value)})
+    return StepMark(StepStatus.UNPROVEN)

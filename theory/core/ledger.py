@@ -13,15 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from graphlib import CycleError, TopologicalSorter
 
-from icl_verify.core.claims import Claim, Result, Verdict
-
-FAILED_VERDICTS = frozenset({Verdict.REFUTED, Verdict.UNPROVEN, Verdict.ERROR})
-"""The verdicts of a claim expected to hold that undermine every claim built on it."""
+from icl_verify.core import verdicts
+from icl_verify.core.claims import Claim, Result
 
 
 def failed(result: Result) -> bool:
     """Whether ``result`` is a claim expected to hold that was refuted, left unproven or errored."""
-    return result.claim.holds and result.verdict in FAILED_VERDICTS
+    return verdicts.failed(result.verdict, result.claim.holds)
 
 
 def validate(claims: Iterable[Claim], known: Iterable[str] = ()) -> None:

@@ -3,16 +3,16 @@
 The two sides are Python functions of the declared matrices and scalars (and, by name, of the
 sizes). From that single definition :func:`statement` derives an ordinary :class:`Claim`:
 
-* ``symbolic`` — the sides on SymPy ``MatrixSymbol`` s of *symbolic* size: lhs − rhs reduced to
+* :class:`~icl_verify.core.checks.symbolic.Symbolic` — the sides on SymPy ``MatrixSymbol`` s of *symbolic* size: lhs − rhs reduced to
   zero by ``engine.symbolic.is_zero`` proves the identity for every size;
-* ``explicit`` — the same at small concrete sizes, entries expanded, an exact rational witness
+* :class:`~icl_verify.core.checks.explicit.Explicit` — the same at small concrete sizes, entries expanded, an exact rational witness
   when lhs ≠ rhs (``engine.symbolic.find_witness``);
-* ``numeric`` — the same functions on NumPy arrays, sizes and entries drawn and shrunk by
+* :class:`~icl_verify.core.checks.numeric.Numeric` — the same functions on NumPy arrays, sizes and entries drawn and shrunk by
   Hypothesis, compared with the automatic tolerance of ``engine.tolerance`` (users write no scale).
 
 A statement expected to be false (``holds=False``) names its corrected right-hand side
-(``corrected=``) or why there is none (``no_control=``); the corrected form fills in the controls
-of every check.
+(``corrected=``) or why there is none (``no_control=``); the corrected right-hand side becomes the
+claim's :class:`~icl_verify.core.claims.Corrected` form, a counterpart for every check.
 """
 
 from __future__ import annotations
@@ -27,7 +27,11 @@ import sympy as sp
 from hypothesis import strategies as st
 from sympy.matrices.expressions import MatrixSymbol
 
-from icl_verify.core.claims import Claim, Explicit, Numeric
+from icl_verify.core.checks.base import Check, parts
+from icl_verify.core.checks.explicit import Explicit
+from icl_verify.core.checks.numeric import Numeric
+from icl_verify.core.checks.symbolic import Symbolic
+from icl_verify.core.claims import Claim, Corrected, NoControl
 from icl_verify.maths.strategies import Dimension, dimension, matrices, nonzero_matrices, reals
 from icl_verify.maths.symbolic import as_explicit, grid
 from icl_verify.maths.tolerance import ATOL, RTOL, term_scale
@@ -143,10 +147,6 @@ def cases(symbols: Mapping[str, Spec], sizes: Mapping[str, Dimension]) -> st.Sea
 # Residuals and comparisons derived from the two sides
 
 
-def _parts(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, (list, tuple)) else [value]
-
-
 def _inputs(fn: Callable[..., Any]) -> list[str]:
     """The parameters of a side without a default value: the symbols and sizes it takes."""
     params = inspect.signature(fn).parameters.values()
@@ -160,14 +160,14 @@ def _call(fn: Callable[..., Any], values: Mapping[str, Any]) -> Any:
 
 def residuals(lhs: Callable[..., Any], rhs: Callable[..., Any], values: Mapping[str, Any]) -> list[Any]:
     """lhs − rhs, part by part when the sides return tuples."""
-    left, right = _parts(_call(lhs, values)), _parts(_call(rhs, values))
+    left, right = parts(_call(lhs, values)), parts(_call(rhs, values))
     if len(left) != len(right):
         raise ValueError(f"lhs returns {len(left)} part(s) but rhs returns {len(right)}")
     return [a - b for a, b in zip(left, right)]
 
 
 def _flat(value: Any) -> np.ndarray:
-    return np.concatenate([np.ravel(np.asarray(p, dtype=np.float64)) for p in _parts(value)])
+    return np.concatenate([np.ravel(np.asarray(p, dtype=np.float64)) for p in parts(value)])
 
 
 def compare(lhs: Callable[..., Any], rhs: Callable[..., Any], case: Mapping[str, Any]) -> tuple:
@@ -215,11 +215,28 @@ def _check_symbols(symbols: Any) -> None:
             raise ValueError(f"symbols[{name!r}] must be iv.matrix(...) or iv.scalar(...), got {type(spec).__name__}")
 
 
-def _check_control(holds: bool, corrected: Any, no_control: str) -> None:
+def _check_control(holds: bool, corrected: Any, no_control: str, correction: str) -> None:
     if holds and (corrected is not None or no_control):
         raise ValueError("corrected and no_control are for statements expected to be false (holds=False)")
     if not holds and (corrected is None) == (not no_control):
         raise ValueError("a statement with holds=False needs exactly one of corrected (its true rhs) or no_control")
+    if correction and corrected is None:
+        raise ValueError("correction names the claim stating the corrected form: give its rhs as corrected too")
+
+
+def _corrected(
+    symbols: Mapping[str, Spec],
+    lhs: Callable[..., Any],
+    rhs: Callable[..., Any] | None,
+    checks: Iterable[Check],
+    correction: str,
+) -> Corrected | None:
+    """The corrected form ``lhs = rhs``: for each check, the same check of the corrected sides (``None`` without ``rhs``)."""
+    if rhs is None:
+        return None
+    sides = _Sides(symbols, lhs, rhs)
+    counterparts = {Symbolic.kind: sides.symbolic, Explicit.kind: sides.explicit, Numeric.kind: sides.numeric}
+    return Corrected(correction, **{c.kind: counterparts[c.kind] for c in checks})
 
 
 def _ordered_sizes(symbols: Mapping[str, Spec], sizes: Mapping[str, Any], explicit_sizes: Mapping[str, Any]) -> list:
@@ -257,6 +274,7 @@ def statement(
     holds: bool = True,
     corrected: Callable[..., Any] | None = None,
     no_control: str = "",
+    correction: str = "",
     rtol: float = RTOL,
     **claim_fields: Any,
 ) -> Claim:
@@ -267,8 +285,8 @@ def statement(
     numeric range (default 1 to 4), ``explicit_sizes`` the sizes of the exact check (default 1 and 2).
     Turn off ``symbolic`` when a side needs concrete sizes (e.g. softmax), ``explicit`` when the
     expansion is too slow. ``rtol`` multiplies the term magnitude; the default is the rounding bound
-    of ``engine.tolerance``. Other keyword arguments (``note``, ``assumptions``, ``builds_on``,
-    ``correction``, …) go to the :class:`Claim`.
+    of ``engine.tolerance``. ``correction`` names the claim stating the ``corrected`` form. Other
+    keyword arguments (``note``, ``assumptions``, ``builds_on``, …) go to the :class:`Claim`.
     """
     _check_symbols(symbols)
     sizes, explicit_sizes = dict(sizes or {}), dict(explicit_sizes or {})
@@ -276,25 +294,21 @@ def statement(
     known = [*symbols, *names]
     _check_side("lhs", lhs, known)
     _check_side("rhs", rhs, known)
-    _check_control(holds, corrected, no_control)
+    _check_control(holds, corrected, no_control, correction)
     if corrected is not None:
         _check_side("corrected", corrected, known)
     ranges = {n: sizes.get(n, (1, 4)) for n in names}
     exact = grid(**{n: _explicit_values(n, explicit_sizes.get(n, (1, 2))) for n in names})
-    claim_sides, control_sides = _Sides(symbols, lhs, rhs), _Sides(symbols, lhs, corrected) if corrected else None
+    sides = _Sides(symbols, lhs, rhs)
+    checks: list[Check] = [Symbolic(sides.symbolic)] if symbolic else []
+    checks += [Explicit(sides.explicit, exact)] if explicit else []
+    checks.append(Numeric(cases(symbols, ranges), sides.numeric, rtol, ATOL))
     return Claim(
         name=name,
         source=source,
         statement=statement,
-        symbolic=claim_sides.symbolic if symbolic else None,
-        explicit=Explicit(claim_sides.explicit, exact, control_sides.explicit if control_sides else None)
-        if explicit
-        else None,
-        numeric=Numeric(
-            cases(symbols, ranges), claim_sides.numeric, rtol, ATOL, control_sides.numeric if control_sides else None
-        ),
+        checks=tuple(checks),
         holds=holds,
-        symbolic_control=control_sides.symbolic if control_sides and symbolic else None,
-        no_control=no_control,
+        corrected=NoControl(no_control) if no_control else _corrected(symbols, lhs, corrected, checks, correction),
         **claim_fields,
     )

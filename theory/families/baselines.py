@@ -25,7 +25,10 @@ import sympy as sp
 from hypothesis import strategies as st
 
 from icl_verify.core.caches import cached
-from icl_verify.core.claims import Claim, Estimate, Explicit, Measured, Numeric
+from icl_verify.core.checks.explicit import Explicit
+from icl_verify.core.checks.measured import Estimate, Measured
+from icl_verify.core.checks.numeric import Numeric
+from icl_verify.core.claims import Claim, Corrected
 from icl_verify.core.figure import Figure
 from icl_verify.maths.strategies import matrices
 from icl_verify.numerics.literature.baselines import least_squares_errors
@@ -73,9 +76,11 @@ MIN_NORM = Claim(
     name="min-norm-error-d-minus-k",
     source=f"{PAPER}, §3 (least-squares baseline, noiseless, k < d)",
     statement=r"k < d,\ \sigma = 0:\quad \tfrac1d\,\mathbb E\big[(x_q^\top (X^+ y - w))^2\big] = \tfrac{d - k}{d}",
-    explicit=Explicit(projector_trace_residual, [{"k": 1, "d": 2}, {"k": 1, "d": 3}, {"k": 2, "d": 3}]),
-    numeric=Numeric(underdetermined_cases(), _projector_error, rtol=1e-9, atol=1e-12),
-    measured=Measured(measure_min_norm),
+    checks=(
+        Explicit(projector_trace_residual, [{"k": 1, "d": 2}, {"k": 1, "d": 3}, {"k": 2, "d": 3}]),
+        Numeric(underdetermined_cases(), _projector_error, rtol=1e-9, atol=1e-12),
+        Measured(measure_min_norm),
+    ),
     assumptions=(*ASSUMPTIONS, "k < d, no label noise"),
     note="tr(I − P) = d − k holds for every full-rank X; the simulation checks the expectation end to end.",
 )
@@ -104,7 +109,6 @@ def _ols_estimate(seed: int, *, minus_one: bool) -> Estimate:
         _ols_prediction(minus_one),
         0.03 * _ols_prediction(True),
         f"k = {k}, d = {d}, σ = {noise_std}, {tasks} tasks, seed {seed}",
-        control=None if minus_one else _ols_prediction(True),
     )
 
 
@@ -112,7 +116,7 @@ OLS_EXCESS = Claim(
     name="ols-excess-error",
     source=f"{PAPER}, App. A (OLS baseline with noise); inverse-Wishart mean (Anderson 2003, §7.7)",
     statement=r"k > d + 1:\quad \mathbb E\big[(x_q^\top(\hat w_{\mathrm{OLS}} - w))^2\big] = \frac{\sigma^2 d}{k - d - 1}",
-    measured=Measured(lambda seed: _ols_estimate(seed, minus_one=True)),
+    checks=(Measured(lambda seed: _ols_estimate(seed, minus_one=True)),),
     assumptions=(*ASSUMPTIONS, "label noise N(0, σ²)", "k > d + 1"),
 )
 
@@ -120,9 +124,9 @@ OLS_WITHOUT_MINUS_ONE = Claim(
     name="ols-excess-error-k-minus-d",
     source=f"{PAPER}, App. A (OLS baseline with noise), with E[(XᵀX)⁻¹] misread as I/(k − d)",
     statement=r"k > d:\quad \mathbb E\big[(x_q^\top(\hat w_{\mathrm{OLS}} - w))^2\big] = \frac{\sigma^2 d}{k - d}",
-    measured=Measured(lambda seed: _ols_estimate(seed, minus_one=False)),
+    checks=(Measured(lambda seed: _ols_estimate(seed, minus_one=False)),),
     holds=False,
-    correction="ols-excess-error",
+    corrected=Corrected("ols-excess-error", measured=_ols_prediction(True)),
     assumptions=OLS_EXCESS.assumptions,
     builds_on=("ols-excess-error",),
     note="At k = 12, d = 4 the two forms differ by 14 %; the same simulation verifies the k − d − 1 form.",

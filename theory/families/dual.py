@@ -16,7 +16,10 @@ from sympy.matrices.expressions import BlockMatrix, MatrixSymbol
 
 from icl_verify.blocks import delta_w_icl, demo_mass, icl_attention, softmax_attention, w_zsl
 from icl_verify.blocks.attention import delta_w_ft
-from icl_verify.core.claims import Claim, Explicit, Numeric
+from icl_verify.core.checks.explicit import Explicit
+from icl_verify.core.checks.numeric import Numeric
+from icl_verify.core.checks.symbolic import Symbolic
+from icl_verify.core.claims import Claim
 from icl_verify.core.derivation import Derivation, Step
 from icl_verify.core.figure import Figure
 from icl_verify.core.statement import matrix, scalar, statement
@@ -110,11 +113,13 @@ DUAL_LAYER = Claim(
         r"(W_0 + \Delta W) x = W_0 x + \sum_i e_i (x_i'^\top x) = W_0 x + \mathrm{LinearAttn}(E, X', x),"
         r"\quad e_i = -\gamma \nabla_{y_i} \mathcal{L}"
     ),
-    explicit=Explicit(
-        lambda d_in, d_out, n, loss: dual_layer_residuals(d_in, d_out, n, loss),
-        [dict(s, loss=loss) for loss in ("squared", "softplus") for s in grid(d_in=(1, 2), d_out=(1, 2), n=(1, 2))],
+    checks=(
+        Explicit(
+            lambda d_in, d_out, n, loss: dual_layer_residuals(d_in, d_out, n, loss),
+            [dict(s, loss=loss) for loss in ("squared", "softplus") for s in grid(d_in=(1, 2), d_out=(1, 2), n=(1, 2))],
+        ),
+        Numeric(dual_layer_cases(), _dual_layer, rtol=1e-6),
     ),
-    numeric=Numeric(dual_layer_cases(), _dual_layer, rtol=1e-6),
     note="Explicit check: squared and softplus losses, gradients by SymPy differentiation; "
     "numeric check: ∇_W L by central differences.",
     assumptions=("a linear layer W0 trained by one GD step on a differentiable per-example loss",),
@@ -249,8 +254,10 @@ SOFTMAX_MIXTURE = Claim(
         r"\mathrm{Attn}_{ICL}(q) = (1 - \lambda(q))\,\mathrm{Attn}_{ZSL}(q) + \lambda(q)\,\mathrm{Attn}_{demo}(q),"
         r"\quad \lambda(q) = \textstyle\sum_{i \in demo} \mathrm{softmax}_i"
     ),
-    explicit=Explicit(softmax_mixture_residuals, grid(n_demo=(1, 2, 3), n_text=(1, 2), d_v=(1, 2))),
-    numeric=Numeric(icl_cases(), _softmax_mixture),
+    checks=(
+        Explicit(softmax_mixture_residuals, grid(n_demo=(1, 2, 3), n_text=(1, 2), d_v=(1, 2))),
+        Numeric(icl_cases(), _softmax_mixture),
+    ),
     assumptions=("softmax kept, 1/√d scale dropped",),
 )
 
@@ -286,8 +293,10 @@ MOMENTUM = Claim(
     name="dai-momentum-ema",
     source=f"{PAPER}, §5 eq. 14 (momentum attention)",
     statement=r"m_t = \eta (m_{t-1} + v_{t-1}),\ m_0 = 0 \iff m_t = \textstyle\sum_{i<t} \eta^{t-i} v_i",
-    explicit=Explicit(momentum_residuals, [{"T": T} for T in range(1, 9)]),
-    numeric=Numeric(momentum_cases(), _momentum),
+    checks=(
+        Explicit(momentum_residuals, [{"T": T} for T in range(1, 9)]),
+        Numeric(momentum_cases(), _momentum),
+    ),
 )
 
 
@@ -394,12 +403,14 @@ FT_VALUE_STEP = Claim(
         r"W_V' S W_K^\top - W_V S W_K^\top = \gamma \textstyle\sum_i t_i \otimes \tilde k_i,"
         r"\quad \tilde k_i = W_K S^2 W_K^\top q_i,\ S = XX^\top"
     ),
-    symbolic=lambda: _ft_symbolic(ft_value_form, train_keys=False),
-    explicit=Explicit(
-        _ft_explicit(ft_value_form, train_keys=False),
-        grid(d=(1, 2), d_k=(1,), d_v=(1,), n_demo=(1, 2), n_text=(1,)),
+    checks=(
+        Symbolic(lambda: _ft_symbolic(ft_value_form, train_keys=False)),
+        Explicit(
+            _ft_explicit(ft_value_form, train_keys=False),
+            grid(d=(1, 2), d_k=(1,), d_v=(1,), n_demo=(1, 2), n_text=(1,)),
+        ),
+        Numeric(ft_cases(), lambda c: _ft_loops(c, train_keys=False)),
     ),
-    numeric=Numeric(ft_cases(), lambda c: _ft_loops(c, train_keys=False)),
     note="One GD step on W_V alone gives an update of ΔW_ICL's outer-product form: values t_i, but keys "
     "W_K S² W_Kᵀ q_i shaped by the query text (S), not W_K x'_i. Explicit check: the gradient by SymPy "
     "differentiation; numeric check: numerics.dual_finetune against a loop over the demonstrations.",
@@ -414,12 +425,14 @@ FT_KEY_VALUE_STEP = Claim(
         r"\Delta W_{FT} = \gamma \textstyle\sum_i (t_i \otimes \tilde k_i + \tilde v_i \otimes q_i)"
         r" + \gamma^2\, T Q^\top W_K S^3 W_V^\top T Q^\top,\quad \tilde v_i = W_V S^2 W_V^\top t_i"
     ),
-    symbolic=lambda: _ft_symbolic(ft_key_value_form, train_keys=True),
-    explicit=Explicit(
-        _ft_explicit(ft_key_value_form, train_keys=True),
-        grid(d=(1, 2), d_k=(1,), d_v=(1,), n_demo=(1,), n_text=(1,)),
+    checks=(
+        Symbolic(lambda: _ft_symbolic(ft_key_value_form, train_keys=True)),
+        Explicit(
+            _ft_explicit(ft_key_value_form, train_keys=True),
+            grid(d=(1, 2), d_k=(1,), d_v=(1,), n_demo=(1,), n_text=(1,)),
+        ),
+        Numeric(ft_cases(), lambda c: _ft_loops(c, train_keys=True)),
     ),
-    numeric=Numeric(ft_cases(), lambda c: _ft_loops(c, train_keys=True)),
     note="Training W_K as well adds a second sum of outer products and a term quadratic in γ and in the "
     "demonstrations: no longer a single sum of one outer product per demonstration, as ΔW_ICL is.",
     assumptions=(LINEAR_LOSS, "W_V and W_K trained"),

@@ -27,7 +27,11 @@ from hypothesis import strategies as st
 from sympy.matrices.expressions import BlockMatrix, MatrixSymbol
 
 from icl_verify.core.caches import cached
-from icl_verify.core.claims import Claim, Estimate, Explicit, Measured, Numeric
+from icl_verify.core.checks.explicit import Explicit
+from icl_verify.core.checks.measured import Estimate, Measured
+from icl_verify.core.checks.numeric import Numeric
+from icl_verify.core.checks.symbolic import Symbolic
+from icl_verify.core.claims import Claim, Corrected
 from icl_verify.core.derivation import Derivation, Step
 from icl_verify.core.figure import Figure
 from icl_verify.maths.strategies import dims, matrices
@@ -76,10 +80,10 @@ def _noise_interval(seed: int) -> tuple[float, float, float]:
     return tuple(t_interval(dual_critiques.noise_sim_aou(NOISE_D, NOISE_SAMPLES, seed)))
 
 
-def _noise_estimate(seed: int, predicted: float, control: float | None) -> Estimate:
+def _noise_estimate(seed: int, predicted: float) -> Estimate:
     mean, low, high = _noise_interval(seed)
     detail = f"d = {NOISE_D}, {NOISE_SAMPLES} triples of independent uniform unit vectors, seed {seed}"
-    return Estimate(mean, low, high, predicted, NOISE_TOLERANCE, detail, control)
+    return Estimate(mean, low, high, predicted, NOISE_TOLERANCE, detail)
 
 
 NOISE_MEAN = float(noise_sim_aou_mean(NOISE_D))
@@ -91,8 +95,10 @@ NOISE_SIMAOU = Claim(
         r"\mathbb E\,\mathrm{SimAOU} = \Big[\tfrac{\Gamma(\alpha + 1/2)\,\Gamma(2\alpha)}{\Gamma(\alpha)\,\Gamma(2\alpha + 1/2)}\Big]^2,"
         r"\ \alpha = \tfrac{d-1}{2},\quad h_{ZSL}, h_{ICL}, h_{FT} \overset{iid}{\sim} \mathrm{U}(S^{d-1})"
     ),
-    explicit=Explicit(noise_mean_residuals, [{"d": 3}, {"d": 5}]),
-    measured=Measured(lambda seed: _noise_estimate(seed, NOISE_MEAN, None)),
+    checks=(
+        Explicit(noise_mean_residuals, [{"d": 3}, {"d": 5}]),
+        Measured(lambda seed: _noise_estimate(seed, NOISE_MEAN)),
+    ),
     note="The closed form is 4/π² ≈ 0.405 at d = 2, 4/9 at d = 3, increases with d, and tends to 1/2 "
     "(1/2 − 1/(8d) + O(d⁻²)): unit updates from a common point make a 60° angle in high dimension. "
     "Explicit check: the Beta moment by SymPy integration at d = 3, 5; measured check: simulation at d = 8.",
@@ -103,9 +109,9 @@ NOISE_QUARTER = Claim(
     name="deutch-simaou-noise-is-a-quarter",
     source=f"{PAPER} (a noise baseline of SimAOU ≈ 0.25 read as a constant)",
     statement=r"\mathbb E\,\mathrm{SimAOU} \approx 0.25 \text{ for pure noise (independent uniform unit outputs)}",
-    measured=Measured(lambda seed: _noise_estimate(seed, 0.25, NOISE_MEAN)),
+    checks=(Measured(lambda seed: _noise_estimate(seed, 0.25)),),
     holds=False,
-    correction="deutch-simaou-noise-closed-form",
+    corrected=Corrected("deutch-simaou-noise-closed-form", measured=NOISE_MEAN),
     note="For independent uniform unit outputs the mean lies in [4/π², 1/2) for every d ≥ 2; 1/4 is reached "
     "by shared-signal-plus-noise outputs at one noise level (deutch-simaou-noisy-copies).",
     assumptions=NOISE_SIMAOU.assumptions,
@@ -152,8 +158,10 @@ NOISY_COPIES = Claim(
         r"\mathrm{SimAOU}\big(z, \tfrac{z + \sigma g_1}{\|z + \sigma g_1\|}, \tfrac{z + \sigma g_2}{\|z + \sigma g_2\|}\big)"
         r" \xrightarrow{d \to \infty} \tfrac12\big(1 - \tfrac{1}{\sqrt{1 + \sigma^2}}\big) = \tfrac14 \text{ at } \sigma = \sqrt 3"
     ),
-    symbolic=noisy_copies_residuals,
-    measured=Measured(measure_noisy_copies),
+    checks=(
+        Symbolic(noisy_copies_residuals),
+        Measured(measure_noisy_copies),
+    ),
     note="The score rises from 0 (σ → 0) to 1/2 (σ → ∞, pure noise) with the noise-to-signal ratio σ, "
     "although the two updates are independent at every σ.",
     assumptions=("outputs L2-normalised", "z uniform on S^{d−1}, g₁, g₂ ~ N(0, I/d) independent", "d → ∞"),
@@ -216,7 +224,7 @@ UNTRAINED_SIMAOU = Claim(
         r"\mathbb E\,\mathrm{SimAOU}(\text{untrained}) - \mathbb E\,\mathrm{SimAOU}(\text{trained}) \ge 0"
         r"\quad\text{on in-context linear regression prompts}"
     ),
-    measured=Measured(measure_untrained_vs_trained),
+    checks=(Measured(measure_untrained_vs_trained),),
     note="Relaxed linear attention (Dai et al. §3.2) on tokens [x, y], x, w ~ N(0, I_4), 8 demonstrations [x_i, wᵀx_i], "
     "3 Gaussian text tokens as the zero-shot context, query [x_q, 0]. Trained: the GD construction (values write "
     "η* y into the label slot, keys read x; one trained LSA layer reaches it, von Oswald et al. 2023, Prop. 1); "
@@ -281,8 +289,10 @@ GD_ORDER = Claim(
     name="shen-gd-order-invariant",
     source=f"{SHEN} (GD's sensitivity to the order of the demonstrations); full-batch GD as in Dai et al. 2023, §3.1",
     statement=r"\mathrm{GD}^k(W_0; X P, Y P) = \mathrm{GD}^k(W_0; X, Y)\ \text{for every permutation } P",
-    symbolic=gd_order_residuals,
-    numeric=Numeric(gd_order_cases(), _gd_order),
+    checks=(
+        Symbolic(gd_order_residuals),
+        Numeric(gd_order_cases(), _gd_order),
+    ),
     note="A full-batch gradient is a sum over the demonstrations; the symbolic check swaps two adjacent blocks "
     "of symbolic widths in one step, the numeric check permutes the rows for up to 5 steps.",
     assumptions=("full-batch GD (every demonstration in every step)", "squared loss"),
@@ -314,13 +324,14 @@ CAUSAL_ORDER = Claim(
     name="shen-causal-icl-order-invariant",
     source=f"{SHEN} (ICL's sensitivity to the order of the demonstrations)",
     statement=r"\mathrm{ICL}_{causal}(x'_{P(1)}, \dots, x'_{P(n)}, x) = \mathrm{ICL}_{causal}(x'_1, \dots, x'_n, x)",
-    numeric=Numeric(
-        causal_order_cases(),
-        lambda c: _order_compare(c, causal=True),
-        control=lambda c: _order_compare(c, causal=False),
+    checks=(
+        Numeric(
+            causal_order_cases(),
+            lambda c: _order_compare(c, causal=True),
+        ),
     ),
     holds=False,
-    correction="shen-gd-order-invariant",
+    corrected=Corrected("shen-gd-order-invariant", numeric=lambda c: _order_compare(c, causal=False)),
     note="Two causally masked softmax-attention layers (residual, 1/√d dropped): from the second layer on, a "
     "demonstration's representation depends on the ones before it. Control: the same layers without the mask "
     "are permutation-equivariant, so the query's output ignores the order (as GD does). One causal layer "

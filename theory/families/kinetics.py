@@ -30,7 +30,11 @@ from hypothesis import strategies as st
 
 from icl_verify.blocks import kinetics_flow
 from icl_verify.core.caches import cached
-from icl_verify.core.claims import Claim, Estimate, Explicit, Measured, Numeric
+from icl_verify.core.checks.explicit import Explicit
+from icl_verify.core.checks.measured import Estimate, Measured
+from icl_verify.core.checks.numeric import Numeric
+from icl_verify.core.checks.symbolic import Symbolic
+from icl_verify.core.claims import Claim, Corrected
 from icl_verify.core.derivation import Derivation, Step
 from icl_verify.core.figure import Figure
 from icl_verify.numerics.kinetics import models as icl_models
@@ -111,7 +115,7 @@ SIMPLIFIED_LOSS = Claim(
         r"c_1 = \langle\sigma(-\phi_+)\rangle,\ c_2 = 1 - \langle\sigma(-\phi_+)^2\rangle / c_1"
         r"\quad (D\to\infty,\ |w| \ll \sqrt N,\ e^\beta \ll N)"
     ),
-    symbolic=lambda: taylor_residuals() + simplified_loss_residuals(),
+    checks=(Symbolic(lambda: taylor_residuals() + simplified_loss_residuals()),),
     note="Derived: 2nd-order Taylor expansion of the BCE in the attention term, averaged over context labels, "
     "then the O(1/N) coefficient of the series in ε = 1/N.",
 )
@@ -143,7 +147,7 @@ SIMPLIFIED_LOSS_ACCURACY = Claim(
         r"\frac{\langle \log(1 + e^{-u-\delta})\rangle_S - \log(1 + e^{-u})}{-\frac{c_1}{N}(w e^\beta - \frac{c_2}{2}w^2)}"
         r" - 1 = O(N^{-1})"
     ),
-    measured=Measured(measure_simplified_loss_error),
+    checks=(Measured(measure_simplified_loss_error),),
     note="Exact average over the context labels (numerics.kinetics.ode.exact_attention_loss) against the derived "
     "simplified loss (lambdified); the odd moments of S vanish, so the first neglected terms are O(1/N) relative.",
 )
@@ -164,7 +168,7 @@ GRADIENT_FLOW = Claim(
     source=f"{PAPER}, §3.4 eq. 4",
     builds_on=("kinetics-simplified-loss",),
     statement=r"\dot w = \frac{c_1}{N}(e^\beta - c_2 w),\quad \dot\beta = \frac{c_1}{N} w e^\beta",
-    symbolic=lambda: [d - p for d, p in zip(flow(derived_loss()), paper_flow())],
+    checks=(Symbolic(lambda: [d - p for d, p in zip(flow(derived_loss()), paper_flow())]),),
     note="The flow is obtained by differentiating the derived loss, not typed in.",
 )
 
@@ -205,8 +209,10 @@ CONSERVED = Claim(
     assumptions=("c₂ = 0 (approximately: c₂ w ≪ e^β)", "c₁(t) ≥ 0"),
     builds_on=("kinetics-gradient-flow",),
     statement=r"c_2 = 0:\quad \frac{d}{d\tau}\left(\beta - \tfrac{w^2}{2}\right) = 0,\quad d\tau = c_1\,dt/N",
-    symbolic=conserved_residuals,
-    numeric=Numeric(_conserved_cases(), _conserved_along_trajectory, rtol=1e-7, atol=1e-8),
+    checks=(
+        Symbolic(conserved_residuals),
+        Numeric(_conserved_cases(), _conserved_along_trajectory, rtol=1e-7, atol=1e-8),
+    ),
     note="Exact for c₂ = 0 and any c₁(t) ≥ 0; an approximation when c₂ w ≪ e^β. Numeric side: integrated "
     "trajectories with c₁(t) = ½e^{−t/T} + c(1 − e^{−t}), β < 8.",
 )
@@ -254,8 +260,10 @@ BLOWUP_TIME = Claim(
         r"c_2 = 0:\ \beta \to \infty \text{ at } \tau^* = e^{-\beta_0 + w_0^2/2}\sqrt{\pi/2}\,"
         r"\mathrm{erfc}(w_0/\sqrt 2)"
     ),
-    symbolic=lambda: [tau_star_derived() - tau_star_paper()],
-    numeric=Numeric(_blowup_cases(), _blowup_vs_derived, rtol=1e-7, atol=0.0),
+    checks=(
+        Symbolic(lambda: [tau_star_derived() - tau_star_paper()]),
+        Numeric(_blowup_cases(), _blowup_vs_derived, rtol=1e-7, atol=0.0),
+    ),
     note="Numeric side: solve_ivp (DOP853, rtol 1e-10) to β = 40 vs the derived integral; w₀ ∈ [−2, 2.5], "
     "β₀ ∈ [−3, 3].",
 )
@@ -283,8 +291,10 @@ T_ICL_INFINITE_K = Claim(
     assumptions=("K → ∞: c₁ = ½", "w₀ = 0", "κ = c₂ e^{−β₀} ≪ 1"),
     builds_on=("kinetics-blowup-time",),
     statement=r"K\to\infty,\ c_1 = \tfrac12,\ w_0 = 0,\ c_2 w \ll e^\beta:\quad t_{ICL} = \sqrt{2\pi}\, N e^{-\beta_0}",
-    symbolic=t_icl_infinite_k_residuals,
-    numeric=Numeric(_k_infinity_cases(), _k_infinity, rtol=1e-7, atol=0.0),
+    checks=(
+        Symbolic(t_icl_infinite_k_residuals),
+        Numeric(_k_infinity_cases(), _k_infinity, rtol=1e-7, atol=0.0),
+    ),
     note="Linear in N and exponential in −β₀ exactly, within the c₂ = 0 approximation (κ = c₂e^{−β₀} ≪ 1). "
     "At K → ∞ with φ ≈ 0, c₂ = ½ instead: see kinetics-small-kappa-correction.",
 )
@@ -326,7 +336,7 @@ ICL_IFF_MEMORISATION_SLOWER = Claim(
         r"c_2 = 0:\ \text{ICL is acquired iff } I(\infty) = \int_0^\infty c_1\,dt > N\tau^*,"
         r" \text{ at } I(t_{ICL}) = N\tau^*"
     ),
-    numeric=Numeric(_memorisation_cases(), _icl_iff_integral_exceeds, rtol=1e-6, atol=1e-9),
+    checks=(Numeric(_memorisation_cases(), _icl_iff_integral_exceeds, rtol=1e-6, atol=1e-9),),
     note="Checked with a memorisation schedule c₁(t) = c e^{−t/T} (I(∞) = cT), for which t_ICL has a closed form.",
 )
 
@@ -378,8 +388,10 @@ SLAVED_REGIME = Claim(
         r"\beta_0 \ll 0,\ c_2 > 0:\ \tau^* = \frac{c_2}{2} e^{-2\beta_0}\left(1 + \frac{2\ln\kappa + O(1)}{\kappa^2}\right)"
         r" \to \frac{c_2}{2}e^{-2\beta_0},\quad \kappa = c_2 e^{-\beta_0} \to \infty"
     ),
-    symbolic=slaved_residuals,
-    numeric=Numeric(_slaved_cases(), _slaved_remainder, rtol=0.0, atol=5.0),
+    checks=(
+        Symbolic(slaved_residuals),
+        Numeric(_slaved_cases(), _slaved_remainder, rtol=0.0, atol=5.0),
+    ),
     note="Symbolic: slow-manifold expansion (leading term and the 1/(c₂y) correction whose integral up to "
     "y ≈ c₂ gives 2 ln κ/κ²). Numeric: the remainder (ratio − 1)κ² − 2 ln κ stays O(1) (|·| ≤ 5) for κ ≥ 3, β₀ ∈ [−3, −1.5]. "
     "Observed, not derived: the remainder tends to ≈ 1.8379 (= ln 2π to 1e-9 at κ ≈ 10–50).",
@@ -438,8 +450,10 @@ SMALL_KAPPA = Claim(
         r"w_0 = 0,\ \kappa = c_2 e^{-\beta_0} \ll 1:\ \tau^*(c_2) = \sqrt{\pi/2}\,e^{-\beta_0}"
         r"\left(1 + C\kappa + O(\kappa^2)\right),\ C = 0.17123"
     ),
-    symbolic=small_kappa_residuals,
-    numeric=Numeric(_small_kappa_cases(), _small_kappa, rtol=0.0, atol=1e-8),
+    checks=(
+        Symbolic(small_kappa_residuals),
+        Numeric(_small_kappa_cases(), _small_kappa, rtol=0.0, atol=1e-8),
+    ),
     note="Derived here (not in the paper): first-order perturbation in c₂ of the blow-up time. Numeric side: "
     "integrator vs 1 + Cκ with the O(κ²) remainder bounded by κ² for κ ≤ 0.14. So the paper's K → ∞ law, "
     "which assumes c₂ w ≪ e^β, is off by ≈ 0.17 κ (9 % at c₂ = ½, β₀ = 0).",
@@ -459,7 +473,7 @@ ODE_SLOPE_IN_N = Claim(
     source=f"{PAPER}, §3.5 (t_ICL ∝ N)",
     builds_on=("kinetics-gradient-flow",),
     statement=r"\text{ODE}, c_1 = c_2 = \tfrac12:\ d\ln t_{ICL}/d\ln N = 1 \pm 0.01 \text{ over } N \in [10, 1000]",
-    measured=Measured(measure_ode_slope_in_n),
+    checks=(Measured(measure_ode_slope_in_n),),
     note="Exact in theory (the ODE depends on N only through the clock τ = c₁t/N); the fit checks the integrator.",
 )
 
@@ -480,7 +494,7 @@ ODE_SLOPE_IN_BETA0 = Claim(
         r"\text{ODE}, c_2 = \tfrac12,\ \beta_0 \in [1, 4]\ (\kappa \le 0.18):\ "
         r"d\ln t_{ICL}/d(-\beta_0) = 1 \pm 0.05"
     ),
-    measured=Measured(measure_ode_slope_in_beta0),
+    checks=(Measured(measure_ode_slope_in_beta0),),
     note="With c₂ > 0 the local slope is 1 + Cκ/(1 + Cκ) (kinetics-small-kappa-correction), so ≈ 1.01 here and "
     "→ 2 for β₀ ≪ log c₂ (kinetics-strongly-negative-beta0); tolerance 0.05 ≥ 0.17·0.18.",
 )
@@ -508,7 +522,7 @@ K_STAR = Claim(
     assumptions=("I_K(∞) ~ K^ν (the memorisation law)", "κ ≪ 1", "w₀ = 0"),
     builds_on=("kinetics-icl-iff-integral-exceeds", "kinetics-t-icl-infinite-k"),
     statement=r"I_K(\infty) \sim K^\nu = N\tau^* \Rightarrow K^* \sim N^{1/\nu} e^{-\beta_0/\nu}\quad(\kappa \ll 1,\ w_0 = 0)",
-    symbolic=k_star_residuals,
+    checks=(Symbolic(k_star_residuals),),
     note="With ν ≈ 0.7 the slope of log K* vs log N is 1/ν ≈ 1.43 (the memorisation law itself is the scaling family).",
 )
 
@@ -518,24 +532,27 @@ def _k_star_slaved_log_derivative() -> sp.Expr:
     return sp.diff(sp.expand_log(sp.log(sol), force=True), BETA0)
 
 
+def k_star_slaved_residuals() -> list:
+    """d log K*/dβ₀ + 2/ν with τ* ∝ e^{−2β₀}: zero when K* ∼ e^{−2β₀/ν}."""
+    return [sp.simplify(_k_star_slaved_log_derivative() + 2 / NU)]
+
+
 K_STAR_SLAVED = Claim(
     name="kinetics-k-star-strongly-negative-beta0",
     source=f"{PAPER}, §3.5–3.6 combined",
     assumptions=("I_K(∞) ~ K^ν (the memorisation law)", "β₀ ≪ 0"),
     builds_on=("kinetics-icl-iff-integral-exceeds", "kinetics-strongly-negative-beta0"),
     statement=r"\beta_0 \ll 0:\ \tau^* \approx \tfrac{c_2}{2}e^{-2\beta_0} \Rightarrow K^* \sim N^{1/\nu} e^{-2\beta_0/\nu}",
-    symbolic=lambda: [sp.simplify(_k_star_slaved_log_derivative() + 2 / NU)],
+    checks=(Symbolic(k_star_slaved_residuals),),
 )
 
 K_STAR_PRINTED_IN_SLAVED_REGIME = Claim(
     name="kinetics-k-star-e-beta0-over-nu-when-beta0-very-negative",
     source=f"{PAPER}, §3.6 formula applied in the β₀ ≪ 0 regime of §3.5",
     statement=r"\beta_0 \ll 0:\ K^* \sim N^{1/\nu} e^{-\beta_0/\nu}",
-    explicit=Explicit(
-        lambda: [sp.simplify(_k_star_slaved_log_derivative() + 1 / NU)], [{}], control=K_STAR_SLAVED.symbolic
-    ),
+    checks=(Explicit(lambda: [sp.simplify(_k_star_slaved_log_derivative() + 1 / NU)], [{}]),),
     holds=False,
-    correction="kinetics-k-star-strongly-negative-beta0",
+    corrected=Corrected("kinetics-k-star-strongly-negative-beta0", explicit=k_star_slaved_residuals),
     note="The printed exponent −β₀/ν uses τ* ∝ e^{−β₀} (κ ≪ 1); where τ* ∝ e^{−2β₀} it becomes −2β₀/ν.",
 )
 
@@ -557,7 +574,7 @@ EQUALISED_DRIVE = Claim(
         r"\text{equalised contexts: } \dot w = \frac{c_1}{N}(e^\beta - 1),\ \dot\beta = \frac{c_1}{N} w e^\beta"
         r"\ \ (\text{drive } \propto (e^\beta - 1)/N,\ \text{no } c_2 \text{ term at } O(1/N))"
     ),
-    symbolic=equalised_residuals,
+    checks=(Symbolic(equalised_residuals),),
     note="S = −1 exactly, so the variance term is O(1/N²); at w₀ = β₀ = 0 the flow has a fixed point.",
 )
 
@@ -578,7 +595,7 @@ EQUALISED_SLOWER_ODE = Claim(
     source=f"{PAPER}, §3.7",
     builds_on=("kinetics-equalised-context-drive",),
     statement=r"\tau^*_{\text{equalised}}(w_0, \beta_0) > \tau^*(w_0, \beta_0)\quad (w_0 \ge 0,\ \beta_0 > 0)",
-    numeric=Numeric(_equalised_cases(), _equalised_slower, rtol=0.0, atol=0.0),
+    checks=(Numeric(_equalised_cases(), _equalised_slower, rtol=0.0, atol=0.0),),
 )
 
 
@@ -660,7 +677,7 @@ FOLLOWS_ODE = Claim(
         r"\text{SGD on } z = \phi(x_t) + w\sum_j \mathrm{softmax}_j(\beta x_t\cdot x_j)\ell_j:\ "
         r"t_{\beta = \ln(N/16)}^{\,sim} / t^{\,ODE} = 1 \pm 0.1,\ \text{ODE driven by the measured } c_1(t), c_2(t)"
     ),
-    measured=Measured(measure_follows_ode),
+    checks=(Measured(measure_follows_ode),),
     note="Defaults: D = 32, K = 512, N = 64, MLP width 128, SGD lr 0.5, batch 128, 8 seeds; t = lr × steps.",
 )
 
@@ -684,7 +701,7 @@ FOLLOWS_ODE_AUTHORS = Claim(
         r"N = \text{len\_context (query included)},\ t = \text{iterations},\ c_1 = \langle\sigma(-\phi_+)\rangle:"
         r"\ t_{\beta = \ln(N/16)}^{\,sim} / t^{\,ODE} = 1 \pm 0.1"
     ),
-    measured=Measured(measure_follows_ode_authors),
+    checks=(Measured(measure_follows_ode_authors),),
     note="The ODE is driven with N − 1 context pairs and the +1-item constants, integrated in lr × steps and "
     "read in iterations. Defaults as kinetics-reduced-model-follows-ode (D = 32, K = 512, width 128, lr 0.5, "
     "batch 128), 6 seeds; what stays ours: the constants are measured on a fixed set of items at every "
@@ -742,7 +759,7 @@ T_ICL_LINEAR_IN_N = Claim(
         r"K\to\infty:\ t_{ICL}^{sim} = a N + b \text{ with } a = \tau^*(\beta_0{=}0; c_2)/c_1 \ (\pm 10\%),"
         r"\ b = O(1)"
     ),
-    measured=Measured(measure_t_icl_linear_in_n),
+    checks=(Measured(measure_t_icl_linear_in_n),),
     note="t_ICL = first time ICL accuracy > 0.95 (the code's definition). The ODE's blow-up time is exactly "
     "∝ N; accuracy reaches 0.95 a short, N-independent time after the blow-up, hence the intercept b. "
     "Defaults: D = 32, N ∈ {32, 64, 96}, 6 seeds each, lr 0.5, batch 128, width 64, ICL accuracy on 256 sequences.",
@@ -786,7 +803,7 @@ T_ICL_EXPONENTIAL_IN_BETA0 = Claim(
         r"K\to\infty:\ t_{ICL}^{sim}(\beta_0) = a\, t_{ICL}^{ODE}(\beta_0) + b,\ a = 1 \pm 0.1,\quad"
         r" t_{ICL}^{ODE} \propto e^{-\beta_0} (\kappa \ll 1) \text{ to } e^{-2\beta_0} (\kappa \gg 1)"
     ),
-    measured=Measured(measure_t_icl_exponential_in_beta0),
+    checks=(Measured(measure_t_icl_exponential_in_beta0),),
     note="The simulated β₀-dependence is the ODE's (with c₂ ≈ ½ its local log-slope lies between 1 and 2); "
     "b absorbs the short post-blow-up time to 95 % accuracy (so raw log-slopes of t_ICL are biased low). "
     "Defaults: N = 32, β₀ ∈ {−½, 0, ½, 1}, 6 seeds each, batch 128.",
@@ -860,7 +877,7 @@ TRANSIENCE = Claim(
         r"\lambda > 0 \text{ on } (w,\beta) \text{ only}:\ \text{ICL emerges (acc} > 0.75\text{), then fades to chance:}"
         r"\ acc(t_{end}) = 0.5 \pm 0.1"
     ),
-    measured=Measured(measure_fade_to_chance),
+    checks=(Measured(measure_fade_to_chance),),
     note="Once the MLP has memorised (c₁ → 0) the drive vanishes and decay takes w, β to 0 (ODE: "
     "kinetics tests). Defaults: D = 32, K = 512, N = 64, width 128, lr 0.5, batch 64, λ = 3e-3, t to 3000. "
     "K = 512 is near the threshold: some seeds reach only ≈ 0.8 ICL accuracy before memorisation takes over, "
@@ -872,7 +889,7 @@ PERSISTENCE = Claim(
     name="kinetics-no-transience-without-decay",
     source=f"{PAPER}, §3.7 (control)",
     statement=r"\lambda = 0:\ \max_t acc - acc(t_{end}) = 0 \pm 0.1 \ \text{(ICL, once acquired, persists)}",
-    measured=Measured(measure_persistence),
+    checks=(Measured(measure_persistence),),
     note="Same settings as kinetics-transience-with-attention-decay with λ = 0.",
 )
 
@@ -905,7 +922,7 @@ EQUALISED_SLOWER_SIM = Claim(
         r"\frac{t^{sim}_{\text{equalised}}}{t^{sim}_{\text{random}}} = \frac{t^{ODE}_{\text{equalised}}}"
         r"{t^{ODE}_{\text{random}}} \pm 10\%\ (> 1),\ \ t = \text{first time } e^\beta = N/16"
     ),
-    measured=Measured(measure_equalised_slowdown),
+    checks=(Measured(measure_equalised_slowdown),),
     note="Equalised ODE: drive (c₁/N)(e^β − 1) (kinetics-equalised-context-drive). Defaults: K → ∞, D = 32, "
     "N = 64, β₀ = ½, lr 0.5, batch 128, 4 seeds, t to 150; the ODE ratio is ≈ 1.42.",
 )

@@ -9,7 +9,10 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from icl_verify.core.claims import Claim, Estimate, Explicit, Measured, Numeric
+from icl_verify.core.checks.explicit import Explicit
+from icl_verify.core.checks.measured import Estimate, Measured
+from icl_verify.core.checks.numeric import Numeric
+from icl_verify.core.claims import Claim
 from icl_verify.core.figure import Figure
 from icl_verify.maths.strategies import dims, matrices
 from icl_verify.maths.symbolic import grid
@@ -55,8 +58,10 @@ BAYES_IS_RIDGE = Claim(
     source=f"{PAPER}, §4 (Bayes estimator for w ~ N(0, τ²I), noise N(0, σ²))",
     assumptions=("prior w ~ N(0, τ² I)", "label noise N(0, σ²)"),
     statement=r"\mathbb E[w \mid X, y] = \tau^2 X^\top(\tau^2 XX^\top + \sigma^2 I)^{-1} y = (X^\top X + \tfrac{\sigma^2}{\tau^2} I)^{-1} X^\top y",
-    explicit=Explicit(bayes_ridge_residual, grid(n=range(1, 3), d=range(1, 3))),
-    numeric=Numeric(bayes_cases(), _bayes_vs_ridge, rtol=1e-10, atol=1e-12),
+    checks=(
+        Explicit(bayes_ridge_residual, grid(n=range(1, 3), d=range(1, 3))),
+        Numeric(bayes_cases(), _bayes_vs_ridge, rtol=1e-10, atol=1e-12),
+    ),
 )
 
 LAMBDAS = np.array([1e-4, 1e-3, 1e-2])
@@ -89,7 +94,7 @@ ILWD_LIMIT = Claim(
     name="ilwd-ols-ridge-limit",
     source=f"{PAPER}, §4 (ILWD); minimum-norm OLS when n < d",
     statement=r"\mathrm{ILWD}(\mathrm{OLS}, \mathrm{ridge}_\lambda) = \Theta(\lambda^2) \to 0 \ (\lambda \to 0),\ n < d \text{ and } n > d",
-    measured=Measured(measure_ilwd_ridge_to_ols),
+    checks=(Measured(measure_ilwd_ridge_to_ols),),
     note="For n < d the limit of ridge is the minimum-norm OLS solution X⁺y, not any other interpolant.",
 )
 
@@ -114,7 +119,7 @@ SPD_COMPILED_RIDGE = Claim(
     source=f"{PAPER}, §3 (a transformer can implement ridge regression) measured with SPD (§4)",
     builds_on=("ridge-chain-compiled",),
     statement=r"\mathrm{SPD}(\text{compiled ridge chain},\ \mathrm{ridge}_\lambda) \le 10^{-9}\quad (n = 4,\ d = 3)",
-    measured=Measured(measure_spd_compiled_ridge),
+    checks=(Measured(measure_spd_compiled_ridge),),
     note="The compiled transformer is a learner like any other: SPD ≈ 1e-12 at the default scales.",
 )
 

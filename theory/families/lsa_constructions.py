@@ -53,7 +53,11 @@ from hypothesis import strategies as st
 from sympy.matrices.expressions import BlockMatrix, Identity, MatrixSymbol, ZeroMatrix
 
 from icl_verify.core.caches import cached
-from icl_verify.core.claims import Claim, Estimate, Explicit, Measured, Numeric
+from icl_verify.core.checks.explicit import Explicit
+from icl_verify.core.checks.measured import Estimate, Measured
+from icl_verify.core.checks.numeric import Numeric
+from icl_verify.core.checks.symbolic import Symbolic
+from icl_verify.core.claims import Claim, Corrected
 from icl_verify.core.figure import Figure
 from icl_verify.maths.strategies import dims, matrices, reals
 from icl_verify.maths.symbolic import grid
@@ -170,9 +174,11 @@ PROP3_LINEAR = Claim(
         r"e_t + \sum_s (e_s^\top W_K^\top W_Q e_t)\, W_V e_s:\ (x_j, 0, p_{2j-1}) \mapsto (x_j, y_j, p_{2j-1}),"
         r"\ (0, y_j, p_{2j}) \text{ and } (x_q, 0, p_T) \text{ unchanged}"
     ),
-    symbolic=sorted_copy_residual,
-    explicit=Explicit(linear_copy_residual, grid(Nx=(1, 2), Ny=(1, 2), N=(1, 2, 3))),
-    numeric=Numeric(copy_cases(), _linear_copy),
+    checks=(
+        Symbolic(sorted_copy_residual),
+        Explicit(linear_copy_residual, grid(Nx=(1, 2), Ny=(1, 2), N=(1, 2, 3))),
+        Numeric(copy_cases(), _linear_copy),
+    ),
     note="Symbolic check: symbolic N, Nx, Ny with the tokens sorted (x-tokens, y-tokens, query) and one-hot codes "
     "in that order; the interleaved order is the same layer with the tokens and the code coordinates permuted "
     "together (attention without a causal mask is permutation-equivariant). Explicit check: the interleaved "
@@ -209,7 +215,7 @@ PROP3_SOFTMAX_MISS = Claim(
         r"\mathrm{softmax\ copy}(e_t) - \mathrm{exact\ copy}(e_t)"
         r" = \frac{\sum_u W_V e_u - T\, W_V e_{\sigma(t)}}{e^{\beta} + T - 1}"
     ),
-    numeric=Numeric(copy_cases(), _softmax_copy),
+    checks=(Numeric(copy_cases(), _softmax_copy),),
     note="The scores are exactly β (partner) or 0 (every other token), so the softmax weights are "
     "e^β/(e^β + T − 1) and 1/(e^β + T − 1).",
     assumptions=(ONE_HOT_CODES, SOFTMAX_OVER_ALL),
@@ -243,14 +249,14 @@ def _copy_rate(seed: int, one_way: bool) -> Estimate:
         f"least-squares slope of ln ‖Δ‖_F over β = 12..24 (13 points), N = {COPY_SIZES['n']}, "
         f"Nx = {COPY_SIZES['nx']}, Ny = {COPY_SIZES['ny']}, seed {seed}"
     )
-    return Estimate(slope.estimate, slope.low, slope.high, -1.0, RATE_TOLERANCE, detail, 0.0 if one_way else None)
+    return Estimate(slope.estimate, slope.low, slope.high, -1.0, RATE_TOLERANCE, detail)
 
 
 PROP3_SOFTMAX_RATE = Claim(
     name="prop3-softmax-copy-rate",
     source=f"{PAPER}, Proposition 3 with softmax attention (the copy becomes exact as β → ∞)",
     statement=r"\frac{d \ln \lVert \Delta \rVert_F}{d\beta} = -1 \pm 0.01 \quad (\beta \in [12, 24],\ T = 11)",
-    measured=Measured(lambda seed: _copy_rate(seed, one_way=False)),
+    checks=(Measured(lambda seed: _copy_rate(seed, one_way=False)),),
     note="Predicted from the exact error: ln‖Δ‖ = const − ln(e^β + T − 1), slope −1 + O(T e^{−β}).",
     assumptions=(ONE_HOT_CODES, SOFTMAX_OVER_ALL),
     builds_on=("prop3-softmax-copy-error",),
@@ -263,9 +269,9 @@ PROP3_ONE_WAY = Claim(
         r"A = \textstyle\sum_j p_{2j} p_{2j-1}^\top \text{ (exact under linear attention)}:\ "
         r"\frac{d \ln \lVert \Delta \rVert_F}{d\beta} = -1 \pm 0.01"
     ),
-    measured=Measured(lambda seed: _copy_rate(seed, one_way=True)),
+    checks=(Measured(lambda seed: _copy_rate(seed, one_way=True)),),
     holds=False,
-    correction="prop3-softmax-copy-rate",
+    corrected=Corrected("prop3-softmax-copy-rate", measured=0.0),  # the error does not decay: slope 0
     note="With linear attention the y-tokens and the query may score 0 against every token; under softmax "
     "a row of zero scores is the uniform average, so they gain (1/T) Σ_j (0, y_j, 0) at every β: the error "
     "does not decay (slope 0, the control). Pairing them with their x-tokens (value 0) fixes it.",
@@ -312,7 +318,7 @@ TWO_HEADS = Claim(
         r"(-\varepsilon a) v_i\Big) = \sum_i (a_i - \bar a)\, v_i + O(\varepsilon^2),\quad a_i = e_i^\top M e,"
         r"\ v_i = W_V e_i"
     ),
-    explicit=Explicit(two_head_residuals, TWO_HEAD_SIZES),
+    checks=(Explicit(two_head_residuals, TWO_HEAD_SIZES),),
     note="Explicit check: the Taylor coefficients of order 0, 1, 2 of the two heads' difference by SymPy "
     "differentiation at symbolic scores and values: the constant and ε² terms vanish, the ε term is the centred LSA.",
     assumptions=("softmax over the N context tokens, no 1/√d scale",),
@@ -325,13 +331,14 @@ TWO_HEADS_AS_LSA = Claim(
         r"\frac{N}{2\varepsilon}\big(h(\varepsilon) - h(-\varepsilon)\big) = \sum_i a_i v_i + O(\varepsilon^2)"
         r" = W_V E^\top E M e + O(\varepsilon^2)"
     ),
-    explicit=Explicit(
-        lambda N: two_head_residuals(N, centred=False),
-        TWO_HEAD_SIZES,
-        control=lambda N: two_head_residuals(N, centred=True),
+    checks=(
+        Explicit(
+            lambda N: two_head_residuals(N, centred=False),
+            TWO_HEAD_SIZES,
+        ),
     ),
     holds=False,
-    correction="two-softmax-heads-centred-lsa",
+    corrected=Corrected("two-softmax-heads-centred-lsa", explicit=lambda N: two_head_residuals(N, centred=True)),
     note="Softmax normalises the weights, so the first-order term sees the scores minus their mean: "
     "the difference from LSA is ā Σ_i v_i, zero only when the mean score or the values' sum vanishes.",
     assumptions=("softmax over the N context tokens, no 1/√d scale",),
@@ -392,7 +399,7 @@ TWO_HEADS_ORDER = Claim(
         r"\frac{d \ln \lVert \tfrac{N}{2\varepsilon}(h(\varepsilon) - h(-\varepsilon)) - \sum_i (a_i - \bar a) v_i"
         r" \rVert}{d \ln \varepsilon} = 2 \pm 0.05"
     ),
-    measured=Measured(_measure_order),
+    checks=(Measured(_measure_order),),
     note="h(ε) − h(−ε) is odd in ε, so after the first-order term the next one is of order ε³: "
     "the rescaled error is O(ε²), not O(ε).",
     assumptions=("softmax over the N context tokens, no 1/√d scale",),

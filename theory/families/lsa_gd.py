@@ -32,7 +32,9 @@ from icl_verify.blocks import (
     theta_gdpp,
 )
 from icl_verify.blocks.backend import eye, zeros
-from icl_verify.core.claims import Claim, Numeric
+from icl_verify.core.checks.numeric import Numeric
+from icl_verify.core.checks.symbolic import Symbolic
+from icl_verify.core.claims import Claim, Corrected
 from icl_verify.core.derivation import Derivation, Step
 from icl_verify.core.figure import Figure
 from icl_verify.core.statement import matrix, scalar, statement
@@ -219,7 +221,10 @@ K_LAYERS = statement(
     builds_on=("prop1-lsa-equals-gd-step",),
     **STATEMENT_SIZES,
 )
-K_LAYERS = replace(K_LAYERS, numeric=Numeric(stacked_cases(), _k_layers))
+K_LAYERS = replace(
+    K_LAYERS,
+    checks=tuple(Numeric(stacked_cases(), _k_layers) if isinstance(c, Numeric) else c for c in K_LAYERS.checks),
+)
 """The induction step as a statement; the numeric check runs whole stacks of K = 1..4 layers."""
 
 
@@ -318,8 +323,10 @@ GDPP_CONDITIONING = Claim(
     name="gdpp-hessian-spectrum",
     source=f"{PAPER}, §4 (GD++ improves the data Hessian's conditioning)",
     statement=r"\operatorname{spec}\big(\textstyle\sum_i x_i' x_i'^\top\big) = \{\lambda - 2\gamma\lambda^2 + \gamma^2\lambda^3\}",
-    symbolic=gdpp_conditioning_residuals,
-    numeric=Numeric(gdpp_cases(), _gdpp_spectrum),
+    checks=(
+        Symbolic(gdpp_conditioning_residuals),
+        Numeric(gdpp_cases(), _gdpp_spectrum),
+    ),
     assumptions=("GD++ with γ shared by all tokens",),
     builds_on=("gdpp-update",),
 )
@@ -357,8 +364,10 @@ PROP2 = Claim(
     name="prop2-mlp-lsa-kernel-gd",
     source=f"{PAPER}, Proposition 2 (with the η/N factor the paper drops)",
     statement=r"\hat y_q = \tfrac{\eta}{N} \sum_i y_i\, k(x_i, x_q),\quad k(a, b) = m(a)^\top m(b)",
-    symbolic=kernel_residuals,
-    numeric=Numeric(kernel_cases(), _kernel),
+    checks=(
+        Symbolic(kernel_residuals),
+        Numeric(kernel_cases(), _kernel),
+    ),
     assumptions=(LINEAR_ATTENTION, CONTEXT_KEYS, "W0 = 0", "the same features m(x) for context and query"),
     builds_on=("prop1-lsa-equals-gd-step",),
 )
@@ -367,9 +376,9 @@ PROP2_AS_PRINTED = Claim(
     name="prop2-as-printed",
     source=f"{PAPER}, Proposition 2 as printed",
     statement=r"\hat y_q = \sum_i y_i\, k(x_i, x_q)",
-    numeric=Numeric(kernel_cases(), lambda c: _kernel(c, printed=True), control=_kernel),
+    checks=(Numeric(kernel_cases(), lambda c: _kernel(c, printed=True)),),
     holds=False,
-    correction="prop2-mlp-lsa-kernel-gd",
+    corrected=Corrected("prop2-mlp-lsa-kernel-gd", numeric=_kernel),
     note="The printed form omits η/N; the θ_GD layer gives (η/N) Σ y_i k(x_i, x_q).",
     assumptions=(LINEAR_ATTENTION, CONTEXT_KEYS, "W0 = 0", "the same features m(x) for context and query"),
     builds_on=("prop1-lsa-equals-gd-step",),

@@ -23,7 +23,10 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from icl_verify.core.claims import Claim, Explicit, Numeric
+from icl_verify.core.checks.explicit import Explicit
+from icl_verify.core.checks.numeric import Numeric
+from icl_verify.core.checks.symbolic import Symbolic
+from icl_verify.core.claims import Claim, Corrected
 from icl_verify.core.figure import Figure
 from icl_verify.maths.strategies import dims, matrices, reals, spd_matrices
 from icl_verify.maths.symbolic import grid
@@ -79,9 +82,11 @@ RESIDUAL_SQUARES = Claim(
     name="newton-residual-squares",
     source=f"{PAPER}, §3 (Iterative Newton's method, M₀ = αS, M_{{k+1}} = 2M_k − M_k S M_k)",
     statement=r"I - M_k S = (I - \alpha S^2)^{2^k}\quad (k \ge 0),\qquad M_0 = \alpha S,\ M_{k+1} = 2M_k - M_k S M_k",
-    symbolic=residual_recursion,
-    explicit=Explicit(residual_at, grid(d=(1, 2), k=(0, 1, 2))),
-    numeric=Numeric(newton_cases(), _residual_vs_power, rtol=1e-9, atol=1e-12),
+    checks=(
+        Symbolic(residual_recursion),
+        Explicit(residual_at, grid(d=(1, 2), k=(0, 1, 2))),
+        Numeric(newton_cases(), _residual_vs_power, rtol=1e-9, atol=1e-12),
+    ),
     assumptions=("S square (symmetry is not needed)",),
     note="The dimension-free check is the induction: base case and step are identities of the free ring.",
 )
@@ -128,10 +133,14 @@ BOUNDARY = Claim(
     name="newton-converges-at-the-boundary-rate",
     source=f"{PAPER}, §3 (convergence of iterative Newton for α up to 2/λ_max(S)²)",
     statement=r"\alpha = 2/\lambda_{\max}(S)^2:\ (I - M_k S)\,v_{\max} \to 0\quad(k \to \infty)",
-    explicit=Explicit(boundary_residual, grid(k=(1, 2, 3)), lambda k: boundary_residual(k, corrected=True)),
-    numeric=Numeric(boundary_cases(), _boundary_converged, rtol=1e-9, atol=1e-12, control=_boundary_stays),
+    checks=(
+        Explicit(boundary_residual, grid(k=(1, 2, 3))),
+        Numeric(boundary_cases(), _boundary_converged, rtol=1e-9, atol=1e-12),
+    ),
     holds=False,
-    correction="newton-residual-squares",
+    corrected=Corrected(
+        "newton-residual-squares", explicit=lambda k: boundary_residual(k, corrected=True), numeric=_boundary_stays
+    ),
     assumptions=("S symmetric positive definite",),
     builds_on=("newton-residual-squares",),
     note="At α = 2/λ_max² the top eigen-residual is 1 − 2 = −1 and its square is 1 for ever: "

@@ -15,7 +15,11 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from icl_verify.core.claims import Claim, Estimate, Explicit, Measured, Numeric
+from icl_verify.core.checks.explicit import Explicit
+from icl_verify.core.checks.measured import Estimate, Measured
+from icl_verify.core.checks.numeric import Numeric
+from icl_verify.core.checks.symbolic import Symbolic
+from icl_verify.core.claims import Claim, Corrected
 from icl_verify.core.figure import Figure
 from icl_verify.maths.strategies import dims, matrices, reals
 from icl_verify.maths.symbolic import grid
@@ -206,8 +210,10 @@ MOV_IS_RAW = Claim(
     source=f"{PAPER}, appendix (mov as RAW)",
     assumptions=("K(i) = ∅ means timestep i is not written",),
     statement=r"\mathrm{mov}(H; s, t, i{:}j \to i'{:}j') = \mathrm{RAW}(+,\ W = 0,\ K(t) = \{s\},\ K(i \ne t) = \emptyset,\ W_a = W_o = I)",
-    explicit=Explicit(mov_residuals, _RAW_SIZES),
-    numeric=Numeric(mov_cases(), _mov_pair, rtol=0, atol=0),
+    checks=(
+        Explicit(mov_residuals, _RAW_SIZES),
+        Numeric(mov_cases(), _mov_pair, rtol=0, atol=0),
+    ),
     note="K(i) = ∅ is read as 'timestep i not written' (the paper leaves 1/|K(i)| undefined there).",
 )
 
@@ -215,8 +221,10 @@ AFF_IS_RAW = Claim(
     name="aff-is-raw",
     source=f"{PAPER}, appendix (aff as RAW)",
     statement=r"\mathrm{aff}(H; W_1, W_2, b) = \mathrm{RAW}(+,\ K(t) = \{t\},\ W_a = W_1,\ W = W_2,\ W_o = I,\ +b)",
-    explicit=Explicit(aff_residuals, _RAW_SIZES),
-    numeric=Numeric(aff_cases(), _aff_pair, rtol=1e-15, atol=1e-12),
+    checks=(
+        Explicit(aff_residuals, _RAW_SIZES),
+        Numeric(aff_cases(), _aff_pair, rtol=1e-15, atol=1e-12),
+    ),
 )
 
 DOT_MUL_ARE_RAW = Claim(
@@ -226,18 +234,22 @@ DOT_MUL_ARE_RAW = Claim(
         r"\mathrm{dot} = \mathrm{RAW}(\odot,\ K(t) = \{t\},\ W_a = W = I,\ W_o = \mathbf 1^\top);\ "
         r"\mathrm{mul}(a, b, c) = a c \text{ parallel dots}"
     ),
-    explicit=Explicit(mul_residuals, grid(a=range(1, 3), b=range(1, 3), c=range(1, 3))),
-    numeric=Numeric(mul_cases(), _mul_pair, rtol=1e-14, atol=1e-12),
+    checks=(
+        Explicit(mul_residuals, grid(a=range(1, 3), b=range(1, 3), c=range(1, 3))),
+        Numeric(mul_cases(), _mul_pair, rtol=1e-14, atol=1e-12),
+    ),
 )
 
 STRICT_MASK_AFF = Claim(
     name="raw-strict-mask-aff",
     source=f"{PAPER}, appendix (RAW with K(i) ⊆ {{j < i}} as printed)",
     statement=r"\text{With reads restricted to } j < i,\ \mathrm{aff} = \mathrm{RAW}(+, K(t) = \{t\}, \dots)",
-    explicit=Explicit(strict_aff_residuals, grid(T=range(1, 3), D=range(1, 3)), control=aff_residuals),
-    numeric=Numeric(aff_cases(), lambda c: _aff_pair(c, mask="strict"), rtol=1e-15, atol=1e-12, control=_aff_pair),
+    checks=(
+        Explicit(strict_aff_residuals, grid(T=range(1, 3), D=range(1, 3))),
+        Numeric(aff_cases(), lambda c: _aff_pair(c, mask="strict"), rtol=1e-15, atol=1e-12),
+    ),
     holds=False,
-    correction="aff-is-raw",
+    corrected=Corrected("aff-is-raw", explicit=aff_residuals, numeric=_aff_pair),
     note="aff and dot read the current timestep; under j < i their K(t) = {t} is empty and nothing is written.",
 )
 
@@ -261,9 +273,9 @@ MOV_ORDER = Claim(
     name="mov-argument-order-as-printed",
     source=f"{PAPER}, Appendix A programs (mov written as (target, source))",
     statement=r"\mathrm{mov}(H; t, s, \dots) \text{ (appendix order) read by the definition} = \mathrm{mov}(H; s, t, \dots)",
-    numeric=Numeric(mov_cases(), _mov_as_printed, rtol=0, atol=0, control=_mov_pair),
+    checks=(Numeric(mov_cases(), _mov_as_printed, rtol=0, atol=0),),
     holds=False,
-    correction="mov-is-raw",
+    corrected=Corrected("mov-is-raw", numeric=_mov_pair),
     note="With s < t the swapped call reads from a future timestep and is rejected (residual 1: no valid program).",
 )
 
@@ -307,8 +319,10 @@ GELU_MUL = Claim(
         r"\sqrt{\pi/2}\,(\mathrm{GeLU}(u+v) - \mathrm{GeLU}(u) - \mathrm{GeLU}(v)) = uv"
         r" - \tfrac{uv(2u^2 + 3uv + 2v^2)}{6} + O(\|(u,v)\|^6)"
     ),
-    symbolic=gelu_product_series,
-    numeric=Numeric(gelu_cases(), _gelu_product, rtol=1e-10, atol=1e-9),
+    checks=(
+        Symbolic(gelu_product_series),
+        Numeric(gelu_cases(), _gelu_product, rtol=1e-10, atol=1e-9),
+    ),
     note=(
         "No third-order term: the leading error is fourth order, so inputs scaled by 1/M and output by M² "
         "give uv − uv(2u²+3uv+2v²)/(6M²): O(1/M²), not the O(1/M) the construction is usually quoted with."
@@ -325,12 +339,14 @@ GELU_ODD_PAIR = Claim(
     name="gelu-odd-pair-identity",
     source=f"{PAPER}, appendix (GeLU bypass); exact form used by the compiler",
     statement=r"\mathrm{GeLU}(x) - \mathrm{GeLU}(-x) = x \ \text{for every } x",
-    symbolic=gelu_odd_pair,
-    numeric=Numeric(
-        st.fixed_dictionaries({"x": reals(50.0)}),
-        lambda c: (gelu(c["x"]) - gelu(-c["x"]), c["x"]),
-        rtol=1e-15,
-        atol=1e-15,
+    checks=(
+        Symbolic(gelu_odd_pair),
+        Numeric(
+            st.fixed_dictionaries({"x": reals(50.0)}),
+            lambda c: (gelu(c["x"]) - gelu(-c["x"]), c["x"]),
+            rtol=1e-15,
+            atol=1e-15,
+        ),
     ),
 )
 
@@ -344,7 +360,7 @@ GELU_BYPASS = Claim(
     name="gelu-bypass-limit",
     source=f"{PAPER}, appendix (GeLU bypass)",
     statement=r"\lim_{N\to\infty} \mathrm{GeLU}(N + x) - N = x",
-    symbolic=gelu_bypass_limit,
+    checks=(Symbolic(gelu_bypass_limit),),
 )
 
 
@@ -395,9 +411,11 @@ LN_BYPASS = Claim(
         r"z = [x, N, -N, -\textstyle\sum x]:\ N\sqrt{2/L}\,\lambda(z) = z\,(1 + S/(2N^2))^{-1/2} \to z,"
         r"\ S = \|x\|^2 + (\textstyle\sum x)^2"
     ),
-    symbolic=lambda: layernorm_bypass_residuals(),
-    explicit=Explicit(lambda k: layernorm_bypass_residuals(k), [{"k": 1}, {"k": 2}]),
-    numeric=Numeric(ln_cases(), _ln_bypass_numeric, rtol=1e-13, atol=1e-13),
+    checks=(
+        Symbolic(lambda: layernorm_bypass_residuals()),
+        Explicit(lambda k: layernorm_bypass_residuals(k), [{"k": 1}, {"k": 2}]),
+        Numeric(ln_cases(), _ln_bypass_numeric, rtol=1e-13, atol=1e-13),
+    ),
     note="Relative error S/(4N²): O(1/N²).",
 )
 
@@ -418,8 +436,10 @@ LN_DIVISION = Claim(
     name="layernorm-division-limit",
     source=f"{PAPER}, appendix (division via LayerNorm) [derived form]",
     statement=r"z = [y, Nc, -Nc, -\textstyle\sum y]:\ \lim_{N\to\infty} N\sqrt{2/L}\,\lambda(z)_y = y/|c|",
-    symbolic=lambda: layernorm_division_residuals(),
-    explicit=Explicit(lambda k: layernorm_division_residuals(k), [{"k": 1}]),
+    checks=(
+        Symbolic(lambda: layernorm_division_residuals()),
+        Explicit(lambda k: layernorm_division_residuals(k), [{"k": 1}]),
+    ),
     note="The absolute value is why div divides by |h[i']|.",
 )
 
@@ -474,7 +494,7 @@ COMPILED_RAW = Claim(
         r"\text{one compiled layer (softmax attention, GeLU MLP, LayerNorm)} \equiv \mathrm{RAW}_1 \| \dots \| \mathrm{RAW}_m"
         r"\ \text{to } 10^{-8} \cdot \text{scale at } \beta = 100,\ M = N_a = 10^5"
     ),
-    numeric=Numeric(raw_cases(), _compiled_raws, rtol=1e-8, atol=1e-10),
+    checks=(Numeric(raw_cases(), _compiled_raws, rtol=1e-8, atol=1e-10),),
     note="Scale (1 + max|H|)⁴·width bounds |uv|(‖z‖² + u² + v²); the construction error is that over N² = 10¹⁰.",
 )
 
@@ -534,7 +554,7 @@ MUL_RATE = Claim(
     source=f"{PAPER}, Lemma 3 (error from the GeLU Taylor remainder and the LayerNorm bypass)",
     builds_on=("compiled-raw-layer", "gelu-multiplication-lemma", "layernorm-bypass-limit"),
     statement=r"\|\text{compiled } \odot\text{-layer} - \mathrm{RAW}\|_\infty \propto N^{-2}\ (\text{slope } -2 \pm 0.1)",
-    measured=Measured(measure_mul_rate),
+    checks=(Measured(measure_mul_rate),),
     note="Both terms are 1/N²: −uv(2u²+3uv+2v²)/(6M²) (GeLU) and −uv·R/(2N_a²) (LayerNorm, R = ‖z‖² − 2N_a²).",
 )
 
@@ -556,11 +576,9 @@ MUL_RATE_LINEAR = Claim(
     name="compiled-mul-error-rate-1-over-n",
     source=f"{PAPER}, appendix (GeLU multiplication: inputs scaled by 1/N, output by N²) read as an O(1/N) error",
     statement=r"\|\text{compiled } \odot\text{-layer} - \mathrm{RAW}\|_\infty \propto N^{-1}\ (\text{log–log slope } -1 \pm 0.2)",
-    numeric=Numeric(
-        rate_states(), lambda c: _rate(c, -1.0), rtol=0, atol=0.2, control=lambda c: _rate(c, MUL_RATE_SLOPE)
-    ),
+    checks=(Numeric(rate_states(), lambda c: _rate(c, -1.0), rtol=0, atol=0.2),),
     holds=False,
-    correction="compiled-mul-error-rate",
+    corrected=Corrected("compiled-mul-error-rate", numeric=lambda c: _rate(c, MUL_RATE_SLOPE)),
     note="O(1/N) is a valid but loose bound; the measured log–log slope is −2 (see compiled-mul-error-rate).",
 )
 
@@ -593,7 +611,7 @@ DIV_RATE = Claim(
         r"\text{compiled div error} = \tfrac{y}{|c|}\big(1 - (1 + \tfrac{2N_a^2 + R}{2N_d^2c^2})^{-1/2}\big)"
         r" \propto N^{-2} \text{ at } N_a = N,\ N_d = N^2\ (\text{slope } -2 \pm 0.1)"
     ),
-    measured=Measured(measure_div_rate),
+    checks=(Measured(measure_div_rate),),
 )
 
 
@@ -630,15 +648,16 @@ DIV_SIGNED = Claim(
     name="div-by-signed-denominator",
     source=f"{PAPER}, appendix (division via LayerNorm) read as h[rows] / h[i']",
     statement=r"\text{the compiled div layer outputs } y / c \text{ (signed denominator)}",
-    numeric=Numeric(
-        div_states(),
-        lambda c: _division(c, signed=True),
-        rtol=0,
-        atol=DIV_ROUNDOFF,
-        control=lambda c: _division(c, signed=False),
+    checks=(
+        Numeric(
+            div_states(),
+            lambda c: _division(c, signed=True),
+            rtol=0,
+            atol=DIV_ROUNDOFF,
+        ),
     ),
     holds=False,
-    correction="layernorm-division-limit",
+    corrected=Corrected("layernorm-division-limit", numeric=lambda c: _division(c, signed=False)),
     note=(
         "LayerNorm sees only c², so the layer divides by |c|: the sign of a negative denominator is lost. "
         "Tolerance: the layer's round-off ε·N_d ≈ 2.2e-6 (absolute), which the y/|c| form meets."
@@ -672,7 +691,7 @@ ATTENTION_RATE = Claim(
     assumptions=("hard attention approximated by softmax at inverse temperature β",),
     builds_on=("mov-is-raw",),
     statement=r"\text{mov layer error} \propto e^{-\beta/2}\ (\text{the sink's logit margin } \beta/2)",
-    measured=Measured(measure_attention_rate),
+    checks=(Measured(measure_attention_rate),),
 )
 
 

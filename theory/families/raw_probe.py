@@ -34,7 +34,8 @@ from dataclasses import replace
 import numpy as np
 
 from icl_verify.core.caches import cached
-from icl_verify.core.claims import Claim, Estimate, Measured
+from icl_verify.core.checks.measured import Estimate, Measured
+from icl_verify.core.claims import Claim
 from icl_verify.core.figure import Figure
 from icl_verify.numerics.raw.learners import gd_step_weights, ols_weights, ridge_weights
 from icl_verify.numerics.raw.probe import (
@@ -165,7 +166,7 @@ def _probe_claim(name: str, statement: str, measure, note: str) -> Claim:
         source=SOURCE,
         assumptions=ASSUMPTIONS,
         statement=statement,
-        measured=Measured(measure),
+        checks=(Measured(measure),),
         note=f"{note} The claim holds when the measured ratio lies in [0, 1].",
     )
 

@@ -16,7 +16,10 @@ from hypothesis import strategies as st
 from sympy.matrices.expressions import MatrixSymbol
 
 from icl_verify.core.caches import cached
-from icl_verify.core.claims import Claim, Explicit, Numeric
+from icl_verify.core.checks.explicit import Explicit
+from icl_verify.core.checks.numeric import Numeric
+from icl_verify.core.checks.symbolic import Symbolic
+from icl_verify.core.claims import Claim, Corrected
 from icl_verify.core.figure import Figure
 from icl_verify.maths.strategies import dims, matrices, reals
 from icl_verify.numerics.raw import compiler as rc
@@ -79,7 +82,7 @@ THEOREM1_FORMULA = Claim(
     source=f"{PAPER}, Theorem 1",
     assumptions=("squared loss with ridge penalty λ‖w‖², one example",),
     statement=r"w' = w - 2\alpha(x(w^\top x) - y x + \lambda w) = w - \alpha \nabla_w[(w^\top x - y)^2 + \lambda\|w\|^2]",
-    symbolic=theorem1_gradient_residual,
+    checks=(Symbolic(theorem1_gradient_residual),),
 )
 
 
@@ -113,9 +116,13 @@ def theorem1_program_residual(d: int, lam_term: str = "formula") -> list:
 
 
 def _t1_explicit(lam_term: str) -> Explicit:
-    """Exact check at d = 1, 2, 3; a printed λ variant's control is the program with Theorem 1's own λ term."""
-    control = None if lam_term == "formula" else (lambda d: theorem1_program_residual(d, "formula"))
-    return Explicit(lambda d: theorem1_program_residual(d, lam_term), [{"d": 1}, {"d": 2}, {"d": 3}], control)
+    """Exact check at d = 1, 2, 3 of the program with the given λ term."""
+    return Explicit(lambda d: theorem1_program_residual(d, lam_term), [{"d": 1}, {"d": 2}, {"d": 3}])
+
+
+def _t1_formula_residual(d: int) -> list:
+    """A printed λ variant's explicit control: the program with Theorem 1's own λ term."""
+    return theorem1_program_residual(d, "formula")
 
 
 @st.composite
@@ -147,7 +154,7 @@ THEOREM1_PROGRAM = Claim(
     source=f"{PAPER}, Theorem 1, Appendix A (mov, aff, aff, mul, aff, aff, aff, mov, mul)",
     builds_on=("theorem1-formula-is-gd-step",),
     statement=r"\text{program semantics: } \hat y = w'^\top x_2,\ w' = w - 2\alpha(x(w^\top x) - yx + \lambda w)",
-    explicit=_t1_explicit("formula"),
+    checks=(_t1_explicit("formula"),),
 )
 
 THEOREM1_COMPILED_D8 = Claim(
@@ -156,8 +163,8 @@ THEOREM1_COMPILED_D8 = Claim(
     builds_on=("theorem1-program", "compiled-raw-layer"),
     statement=r"d = 8:\ |\text{compiled prediction} - w'^\top x_2| " + BOUND,
     note="m, s: largest entry and largest timestep ℓ1 norm of the program's reference trace (see trace_scale).",
-    numeric=Numeric(
-        theorem1_cases(d=8).map(lambda c: {**c, "d": 8}), _theorem1_compiled, rtol=COMPILED_RTOL, atol=1e-12
+    checks=(
+        Numeric(theorem1_cases(d=8).map(lambda c: {**c, "d": 8}), _theorem1_compiled, rtol=COMPILED_RTOL, atol=1e-12),
     ),
 )
 
@@ -165,16 +172,17 @@ THEOREM1_OP_LIST = Claim(
     name="theorem1-lambda-op-list",
     source=f"{PAPER}, Appendix A operation list (−λw)",
     statement=r"\text{the program with } g \leftarrow g - \lambda w \text{ computes } w'^\top x_2 \text{ of Theorem 1}",
-    explicit=_t1_explicit("op-list"),
-    numeric=Numeric(
-        theorem1_cases(),
-        lambda c: _theorem1_compiled(c, "op-list"),
-        rtol=COMPILED_RTOL,
-        atol=1e-12,
-        control=_theorem1_compiled,
+    checks=(
+        _t1_explicit("op-list"),
+        Numeric(
+            theorem1_cases(),
+            lambda c: _theorem1_compiled(c, "op-list"),
+            rtol=COMPILED_RTOL,
+            atol=1e-12,
+        ),
     ),
     holds=False,
-    correction="theorem1-formula-is-gd-step",
+    corrected=Corrected("theorem1-formula-is-gd-step", explicit=_t1_formula_residual, numeric=_theorem1_compiled),
     note="Differs by 4αλ wᵀx₂ from the theorem whenever λ wᵀx₂ ≠ 0.",
 )
 
@@ -182,9 +190,9 @@ THEOREM1_WALKTHROUGH = Claim(
     name="theorem1-lambda-walkthrough",
     source=f"{PAPER}, Appendix A walkthrough (−2λw)",
     statement=r"\text{the program with } g \leftarrow g - 2\lambda w \text{ computes } w'^\top x_2 \text{ of Theorem 1}",
-    explicit=_t1_explicit("walkthrough"),
+    checks=(_t1_explicit("walkthrough"),),
     holds=False,
-    correction="theorem1-formula-is-gd-step",
+    corrected=Corrected("theorem1-formula-is-gd-step", explicit=_t1_formula_residual),
     note="Differs by 6αλ wᵀx₂ from the theorem whenever λ wᵀx₂ ≠ 0.",
 )
 
@@ -208,7 +216,7 @@ THEOREM2_PROGRAM = Claim(
     name="theorem2-program",
     source=f"{PAPER}, Theorem 2 (Sherman–Morrison program)",
     statement=r"\text{program semantics: } w' = (\lambda I + x_1 x_1^\top)^{-1} x_1 y_1,\ \hat y = w'^\top x_2",
-    explicit=Explicit(theorem2_program_residual, [{"d": 1}, {"d": 2}]),
+    checks=(Explicit(theorem2_program_residual, [{"d": 1}, {"d": 2}]),),
 )
 
 
@@ -237,8 +245,8 @@ THEOREM2_COMPILED_D8 = Claim(
     source=f"{PAPER}, Theorem 2 at d = 8",
     builds_on=("theorem2-program", "compiled-raw-layer", "layernorm-division-limit"),
     statement=r"d = 8:\ |\text{compiled prediction} - ((\lambda I + x_1x_1^\top)^{-1} x_1 y_1)^\top x_2| " + BOUND,
-    numeric=Numeric(
-        theorem2_cases(d=8).map(lambda c: {**c, "d": 8}), _theorem2_compiled, rtol=COMPILED_RTOL, atol=1e-12
+    checks=(
+        Numeric(theorem2_cases(d=8).map(lambda c: {**c, "d": 8}), _theorem2_compiled, rtol=COMPILED_RTOL, atol=1e-12),
     ),
 )
 
@@ -287,7 +295,7 @@ SGD_CHAIN_PROGRAM = Claim(
     source=f"{PAPER}, §3 (n examples need O(n) layers): one-pass SGD",
     builds_on=("theorem1-program",),
     statement=r"\text{program semantics} = w_n^\top x_q,\ w_k = w_{k-1} - 2\alpha(x_k(w_{k-1}^\top x_k) - y_k x_k + \lambda w_{k-1})",
-    numeric=Numeric(chain_cases(), lambda c: _sgd_chain(c, compiled=False), rtol=1e-12, atol=1e-12),
+    checks=(Numeric(chain_cases(), lambda c: _sgd_chain(c, compiled=False), rtol=1e-12, atol=1e-12),),
 )
 
 SGD_CHAIN_COMPILED = Claim(
@@ -295,7 +303,7 @@ SGD_CHAIN_COMPILED = Claim(
     source=f"{PAPER}, §3: one-pass SGD compiled",
     builds_on=("sgd-chain-program", "compiled-raw-layer"),
     statement=r"|\text{compiled one-pass SGD prediction} - w_n^\top x_q| " + BOUND,
-    numeric=Numeric(chain_cases(), lambda c: _sgd_chain(c, compiled=True), rtol=COMPILED_RTOL, atol=1e-12),
+    checks=(Numeric(chain_cases(), lambda c: _sgd_chain(c, compiled=True), rtol=COMPILED_RTOL, atol=1e-12),),
 )
 
 RIDGE_CHAIN_PROGRAM = Claim(
@@ -303,7 +311,7 @@ RIDGE_CHAIN_PROGRAM = Claim(
     source=f"{PAPER}, §3 (chaining n Sherman–Morrison updates)",
     builds_on=("theorem2-program",),
     statement=r"\text{program semantics} = ((X^\top X + \lambda I)^{-1} X^\top y)^\top x_q",
-    numeric=Numeric(chain_cases(), lambda c: _ridge_chain(c, compiled=False), rtol=1e-10, atol=1e-12),
+    checks=(Numeric(chain_cases(), lambda c: _ridge_chain(c, compiled=False), rtol=1e-10, atol=1e-12),),
 )
 
 RIDGE_CHAIN_COMPILED = Claim(
@@ -311,7 +319,7 @@ RIDGE_CHAIN_COMPILED = Claim(
     source=f"{PAPER}, §3: ridge by n Sherman–Morrison updates, compiled",
     builds_on=("ridge-chain-program", "compiled-raw-layer", "layernorm-division-limit"),
     statement=r"|\text{compiled ridge-chain prediction} - ((X^\top X + \lambda I)^{-1} X^\top y)^\top x_q| " + BOUND,
-    numeric=Numeric(chain_cases(), lambda c: _ridge_chain(c, compiled=True), rtol=COMPILED_RTOL, atol=1e-12),
+    checks=(Numeric(chain_cases(), lambda c: _ridge_chain(c, compiled=True), rtol=COMPILED_RTOL, atol=1e-12),),
 )
 
 
@@ -358,7 +366,7 @@ THEOREM1_SIZE = Claim(
     source=f"{PAPER}, Theorem 1 (constant depth, O(d) width)",
     builds_on=("theorem1-program",),
     statement=r"\text{compiled Theorem-1 depth is independent of } d,\ \text{width is affine in } d",
-    numeric=Numeric(SIZE_CASES, _theorem1_sizes, rtol=0, atol=0),
+    checks=(Numeric(SIZE_CASES, _theorem1_sizes, rtol=0, atol=0),),
     note="Checked over d ∈ [1, 10] (differences of three consecutive d): depth 9, width 5d + 11.",
 )
 
@@ -367,7 +375,7 @@ THEOREM2_SIZE = Claim(
     source=f"{PAPER}, Theorem 2 (constant depth, O(d²) width)",
     builds_on=("theorem2-program",),
     statement=r"\text{compiled Theorem-2 depth is independent of } d,\ \text{width is quadratic in } d",
-    numeric=Numeric(SIZE_CASES, _theorem2_sizes, rtol=0, atol=0),
+    checks=(Numeric(SIZE_CASES, _theorem2_sizes, rtol=0, atol=0),),
 )
 
 CHAIN_DEPTH = Claim(
@@ -375,7 +383,7 @@ CHAIN_DEPTH = Claim(
     source=f"{PAPER}, §3 (n examples need O(n) layers)",
     builds_on=("ridge-chain-program",),
     statement=r"\text{compiled ridge-chain depth is affine in } n",
-    numeric=Numeric(st.fixed_dictionaries({"n": dims(1, 6)}), _chain_depth, rtol=0, atol=0),
+    checks=(Numeric(st.fixed_dictionaries({"n": dims(1, 6)}), _chain_depth, rtol=0, atol=0),),
 )
 
 

@@ -26,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from icl_verify.core.claims import Claim, Estimate, Measured
+from icl_verify.core.checks.measured import Estimate, Measured
+from icl_verify.core.claims import Claim
 from icl_verify.core.figure import Figure
 from icl_verify.numerics.literature.dmmse import dmmse_ridge_gaps
 
@@ -66,7 +67,7 @@ DMMSE_TO_RIDGE = Claim(
     name="dmmse-converges-to-ridge",
     source=f"{PAPER}, §2 (dMMSE and ridge as the two Bayes estimators); rate: Owen 2013, §9.2",
     statement=r"\mathbb E\,\|\hat w_M^{\mathrm{dMMSE}} - \hat w^{\mathrm{ridge}}_{\lambda = \sigma^2}\|^2 \propto M^{-1}\quad (M \to \infty)",
-    measured=Measured(measure_rate),
+    checks=(Measured(measure_rate),),
     assumptions=("pretraining tasks w_m ~ N(0, I_d), iid", "label noise N(0, σ²) known to the estimator"),
     builds_on=("bayes-posterior-mean-is-ridge",),
     note="M·gap drifts by about 3 % between M = 64 and 4096 (the O(1/M) correction), moving the slope "

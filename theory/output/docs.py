@@ -19,8 +19,9 @@ from pathlib import Path
 
 from icl_verify.core import display
 from icl_verify.core import ledger as claims_ledger
-from icl_verify.core.claims import Claim, Result, Verdict, check
+from icl_verify.core.claims import Claim, Result, check
 from icl_verify.core.derivation import DerivationResult
+from icl_verify.core.verdicts import Verdict
 from icl_verify.output import ledger, render
 from icl_verify.output.figure_cache import drawn_figure
 from icl_verify.output.files import write_files
@@ -61,13 +62,18 @@ def family_document(
     if misprints:
         lines += ["## Printed forms that are wrong", ""]
         for c in misprints:
-            fixed = all_claims.get(c.correction)
+            fixed = all_claims.get(c.corrected.claim)
             line = f"- `{c.name}` ({c.source}): {results[c.name].summary}"
             lines.append(line + (f"; corrected form: `{fixed.name}`." if fixed else "."))
         lines.append("")
     lines += ["## Claims", ""]
     for c in family.claims:
-        lines += [render.result_markdown(results[c.name], corrected=all_claims.get(c.correction)), ""]
+        lines += [
+            render.result_markdown(
+                results[c.name], corrected=all_claims.get(c.corrected.claim) if c.corrected else None
+            ),
+            "",
+        ]
     files: dict[str, bytes] = {}
     if family.figures:
         lines += ["## Figures", ""]

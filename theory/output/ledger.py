@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from icl_verify.core.claims import Result, Verdict
+from icl_verify.core.claims import Result
 from icl_verify.core.ledger import failed, undermined
+from icl_verify.core.verdicts import Verdict
 
 CLASS_STYLES = {  # verdict → Mermaid class definition (fill, text colour)
     Verdict.PROVED: "fill:#1b5e20,stroke:#0d3311,color:#ffffff",

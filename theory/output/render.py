@@ -20,24 +20,31 @@ from typing import Any
 import sympy as sp
 
 from icl_verify.core import display
-from icl_verify.core.claims import MAX_RESIDUAL_CHARS, Claim, Residual, Result, format_interval
+from icl_verify.core.checks.measured import format_interval
+from icl_verify.core.claims import Claim, Result
 from icl_verify.core.derivation import Derivation, DerivationResult
+from icl_verify.core.evidence import MAX_RESIDUAL_CHARS, ControlStatus, Kind, Residual, Status, StepStatus
 
 MARKS = {
-    "proved": "✅ proved",
-    "verified": "✔️ verified",
-    "refuted": "❌ refuted",
-    "undecided": "❔ undecided",
-    "unproven": "❔ unproven",
-    "error": "💥 error",
-    "passed": "✅ passed",  # control rows: the corrected form passes at the counterexample
-    "failed": "❌ failed",  # the corrected form fails too: the refutation is hollow
-    "waived": "➖ waived",  # no corrected form exists (the claim says why)
-    "missing": "⚠️ missing",  # no control was given
+    Status.PROVED: "✅ proved",
+    Status.VERIFIED: "✔️ verified",
+    Status.REFUTED: "❌ refuted",
+    Status.UNDECIDED: "❔ undecided",
+    StepStatus.UNPROVEN: "❔ unproven",
+    Status.ERROR: "💥 error",
+    ControlStatus.PASSED: "✅ passed",  # control rows: the corrected form passes at the counterexample
+    ControlStatus.FAILED: "❌ failed",  # the corrected form fails too: the refutation is hollow
+    ControlStatus.WAIVED: "➖ waived",  # no corrected form exists (the claim says why)
+    ControlStatus.MISSING: "⚠️ missing",  # no control was given
 }
 
 
-LATEX_MARKS = {"proved": r"\checkmark", "refuted": r"\times", "unproven": "?", "error": r"\text{error}"}
+LATEX_MARKS = {
+    StepStatus.PROVED: r"\checkmark",
+    StepStatus.REFUTED: r"\times",
+    StepStatus.UNPROVEN: "?",
+    StepStatus.ERROR: r"\text{error}",
+}
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}",
     "&": r"\&",
@@ -182,7 +189,7 @@ def claim_markdown(claim: Claim, level: int = 3) -> str:
 def counterexample_markdown(cex: dict[str, Any] | None) -> str:
     if cex is None:
         return ""
-    if cex["kind"] == "numeric":
+    if cex["kind"] == Kind.NUMERIC:
         rows = [f"| `{k}` | `{json.dumps(v)}` |" for k, v in cex["values"].items()]
         return "\n".join(
             [
@@ -197,7 +204,7 @@ def counterexample_markdown(cex: dict[str, Any] | None) -> str:
                 f"> tolerance ${_fmt(cex['tolerance'])}$.",
             ]
         )
-    if cex["kind"] in ("explicit", "symbolic"):
+    if cex["kind"] in (Kind.EXPLICIT, Kind.SYMBOLIC):
         values = ", ".join(f"${sp.latex(sp.Symbol(k))} = {v}$" for k, v in cex["values"].items())
         where = f" at sizes {_fmt(cex['sizes'])}" if cex["sizes"] else ""
         return f"**Counterexample** (exact){where}{' with ' + values if values else ''}: residual `{cex['exact_residual']}`."
@@ -258,7 +265,10 @@ def derivation_markdown(result: DerivationResult, level: int = 3) -> str:
         label = f" ({step.label})" if step.label else ""
         lines += [f"{i}. {MARKS[mark.status]} — {step.why}{label}", "", math_block("= " + sp.latex(step.expr)), ""]
         if mark.witness:
-            lines += [f"   {'Error' if mark.status == 'error' else 'Witness'}: `{json.dumps(mark.witness)}`", ""]
+            lines += [
+                f"   {'Error' if mark.status == StepStatus.ERROR else 'Witness'}: `{json.dumps(mark.witness)}`",
+                "",
+            ]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -276,7 +286,7 @@ def derivation_latex(result: DerivationResult) -> str:
     for step, mark in zip(d.steps, result.marks):
         why = step.why + (f" ({step.label})" if step.label else "")
         note = f"{LATEX_MARKS[mark.status]}\\ \\text{{{latex_text(why)}}}"
-        if mark.status == "refuted" and mark.witness:
+        if mark.status == StepStatus.REFUTED and mark.witness:
             note += r"\quad \text{at } " + _witness_latex(mark.witness)
         rows.append(f"  &= {sp.latex(step.expr)} && {note}")
     return "\n".join([header, r"\begin{align*}", " \\\\\n".join(rows), r"\end{align*}"])

@@ -7,8 +7,10 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from icl_verify.core.claims import MAX_RESIDUAL_CHARS, Claim, Result, check, format_interval
+from icl_verify.core.checks.measured import format_interval
+from icl_verify.core.claims import Claim, Result, check
 from icl_verify.core.derivation import DerivationResult
+from icl_verify.core.evidence import MAX_RESIDUAL_CHARS, Kind, StepStatus
 from icl_verify.core.ledger import undermined, validate
 from icl_verify.output import ledger, render
 from icl_verify.running import registry
@@ -20,13 +22,13 @@ def _counterexample_lines(result: Result) -> list[str]:
     cex = result.counterexample
     if cex is None:
         return []
-    if cex["kind"] == "numeric":
+    if cex["kind"] == Kind.NUMERIC:
         return [
             f"    counterexample (shrunk, seed {cex['seed']}): sizes {cex['sizes']}",
             f"      values {json.dumps(cex['values'])}",
             f"      |lhs − rhs| = {cex['residual']:.6g} > tolerance {cex['tolerance']:.3g}",
         ]
-    if cex["kind"] == "measured":
+    if cex["kind"] == Kind.MEASURED:
         values = cex["values"]
         return [
             f"    counterexample (measured, seed {cex['seed']}): estimate"
@@ -111,7 +113,7 @@ def derivations_table(checked: Sequence[DerivationResult]) -> str:
             lines.append(f"    step {i:<3} {step_mark.status:<10} {step.why}{label}")
             if step_mark.witness:
                 lines.append(
-                    f"      {'error' if step_mark.status == 'error' else 'witness'} {json.dumps(step_mark.witness)}"
+                    f"      {'error' if step_mark.status == StepStatus.ERROR else 'witness'} {json.dumps(step_mark.witness)}"
                 )
     lines.append("-" * (width + 60))
     lines.append(derivations_summary_line(checked))

@@ -37,7 +37,9 @@ from typing import Any
 
 from tqdm import tqdm
 
-from icl_verify.core.claims import Claim, Evidence, Result, Verdict, check
+from icl_verify.core.claims import Claim, Result, check
+from icl_verify.core.evidence import Evidence, Kind, Status
+from icl_verify.core.verdicts import Verdict
 from icl_verify.numerics.shared import sweep
 from icl_verify.numerics.shared.checks import positive_int
 from icl_verify.numerics.shared.threads import blas_threads
@@ -46,7 +48,7 @@ from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key, e
 
 EXECUTORS = ("local", "dask")
 JOBS_VAR = "ICL_VERIFY_JOBS"
-_STATIC_COST = {"measured": 100.0, "numeric": 10.0, "explicit": 1.0, "symbolic": 0.1}
+_STATIC_COST = {Kind.MEASURED: 100.0, Kind.NUMERIC: 10.0, Kind.EXPLICIT: 1.0, Kind.SYMBOLIC: 0.1}
 """Seconds assumed for a claim never timed before, by its most expensive check."""
 
 
@@ -115,7 +117,7 @@ def estimated_cost(claim: Claim, recorded: Mapping[str, float]) -> float:
     """The claim's last recorded duration, else a static guess from the kinds of check it has."""
     if claim.name in recorded:
         return recorded[claim.name]
-    return sum(cost for kind, cost in _STATIC_COST.items() if getattr(claim, kind) is not None)
+    return sum(cost for kind, cost in _STATIC_COST.items() if kind in claim.kinds)
 
 
 def jobs_of(claims: Sequence[Claim], origin: Mapping[str, str], recorded: Mapping[str, float]) -> list[list[Claim]]:
@@ -127,7 +129,7 @@ def jobs_of(claims: Sequence[Claim], origin: Mapping[str, str], recorded: Mappin
     """
     jobs: dict[tuple[str, ...], list[Claim]] = {}
     for c in claims:
-        group = ("measured", origin.get(c.name, ""), c.family) if c.measured is not None else ("claim", c.name)
+        group = ("measured", origin.get(c.name, ""), c.family) if Kind.MEASURED in c.kinds else ("claim", c.name)
         jobs.setdefault(group, []).append(c)
     return sorted(jobs.values(), key=lambda job: -sum(estimated_cost(c, recorded) for c in job))
 
@@ -248,7 +250,7 @@ def _with_extras(
     """
     # a family is its file (whose claims are all labelled "user"), else its name
     owner = {
-        config["file"] or job[0].family: config for config, job in zip(configs, todo) if job[0].measured is not None
+        config["file"] or job[0].family: config for config, job in zip(configs, todo) if Kind.MEASURED in job[0].kinds
     }
     alone = []
     for extra in extras:
@@ -342,6 +344,10 @@ def _outcomes(fut: Future, config: Mapping[str, Any]) -> dict[str, Outcome]:
     except Exception as exc:
         detail = f"the worker failed: {type(exc).__name__}: {exc}"
         error = Outcome(
-            Verdict.ERROR, (Evidence("worker", "error", detail, 0.0),), config["seed"], config["max_examples"], 0.0
+            Verdict.ERROR,
+            (Evidence(Kind.WORKER, Status.ERROR, detail, 0.0),),
+            config["seed"],
+            config["max_examples"],
+            0.0,
         )
         return dict.fromkeys(config["names"], error)

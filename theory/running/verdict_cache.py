@@ -38,7 +38,9 @@ from typing import Any, TypeVar
 
 import platformdirs
 
-from icl_verify.core.claims import Claim, Evidence, Result, Verdict
+from icl_verify.core.claims import Claim, Result
+from icl_verify.core.evidence import Evidence
+from icl_verify.core.verdicts import Verdict
 
 ENV_VAR = "ICL_VERIFY_CACHE_DIR"
 FORMAT = 1  # bumped when the entry layout changes
