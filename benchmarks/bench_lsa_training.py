@@ -22,15 +22,8 @@ from dataclasses import asdict, replace
 
 import numpy as np
 
-from icl_verify.numerics.lsa.training import (
-    Adam,
-    TrainConfig,
-    batch_tokens,
-    clip_by_global_norm,
-    init_layers,
-    learning_rate,
-    loss_and_grads,
-)
+from icl_verify.numerics.lsa.training import TrainConfig, batch_tokens, init_layers, learning_rate, loss_and_grads
+from icl_verify.numerics.shared.optim import Adam, clip_by_global_norm
 
 CASES = {
     "1 layer, batch 2048 (paper)": TrainConfig(batch=2048, lr=1e-3),

@@ -31,7 +31,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from icl_verify.numerics.scaling.memorization import StackedSGD, sample_items
+from icl_verify.numerics.scaling.memorization import StackedSGD
+from icl_verify.numerics.shared.items import sample_items
 from icl_verify.numerics.shared.mlp import init_stacked
 from icl_verify.numerics.shared.threads import blas_threads
 

@@ -1,4 +1,5 @@
-"""Simulations and fits behind icl-verify's claims (NumPy, SciPy): one group per result family and
-``shared`` (input validation, statistics, the MLP and its BCE, BLAS threads, resumable sweeps).
-Never imports SymPy or the rest of icl-verify.
+"""Simulations and fits behind icl-verify's claims (NumPy, SciPy): one group per paper or topic — ``lsa``,
+``dual``, ``raw``, ``kinetics``, ``scaling``, ``literature`` — each importing only itself and ``shared``
+(input validation, statistics, the MLP and its BCE, Adam, the ±1 item task, BLAS threads, resumable
+sweeps, fuzz examples). Never imports SymPy or the rest of icl-verify.
 """

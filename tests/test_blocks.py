@@ -13,7 +13,7 @@ from sympy.matrices.expressions import MatrixSymbol
 from icl_verify import blocks as b
 from icl_verify.maths.strategies import matrices, regression_cases
 from icl_verify.maths.symbolic import as_explicit, is_zero
-from icl_verify.numerics import dual
+from icl_verify.numerics.dual import attention as dual
 from icl_verify.numerics.kinetics import ode as kinetics_ode
 from icl_verify.numerics.lsa import layers
 from icl_verify.numerics.lsa.regression import gd

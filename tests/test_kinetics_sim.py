@@ -9,7 +9,7 @@ import pytest
 
 from icl_verify.families import kinetics as kc
 from icl_verify.numerics.kinetics import models as m
-from icl_verify.numerics.scaling.memorization import first_crossing
+from icl_verify.numerics.shared.stats import first_crossing
 
 
 def test_two_seeds_of_the_follow_claim_cross_within_ten_percent_of_the_ode():

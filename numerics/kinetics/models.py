@@ -38,14 +38,16 @@ anhhuyalex/icl-kinetics — does otherwise, as cited):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
 from icl_verify.numerics.kinetics import ode as kin
 from icl_verify.numerics.kinetics import task as icl_task
-from icl_verify.numerics.scaling.memorization import constants, even_k
 from icl_verify.numerics.shared.checks import finite_scalar, positive_int, seed_value
+from icl_verify.numerics.shared.items import constants, even_k
 from icl_verify.numerics.shared.mlp import MLP, bce, bce_gradient, init_mlp, mlp_backward, mlp_forward
 from icl_verify.numerics.shared.threads import blas_threads
 
@@ -264,6 +266,26 @@ def _train(cfg: ReducedConfig, seed: int) -> ReducedRun:
     return run
 
 
+def threshold_job(config: Mapping[str, Any]) -> dict[str, Any]:
+    """A sweep job: one reduced-model run → its final ICL/IWL accuracy (for the K*(N) sweeps of the scaling family).
+
+    ``config = {"reduced": {ReducedConfig fields}, "seed": int}``. Nguyen & Reddy §3.6 locate K*
+    from the final ICL accuracy (novel items, query in context) against log₁₀ K at fixed N.
+    """
+    run = train_reduced(ReducedConfig(**config["reduced"]), config["seed"])
+    t_icl = run.t_icl()
+    return {
+        "n": run.config.n,
+        "k": run.config.k,
+        "seed": run.seed,
+        "icl_acc": float(run.icl_acc[-1]),
+        "iwl_acc": float(run.iwl_acc[-1]),
+        "c1_final": float(run.c1[-1]),
+        "t_icl": None if np.isnan(t_icl) else t_icl,
+        "t_final": float(run.t[-1]),
+    }
+
+
 def ode_for_run(
     run: ReducedRun, *, beta_cap: float = kin.BETA_CAP, t_eval: object | None = None
 ) -> kin.KineticsSolution:
@@ -293,3 +315,25 @@ def ode_for_run(
         equalised=cfg.equalised,
     )
     return replace(sol, t=sol.t / flow, t_icl=sol.t_icl / flow)
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ_EXEMPT = {
+    # inner-loop kernels on a validated ReducedConfig; a check per call would cost the trainer's time
+    **{
+        name: "reduced-model kernel or trainer on a validated ReducedConfig"
+        for name in (
+            "attention_logit",
+            "reduced_forward",
+            "reduced_loss_grads",
+            "accuracy",
+            "mlp_constants",
+            "sgd_step",
+        )
+    },
+    "train_reduced": "trainer: its ReducedConfig validates every field",
+    "threshold_job": "one reduced-model training run (its ReducedConfig validates)",
+    "ode_for_run": "takes a finished ReducedRun",
+}

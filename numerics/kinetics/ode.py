@@ -32,6 +32,7 @@ from scipy.special import erfcx, expit
 from scipy.stats import binom
 
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, time_series
+from icl_verify.numerics.shared.fuzz import Fuzz, logged_series
 
 Schedule = Callable[[np.ndarray], np.ndarray]
 """A coefficient as a function of time, vectorised: c(t) for an array of times."""
@@ -384,3 +385,24 @@ def clock(times: object, c1: object, n: float) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         tau = cumulative_trapezoid(c, t, initial=0.0) / n
     return finite_result(tau, "times and c1 overflow float64 in the clock integral (entries too large)")
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+
+def _example_solution() -> dict[str, object]:
+    return {"w0": np.array([0.0, 0.5]), "beta0": np.array([0.0, -1.0]), "n": 10.0, "t_max": 3.0}
+
+
+FUZZ = {
+    "constant": Fuzz(lambda: {"value": 0.5}),
+    "table": Fuzz(lambda: {"times": logged_series()["times"], "values": logged_series()["c1"]}),
+    "integrate": Fuzz(_example_solution, nan_result=True),
+    "blowup_times": Fuzz(_example_solution, nan_result=True),
+    "exact_attention_loss": Fuzz(lambda: {"u": 1.0, "w": 0.5, "beta": 1.0, "n": 4}),
+    "tau_star": Fuzz(lambda: {"w0": np.array([0.0, 1.0]), "beta0": np.array([0.0, -2.0])}),
+    "tau_star_slaved": Fuzz(lambda: {"c2": np.array([0.5]), "beta0": np.array([-3.0])}),
+    "t_icl_infinite_k": Fuzz(lambda: {"n": np.array([10.0, 20.0]), "beta0": np.array([0.0])}),
+    "clock": Fuzz(lambda: logged_series() | {"n": 10.0}),
+}

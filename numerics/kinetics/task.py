@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from icl_verify.numerics.scaling.memorization import even_k, sample_items
 from icl_verify.numerics.shared.checks import positive_int
+from icl_verify.numerics.shared.items import even_k, sample_items
 
 GRAM_MAX_K = 4096
 """Largest K whose Gram matrix a task keeps: 4 K² bytes in float32 (64 MiB at K = 4096; 12 K² while it is
@@ -242,3 +242,23 @@ def sample_iwl_eval_scores(task: ItemLabelTask, n: int, batch: int, rng: np.rand
     """:func:`sample_iwl_eval` as the reduced model reads it (:class:`Scores`; the same draws, the same sequences)."""
     rng, n, batch = _checked(rng, n, batch, False)
     return _task_scores(task, *_iwl_indices(rng, task, n, batch))
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ_EXEMPT = {
+    **{
+        name: "task sampler on a validated ItemLabelTask"
+        for name in (
+            "make_task",
+            "sample_training",
+            "sample_icl_eval",
+            "sample_iwl_eval",
+            "sample_training_scores",
+            "sample_icl_eval_scores",
+            "sample_iwl_eval_scores",
+        )
+    },
+    "gram": "Gram matrix of a task's validated items, formed by make_task",
+}

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from icl_verify.numerics.kinetics import task as icl_task
-from icl_verify.numerics.scaling.memorization import even_k
 from icl_verify.numerics.shared.checks import finite_scalar, positive_int, seed_value
+from icl_verify.numerics.shared.items import even_k
 from icl_verify.numerics.shared.mlp import (
     MLP,
     bce,
@@ -199,3 +199,15 @@ def _train(cfg: TransformerConfig, seed: int) -> TransformerRun:
         loss, grads = loss_grads(p, tokens(seqs), seqs.l_q)
         sgd_step(p, grads, cfg.lr, cfg.decay)
     return run
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ_EXEMPT = {
+    **{
+        name: "transformer kernel on a validated TransformerConfig"
+        for name in ("init_transformer", "tokens", "forward", "loss_grads", "sgd_step", "accuracy")
+    },
+    "train_transformer": "trainer: TransformerConfig validates every field",
+}

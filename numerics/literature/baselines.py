@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from icl_verify.numerics.shared.checks import finite_result, finite_scalar, positive_int, seed_value
+from icl_verify.numerics.shared.fuzz import Fuzz
 
 
 def _tasks(rng: np.random.Generator, tasks: int, k: int, d: int, noise_std: float):
@@ -43,3 +44,9 @@ def least_squares_errors(k: int, d: int, noise_std: float, tasks: int, seed: int
     with np.errstate(over="ignore", invalid="ignore"):
         errors = np.einsum("td,td->t", x_q, _min_norm_fit(X, y) - w) ** 2
     return finite_result(errors, f"noise_std = {noise_std:g} makes the squared errors overflow float64")
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ = {"least_squares_errors": Fuzz(lambda: {"k": 3, "d": 2, "noise_std": 0.5, "tasks": 4, "seed": 0})}

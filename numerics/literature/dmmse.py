@@ -25,6 +25,10 @@ from icl_verify.numerics.shared.checks import (
     same_size,
     seed_value,
 )
+from icl_verify.numerics.shared.fuzz import Fuzz, linear_data
+
+MAX_EXACT_INTEGER = 2.0**53
+"""The largest M accepted: above 2⁵³ a float64 no longer holds every integer."""
 
 
 def dmmse_weights(X: object, y: object, tasks: object, sigma2: float) -> np.ndarray:
@@ -53,9 +57,9 @@ def dmmse_ridge_gaps(X: object, y: object, sigma2: float, Ms: object, pools: int
     sigma2 = finite_scalar("sigma2", sigma2, positive=True)
     Ms = finite_array("Ms", Ms, ndim=1, nonempty=True)
     pools = positive_int("pools", pools)
+    if np.any(Ms < 1) or np.any(Ms > MAX_EXACT_INTEGER) or np.any(Ms != np.round(Ms)) or np.any(Ms.max() % Ms):
+        raise ValueError(f"Ms must be positive integers that divide their maximum (at most 2**53), got {Ms.tolist()}")
     size = int(Ms.max())
-    if np.any(Ms < 1) or np.any(Ms != np.round(Ms)) or np.any(size % Ms.astype(int)):
-        raise ValueError(f"Ms must be positive integers that divide their maximum, got {Ms.tolist()}")
     d = X.shape[1]
     ridge = finite_result(
         np.linalg.solve(X.T @ X + sigma2 * np.eye(d), X.T @ y), "X, y and sigma2 overflow float64 in ridge"
@@ -72,3 +76,16 @@ def dmmse_ridge_gaps(X: object, y: object, sigma2: float, Ms: object, pools: int
             estimates = np.einsum("cm,cmd->cd", weights, tasks.reshape(-1, M, d))
             gaps[row, col] = np.mean(np.sum((estimates - ridge) ** 2, axis=1))
     return gaps
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ = {
+    "dmmse_weights": Fuzz(
+        lambda: linear_data() | {"tasks": np.random.default_rng(12).standard_normal((6, 2)), "sigma2": 0.5}
+    ),
+    "dmmse_ridge_gaps": Fuzz(
+        lambda: linear_data() | {"sigma2": 0.5, "Ms": np.array([2.0, 4.0]), "pools": 2, "seed": 0}
+    ),
+}

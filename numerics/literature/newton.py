@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, nonnegative_int
+from icl_verify.numerics.shared.fuzz import Fuzz
 
 
 def _square(name: str, S: object) -> np.ndarray:
@@ -51,3 +52,13 @@ def boundary_rate(S: object) -> float:
     if not 0 < rate < np.inf:
         raise ValueError(f"S has largest eigenvalue {top:.3g}, which puts 2/λ_max(S)² outside float64")
     return float(rate)
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ = {
+    "newton_iterates": Fuzz(lambda: {"S": np.diag([1.0, 2.0]), "alpha": 0.1, "steps": 3}),
+    "newton_residual": Fuzz(lambda: {"S": np.diag([1.0, 2.0]), "alpha": 0.1, "k": 3}),
+    "boundary_rate": Fuzz(lambda: {"S": np.diag([1.0, 2.0])}),
+}

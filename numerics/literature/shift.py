@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from icl_verify.numerics.shared.checks import finite_array, finite_result, positive_int, same_size, seed_value
+from icl_verify.numerics.shared.fuzz import Fuzz
 
 
 def _spd(name: str, value: object) -> np.ndarray:
@@ -78,3 +79,22 @@ def simulated_errors(
         h = np.einsum("pmd,pm->pd", X, np.einsum("pmd,pd->pm", X, w)) / m
         errors = np.einsum("pd,pd->p", x_q, h @ A.T - w) ** 2
     return finite_result(errors, "A, Lambda_test and Sigma_w make the errors overflow float64")
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ = {
+    "zfb_preconditioner": Fuzz(lambda: {"Lambda": np.diag([1.0, 2.0]), "n": 5}),
+    "shifted_risk": Fuzz(lambda: {"A": np.eye(2), "Lambda_test": np.diag([1.0, 2.0]), "Sigma_w": np.eye(2), "m": 5}),
+    "simulated_errors": Fuzz(
+        lambda: {
+            "A": np.eye(2),
+            "Lambda_test": np.diag([1.0, 2.0]),
+            "Sigma_w": np.eye(2),
+            "m": 5,
+            "prompts": 4,
+            "seed": 0,
+        }
+    ),
+}

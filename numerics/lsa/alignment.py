@@ -22,8 +22,9 @@ import numpy as np
 from scipy.optimize import minimize, minimize_scalar
 
 from icl_verify.numerics.lsa.layers import LSAParams, lsa_stack, make_tokens, readout, theta_gd
-from icl_verify.numerics.lsa.regression import RegressionTasks, gd
+from icl_verify.numerics.lsa.regression import RegressionTasks, gd, sample_tasks
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, well_conditioned
+from icl_verify.numerics.shared.fuzz import Fuzz
 
 Model = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
@@ -324,3 +325,37 @@ def fit_preconditioner(moments: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         raise ValueError(f"moments' FᵀF must have shape {(d * d, d * d)}, got {FtF.shape}")
     well_conditioned("moments", FtF, "FᵀF (too few or degenerate tasks)")
     return np.linalg.solve(FtF, Fty).reshape(d, d)
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ = {
+    "mean_interval": Fuzz(lambda: {"samples": np.array([1.0, 2.0, 2.5]), "z": 2.0}),
+    "gd_model": Fuzz(lambda: {"eta": 0.1, "steps": 2}),
+    "gdpp_model": Fuzz(lambda: {"eta": 0.1, "gamma": 0.1, "steps": 2}),
+    "gd_reference": Fuzz(lambda: {"nx": 2, "ny": 1, "eta": 0.1, "n_context": 4}),
+    "fit_preconditioner": Fuzz(
+        lambda: {"moments": preconditioner_moments(sample_tasks(np.random.default_rng(0), 64, 8, 2, n_queries=4))}
+    ),
+}
+FUZZ_EXEMPT = {
+    name: "takes models or RegressionTasks built by the package"
+    for name in (
+        "lsa_model",
+        "predict",
+        "task_losses",
+        "query_gradient",
+        "preds_diff",
+        "model_cos",
+        "model_diff",
+        "one_step_rate",
+        "line_search_rate",
+        "tune_gdpp",
+        "readout_blocks",
+        "product_alignment",
+        "interpolate",
+        "effective_preconditioner",
+        "preconditioner_moments",
+    )
+}

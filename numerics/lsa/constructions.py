@@ -17,6 +17,7 @@ import numpy as np
 from scipy.special import softmax
 
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, same_size
+from icl_verify.numerics.shared.fuzz import Fuzz
 
 
 def interleaved_tokens(X: object, Y: object, x_q: object) -> np.ndarray:
@@ -138,3 +139,33 @@ def two_head_difference(context: object, W_V: object, M: object, query: object, 
         heads = [values.T @ softmax(sign * eps * scores) for sign in (1.0, -1.0)]
         out = scores.size * (heads[0] - heads[1]) / (2 * eps)
     return finite_result(out, "context, W_V, M, query or eps overflow float64 in the two heads (entries too large)")
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+
+def _example_pairs() -> dict[str, np.ndarray]:
+    r = np.random.default_rng(6)
+    return {"X": r.standard_normal((3, 2)), "Y": r.standard_normal((3, 1)), "x_q": r.standard_normal(2)}
+
+
+def _example_heads() -> dict[str, np.ndarray]:
+    r = np.random.default_rng(7)
+    return {
+        "context": r.standard_normal((4, 3)),
+        "W_V": r.standard_normal((2, 3)),
+        "M": r.standard_normal((3, 3)),
+        "query": r.standard_normal(3),
+    }
+
+
+FUZZ = {
+    "interleaved_tokens": Fuzz(_example_pairs),
+    "copy_partner": Fuzz(lambda: {"n_tokens": 7}),
+    "copy_weights": Fuzz(lambda: {"nx": 2, "ny": 1, "n_tokens": 7}),
+    "copy_layer": Fuzz(lambda: {"tokens": interleaved_tokens(**_example_pairs()), "nx": 2, "ny": 1, "scale": 10.0}),
+    "lsa_output": Fuzz(_example_heads),
+    "centred_lsa": Fuzz(_example_heads),
+    "two_head_difference": Fuzz(lambda: _example_heads() | {"eps": 0.01}),
+}

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, same_size
+from icl_verify.numerics.shared.fuzz import Fuzz
 
 
 @dataclass(frozen=True)
@@ -219,3 +220,33 @@ def residual_mlp(x: object, W1: object, b1: object, W2: object) -> np.ndarray:
     with np.errstate(all="ignore"):
         out = x + np.tanh(x @ W1.T + b1) @ W2.T
     return finite_result(out, "x, W1, b1 and W2 overflow float64 in the MLP (entries too large)")
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+
+def _example_tokens() -> dict[str, np.ndarray]:
+    r = np.random.default_rng(1)
+    return {"X": r.standard_normal((2, 4, 3)), "Y": r.standard_normal((2, 4, 1)), "x_q": r.standard_normal((2, 1, 3))}
+
+
+FUZZ = {
+    "theta_gd": Fuzz(lambda: {"nx": 2, "ny": 1, "eta": 0.1, "n_context": 4}),
+    "theta_gdpp": Fuzz(lambda: {"nx": 2, "ny": 1, "eta": 0.1, "gamma": 0.2, "n_context": 4}),
+    "make_tokens": Fuzz(_example_tokens),
+    "residual_mlp": Fuzz(
+        lambda: {"x": np.ones((2, 3)), "W1": np.ones((4, 3)), "b1": np.zeros(4), "W2": np.ones((3, 4))}
+    ),
+}
+FUZZ_EXEMPT = {
+    **{
+        name: "an array kernel of lsa_update and the trainer, on arrays they checked"
+        for name in ("stack_times", "times_stack", "attention_maps")
+    },
+    # functions of LSAParams: corrupting them means building a bad LSAParams, which its constructor refuses
+    **{
+        name: "takes LSAParams (validated by its constructor)"
+        for name in ("lsa_update", "lsa_layer", "lsa_stack", "lsa_recurrent", "readout")
+    },
+}

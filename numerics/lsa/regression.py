@@ -28,6 +28,7 @@ from icl_verify.numerics.shared.checks import (
     positive_int,
     same_size,
 )
+from icl_verify.numerics.shared.fuzz import Fuzz
 
 PAPER_X_RANGE = 1.0
 """x ~ U(−1, 1)^d as written in von Oswald et al.'s text."""
@@ -161,3 +162,33 @@ def half_mse(pred: object, target: object) -> float:
         raise ValueError(f"pred and target must have the same shape, got {pred.shape} and {target.shape}")
     with np.errstate(over="ignore"):
         return finite_result(0.5 * float(np.mean((pred - target) ** 2)), "pred and target overflow float64 in the MSE")
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+
+def _example_batch() -> dict[str, np.ndarray]:
+    r = np.random.default_rng(1)
+    return {"W": r.standard_normal((2, 1, 3)), "X": r.standard_normal((2, 4, 3)), "Y": r.standard_normal((2, 4, 1))}
+
+
+FUZZ = {
+    "linreg_loss": Fuzz(_example_batch),
+    "linreg_grad": Fuzz(_example_batch),
+    "gd": Fuzz(
+        lambda: {"W0": _example_batch()["W"], "X": _example_batch()["X"], "Y": _example_batch()["Y"], "eta": 0.1}
+    ),
+    "half_mse": Fuzz(lambda: {"pred": np.arange(3.0), "target": np.ones(3)}),
+    "sample_tasks": Fuzz(
+        lambda: {
+            "rng": np.random.default_rng(0),
+            "batch": 2,
+            "n_context": 3,
+            "nx": 2,
+            "x_range": 1.0,
+            "noise_std": 0.1,
+        },
+        fixed=("rng",),
+    ),
+}

@@ -6,7 +6,7 @@ from the N context tokens only) and reads the prediction out as minus the query'
 loss is the paper's ½·MSE (``loss="half_mse"``; ``"mse"`` doubles it). Gradients are derived
 by hand (backpropagation through the layers, written out below) and checked against finite
 differences in the tests; the optimiser is Adam (Kingma & Ba 2015, Algorithm 1) after clipping
-the gradient's global norm (optax-style ``clip_by_global_norm``).
+the gradient's global norm (optax-style; both in ``numerics.shared.optim``).
 
 Row convention: a layer maps every token row e_t ↦ e_t + M e_t with
 M = Σ_h V_h C K_h, V_h = P_h W_{V,h}, K_h = W_{K,h}ᵀ W_{Q,h}, C = Σ_{i<N} e_i e_iᵀ.
@@ -36,11 +36,10 @@ import numpy as np
 from icl_verify.numerics.lsa.layers import LSAParams, attention_maps, stack_times, times_stack
 from icl_verify.numerics.lsa.regression import CODE_X_RANGE, RegressionTasks, sample_tasks
 from icl_verify.numerics.shared.checks import finite_scalar, positive_int, seed_value
+from icl_verify.numerics.shared.optim import Adam, Layer, clip_by_global_norm
 
 NAMES = ("P", "W_V", "W_K", "W_Q")
 """The trained arrays of one layer, each of shape (H, D, D)."""
-
-Layer = dict[str, np.ndarray]
 
 ESCAPE_WINDOW = 25
 """Steps averaged for the plateau test: the first ``ESCAPE_WINDOW`` losses against the last ones before ``escape_step``."""
@@ -258,61 +257,6 @@ def loss_and_grads(
     return loss, grads
 
 
-# ---------------------------------------------------------------------------------------------
-# Optimiser
-
-
-def clip_by_global_norm(grads: list[Layer], max_norm: float) -> tuple[list[Layer], float]:
-    """Scale all gradients by min(1, max_norm / ‖g‖) with ‖g‖ the norm over every array; returns (g, ‖g‖)."""
-    max_norm = finite_scalar("max_norm", max_norm, positive=True)
-    norm = float(np.sqrt(sum(float(np.sum(np.square(g[k], dtype=np.float64))) for g in grads for k in g)))
-    scale = min(1.0, max_norm / norm) if norm > 0 else 1.0
-    return [{k: v * v.dtype.type(scale) for k, v in g.items()} for g in grads], norm
-
-
-@dataclass
-class Adam:
-    """Adam (Kingma & Ba, ICLR 2015, Algorithm 1) with bias-corrected moments.
-
-    The first step is −lr · g / (|g| + ε) ≈ −lr · sign(g).
-    """
-
-    lr: float = 1e-3
-    beta1: float = 0.9
-    beta2: float = 0.999
-    eps: float = 1e-8
-    t: int = 0
-    m: list[Layer] | None = None
-    v: list[Layer] | None = None
-
-    def __post_init__(self) -> None:
-        finite_scalar("lr", self.lr, positive=True)
-        for name in ("beta1", "beta2"):
-            b = finite_scalar(name, getattr(self, name))
-            if not 0 <= b < 1:
-                raise ValueError(f"{name} must lie in [0, 1), got {b!r}")
-        finite_scalar("eps", self.eps, positive=True)
-
-    def step(self, params: list[Layer], grads: list[Layer], lr: float | None = None) -> list[Layer]:
-        """Return the updated parameters (``lr`` overrides the base rate for schedules)."""
-        if self.m is None or self.v is None:
-            self.m = [{k: np.zeros_like(g[k]) for k in g} for g in grads]
-            self.v = [{k: np.zeros_like(g[k]) for k in g} for g in grads]
-        self.t += 1
-        rate = self.lr if lr is None else lr
-        c1, c2 = 1 - self.beta1**self.t, 1 - self.beta2**self.t
-        out = []
-        for p, g, m, v in zip(params, grads, self.m, self.v):
-            new = {}
-            for k in p:
-                m[k] = self.beta1 * m[k] + (1 - self.beta1) * g[k]
-                v[k] = self.beta2 * v[k] + (1 - self.beta2) * g[k] ** 2
-                step = rate * (m[k] / c1) / (np.sqrt(v[k] / c2) + self.eps)
-                new[k] = (p[k] - step).astype(p[k].dtype)
-            out.append(new)
-        return out
-
-
 def learning_rate(config: TrainConfig, step: int) -> float:
     """The rate at ``step`` (0-based): constant, or cosine decay lr · ½(1 + cos(π step / steps))."""
     if config.schedule == "constant":
@@ -388,3 +332,12 @@ def run_steps(
         if log_every and (step + 1) % log_every == 0:
             print(f"step {step + 1:6d}  loss {np.mean(losses[step + 1 - log_every : step + 1]):.5f}", flush=True)
     return layers, losses
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ_EXEMPT = {
+    name: "LSA meta-training kernel on a validated TrainConfig"
+    for name in ("init_layers", "as_params", "loss_and_grads", "learning_rate", "batch_tokens", "train", "run_steps")
+}

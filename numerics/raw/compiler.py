@@ -37,9 +37,10 @@ from functools import partial
 
 import numpy as np
 
-from icl_verify.numerics.raw.primitives import Div, Op, Program, Raw, hidden_state
+from icl_verify.numerics.raw.primitives import Div, Mul, Op, Program, Raw, hidden_state
 from icl_verify.numerics.raw.transformer import Head, Layer, layer_forward
 from icl_verify.numerics.shared.checks import finite_scalar
+from icl_verify.numerics.shared.fuzz import Fuzz
 
 SQRT_PI_2 = float(np.sqrt(np.pi / 2))
 DEFAULT_RTOL = 1e-3
@@ -52,7 +53,7 @@ class Scales:
 
     ``attention`` β (inverse temperature), ``gelu`` M (input 1/M, output M²), ``anchor`` N_a
     (LayerNorm bypass), ``divide`` N_d (division via LayerNorm). The defaults sit where the
-    O(1/N²) construction error meets float64 round-off (docs/performance.md, RAW compiler section).
+    O(1/N²) construction error meets float64 round-off.
     """
 
     attention: float = 100.0
@@ -594,3 +595,21 @@ def compile_program(
     layers, geometry = compile_items(items, program.T, program.D, scales)
     checkpoints = tuple(_checkpoint(g, program.T) for g in items)
     return Compiled(layers, geometry, scales, tuple(tuple(g) for g in groups), checkpoints, rtol)
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ = {
+    "compile_program": Fuzz(
+        lambda: {"program": Program(1, 3, (Mul(1, 1, 1, (0, 1), (1, 2), (2, 3)),)), "rtol": 1e-4}, fixed=("program",)
+    ),
+}
+FUZZ_EXEMPT = {
+    **{
+        name: "compiler internals on validated Program/Geometry/Scales objects"
+        for name in ("encode", "decode", "pack", "check_parallel", "build_layer", "compile_items", "compile_raws")
+    },
+    "product_error": "error bound on a compiled hidden state",
+    "division_error": "error bound on a compiled hidden state",
+}

@@ -25,6 +25,7 @@ from icl_verify.numerics.shared.checks import (
     seed_value,
     well_conditioned,
 )
+from icl_verify.numerics.shared.fuzz import Fuzz, linear_data
 
 Learner = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
@@ -271,3 +272,35 @@ def ilwd(
         diff = implied_weights(a1, X, y, probes) - implied_weights(a2, X, y, probes)
         values.append(float(diff @ diff))
     return _mean(values, seed)
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ = {
+    "ols_weights": Fuzz(linear_data),
+    "ridge_weights": Fuzz(lambda: linear_data() | {"lam": 0.5}),
+    "gd_step_weights": Fuzz(lambda: linear_data() | {"alpha": 0.01, "lam": 0.1, "w0": np.zeros(2)}),
+    "sgd_weights": Fuzz(lambda: linear_data() | {"alpha": 0.01, "lam": 0.1, "w0": np.zeros(2)}),
+    "bayes_weights": Fuzz(lambda: linear_data() | {"sigma2": 0.25, "tau2": 1.0}),
+    "knn": Fuzz(lambda: linear_data() | {"X_query": np.ones((2, 2)), "k": 2}),
+    "learners": Fuzz(lambda: {"lam": 0.1, "alpha": 0.01, "sigma2": 0.25, "tau2": 1.0, "k": 3}),
+    "spd": Fuzz(
+        lambda: (
+            {"a1": linear(ols_weights), "a2": knn, "n": 4, "d": 2, "seed": 0}
+            | {"n_tasks": 3, "n_queries": 2, "noise_std": 0.1}
+        ),
+        fixed=("a1", "a2"),
+    ),
+    "ilwd": Fuzz(
+        lambda: (
+            {"a1": linear(ols_weights), "a2": linear(ridge_weights, lam=0.5)}
+            | {"n": 4, "d": 2, "seed": 0, "n_tasks": 3, "n_probes": 4, "noise_std": 0.1}
+        ),
+        fixed=("a1", "a2"),
+    ),
+}
+FUZZ_EXEMPT = {
+    "linear": "wraps a weight function; fuzzed through the learners it returns",
+    "implied_weights": "takes a learner callable and sampled tasks",
+}

@@ -509,3 +509,17 @@ class Program:
         if name not in self.layout:
             raise ValueError(f"layout has no block {name!r}; blocks: {sorted(self.layout)}")
         return H[t, slice(*self.layout[name])]
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ_EXEMPT = {
+    **{name: "a validator of the RAW primitives" for name in ("hidden_state", "unit_range", "weights")},
+    "is_exact": "a predicate: every value is a valid input",
+    # functions of Raw and Program objects: a bad one is refused by their constructors
+    **{
+        name: "a RAW primitive on a validated hidden state"
+        for name in ("raw", "apply_parallel", "mov", "aff", "mul", "dot", "div")
+    },
+}

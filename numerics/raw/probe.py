@@ -19,7 +19,7 @@ Architecture (how it departs from the paper's GPT-2):
   (the paper averages the loss over all prefix lengths).
 
 Tokens are rows, batch first: contexts ``X (B, n, d)``, ``y (B, n)``, queries ``Q (B, m, d)``.
-Training: Adam (``numerics.lsa.training.Adam``) with global-norm clipping on fresh tasks
+Training: Adam (``numerics.shared.optim``) with global-norm clipping on fresh tasks
 x ~ N(0, I_d), w ~ N(0, I_d), y = wᵀx + N(0, σ²) every step, all randomness from one seed; float64.
 """
 
@@ -29,8 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icl_verify.numerics.lsa.training import Adam, clip_by_global_norm
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, seed_value
+from icl_verify.numerics.shared.fuzz import Fuzz
+from icl_verify.numerics.shared.optim import Adam, clip_by_global_norm
 
 Params = dict[str, np.ndarray]
 LAYER_KEYS = ("Wq", "Wk", "Wv", "W1", "b1", "W2", "b2")
@@ -213,19 +214,6 @@ def as_learner(model: Trained):
     return learner
 
 
-def best_gd_rate(n: int, d: int, noise_std: float = 0.0) -> float:
-    """η* = 1 / (n + d + 1 + σ²): the step size of one GD step w = η Xᵀy from w = 0 with the least
-    expected squared error E(x_qᵀ(w − ηXᵀy))² over x, x_q ~ N(0, I_d), w ~ N(0, I_d), noise N(0, σ²).
-
-    The error is d − 2η E[wᵀXᵀXw] + η² E‖XᵀXw + Xᵀε‖² = d − 2ηnd + η² nd(n + d + 1 + σ²), using
-    E[(XᵀX)²] = n(n + d + 1) I for Gaussian X (Wishart second moment); its minimiser is η*.
-    """
-    n, d = positive_int("n", n), positive_int("d", d)
-    sigma = np.float64(finite_scalar("noise_std", noise_std, nonnegative=True))
-    with np.errstate(over="ignore"):  # σ² = inf gives the limit η* = 0
-        return float(1.0 / (n + d + 1 + sigma**2))
-
-
 @dataclass(frozen=True)
 class ProbeResult:
     """Per-task SPD and ILWD of a trained model against each reference learner (arrays of length n_tasks)."""
@@ -286,3 +274,28 @@ def paired_log_ratios(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if not (np.all(a > 0) and np.all(b > 0)):
         raise ValueError("a and b must hold positive numbers (a logarithm of each ratio is taken)")
     return np.log(a) - np.log(b)
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ = {
+    "paired_log_ratios": Fuzz(lambda: {"a": np.array([1.0, 2.0, 3.0]), "b": np.array([1.0, 1.5, 1.0])}),
+    "ratio_of_means": Fuzz(lambda: {"a": np.array([1.0, 2.0, 3.0]), "b": np.array([1.0, 1.5, 1.0])}),
+}
+FUZZ_EXEMPT = {
+    **{
+        name: "transformer kernel or trainer on a validated ProbeConfig"
+        for name in (
+            "init_params",
+            "tokens",
+            "forward",
+            "loss_and_grads",
+            "sample_tasks",
+            "train",
+            "train_best",
+            "as_learner",
+        )
+    },
+    "probe": "takes a Trained model (its ProbeConfig validated) and weight functions",
+}

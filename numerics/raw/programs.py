@@ -23,6 +23,7 @@ from icl_verify.numerics.raw.compiler import Scales, compile_program
 from icl_verify.numerics.raw.learners import Learner
 from icl_verify.numerics.raw.primitives import Aff, Div, Mov, Mul, Op, Program, is_exact, weights
 from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int
+from icl_verify.numerics.shared.fuzz import Fuzz
 
 LamTerm = Literal["formula", "op-list", "walkthrough"]
 LAMBDA_COEFFICIENT: dict[str, float] = {"formula": 1.0, "op-list": -1.0, "walkthrough": -2.0}
@@ -224,3 +225,16 @@ def compiled_learner(
         return np.array([program.read(network.run(encode_examples(X, y, q, program.D)), block, t)[0] for q in Q])
 
     return learner
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ = {
+    "encode_examples": Fuzz(lambda: {"X": np.ones((2, 2)), "y": np.ones(2), "x_query": np.ones(2), "D": 6}),
+    "theorem1": Fuzz(lambda: {"d": 2, "w": np.array([0.5, -0.5]), "alpha": 0.1, "lam": 0.2}),
+    "theorem2": Fuzz(lambda: {"d": 2, "lam": 0.5}),
+    "sgd_chain": Fuzz(lambda: {"n": 2, "d": 2, "w0": np.zeros(2), "alpha": 0.1, "lam": 0.2}),
+    "ridge_chain": Fuzz(lambda: {"n": 2, "d": 2, "lam": 0.5}),
+}
+FUZZ_EXEMPT = {"compiled_learner": "builds a compiled chain; its numbers are those of sgd_chain/ridge_chain"}

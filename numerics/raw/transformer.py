@@ -23,6 +23,7 @@ import numpy as np
 from scipy.special import erf
 
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar
+from icl_verify.numerics.shared.fuzz import Fuzz
 
 SQRT_HALF = np.sqrt(0.5)
 
@@ -164,3 +165,18 @@ def forward(h: object, layers: Sequence[Layer], *, eps: float = 0.0) -> np.ndarr
     for layer in layers:
         out = layer_forward(out, layer, eps=eps)
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ = {
+    "gelu": Fuzz(lambda: {"x": np.linspace(-2, 2, 5)}),
+    "layer_norm": Fuzz(lambda: {"z": np.arange(6.0).reshape(2, 3), "eps": 1e-6}),
+    "causal_softmax": Fuzz(lambda: {"scores": np.arange(9.0).reshape(3, 3)}),
+}
+FUZZ_EXEMPT = {
+    "attention": "takes a Layer (validated by its constructor)",
+    "layer_forward": "takes a Layer (validated by its constructor)",
+    "forward": "takes Layers (validated by their constructor)",
+}

@@ -14,19 +14,18 @@ value per *run* (a training run with its own seed).
   95 %. The percentile interval is then widened about the estimate by t_{dof}/z
   (:func:`small_sample_factor`; dof = runs − distinct x, or groups − 1), the Student correction
   for a spread estimated from few runs. The stated coverage (≈ the nominal level for log-normal
-  scatter about an exact power law, ≥ 2 runs per x) is checked on synthetic data with a known exponent in
-  ``tests/test_scaling.py``.
+  scatter about an exact power law, ≥ 2 runs per x) is checked by the tests on synthetic data with a
+  known exponent.
 * :func:`residual_diagnostics` — R², rms and max log-residual, per-x mean residuals, and the
   curvature of log y in log x (a quadratic term with its two-sided p-value): a power law has none.
 * :func:`holdout_error` — fit without the largest x values, predict them, report the log error.
 * :func:`fit_sigmoid` — accuracy vs log₁₀ K, as the authors locate K*;
-  :func:`fit_threshold` — K*(N) at several N and the slope of log K* vs log N, bootstrapped;
-  :func:`threshold_job` — one reduced-model run (``numerics.kinetics.models``) for a sweep.
+  :func:`fit_threshold` — K*(N) at several N and the slope of log K* vs log N, bootstrapped, from
+  final accuracies such as the reduced-model runs of ``numerics.kinetics.models.threshold_job``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -34,7 +33,6 @@ import numpy as np
 from scipy import optimize, stats
 from scipy.special import expit
 
-from icl_verify.numerics.kinetics import models as icl_models
 from icl_verify.numerics.shared.checks import (
     confidence_level,
     finite_array,
@@ -42,6 +40,7 @@ from icl_verify.numerics.shared.checks import (
     nonnegative_int,
     positive_int,
 )
+from icl_verify.numerics.shared.fuzz import Fuzz
 
 Method = Literal["loglog", "nonlinear"]
 
@@ -476,26 +475,6 @@ def _sigmoid_grid(u: np.ndarray, acc: np.ndarray, lo: float | None, hi: float | 
 # The threshold K*(N) and its slope in log–log
 
 
-def threshold_job(config: Mapping[str, Any]) -> dict[str, Any]:
-    """A sweep job: one reduced-model run (``numerics.kinetics.models``) → its final ICL/IWL accuracy.
-
-    ``config = {"reduced": {ReducedConfig fields}, "seed": int}``. Nguyen & Reddy §3.6 locate K*
-    from the final ICL accuracy (novel items, query in context) against log₁₀ K at fixed N.
-    """
-    run = icl_models.train_reduced(icl_models.ReducedConfig(**config["reduced"]), config["seed"])
-    t_icl = run.t_icl()
-    return {
-        "n": run.config.n,
-        "k": run.config.k,
-        "seed": run.seed,
-        "icl_acc": float(run.icl_acc[-1]),
-        "iwl_acc": float(run.iwl_acc[-1]),
-        "c1_final": float(run.c1[-1]),
-        "t_icl": None if np.isnan(t_icl) else t_icl,
-        "t_final": float(run.t[-1]),
-    }
-
-
 @dataclass(frozen=True)
 class ThresholdFit:
     """K*(N) from a sigmoid per N, and the slope of log K* vs log N, with bootstrap intervals."""
@@ -575,3 +554,45 @@ def fit_threshold(
         np.maximum(k_high, 10**centers).tolist(), widths, slope, min(float(s_low), slope), max(float(s_high), slope),
         level, len(reps), slopes,
     )  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+
+def _example_power(seed: int = 5) -> dict[str, np.ndarray]:
+    x = np.repeat([10.0, 20.0, 40.0, 80.0], 3)
+    return {"x": x, "y": 2 * x**0.7 * np.exp(0.05 * np.random.default_rng(seed).standard_normal(x.size))}
+
+
+def _example_sigmoid() -> dict[str, np.ndarray]:
+    u = np.linspace(0.0, 2.0, 9)
+    return {"u": u, "acc": 0.5 + 0.5 / (1 + np.exp(-(u - 1.0) / 0.1))}
+
+
+def _example_threshold() -> dict[str, np.ndarray]:
+    n = np.repeat([4.0, 8.0], 9)
+    k = np.tile(np.geomspace(4, 400, 9), 2)
+    centre = np.log10(np.where(n == 4, 20.0, 60.0))
+    return {"n": n, "k": k, "acc": 0.5 + 0.5 / (1 + np.exp(-(np.log10(k) - centre) / 0.1))}
+
+
+FUZZ = {
+    "loglog_fit": Fuzz(_example_power),
+    "nonlinear_fit": Fuzz(_example_power),
+    "fit": Fuzz(_example_power),
+    "bootstrap_exponents": Fuzz(
+        lambda: _example_power() | {"n_boot": 20, "rng": np.random.default_rng(0)}, fixed=("rng",)
+    ),
+    "residual_diagnostics": Fuzz(lambda: _example_power() | {"law": PowerLaw(2.0, 0.7)}, fixed=("law",)),
+    "holdout_error": Fuzz(lambda: _example_power() | {"n_holdout": 1}),
+    "small_sample_factor": Fuzz(lambda: {"level": 0.95, "dof": 3}),
+    "fit_power_law": Fuzz(
+        lambda: _example_power() | {"n_boot": 20, "rng": np.random.default_rng(0), "level": 0.9}, fixed=("rng",)
+    ),
+    "fit_sigmoid": Fuzz(_example_sigmoid),
+    "fit_threshold": Fuzz(
+        lambda: _example_threshold() | {"rng": np.random.default_rng(0), "n_boot": 5}, fixed=("rng",)
+    ),
+}
+FUZZ_EXEMPT = {"require_transition": "checks a Sigmoid fitted by fit_sigmoid (tested with it)"}

@@ -50,10 +50,12 @@ from typing import Any
 import numpy as np
 from scipy.integrate import cumulative_trapezoid, trapezoid
 from scipy.linalg.blas import get_blas_funcs
-from scipy.special import expit
 
 from icl_verify.numerics.shared.checks import finite_result, finite_scalar, positive_int, seed_value, time_series
-from icl_verify.numerics.shared.mlp import MLP, MLPPass, bce, bce_gradient, init_stacked, mlp_backward, mlp_forward
+from icl_verify.numerics.shared.fuzz import Fuzz, logged_series
+from icl_verify.numerics.shared.items import constants, even_k, sample_items
+from icl_verify.numerics.shared.mlp import MLP, MLPPass, bce_gradient, init_stacked, mlp_backward, mlp_forward
+from icl_verify.numerics.shared.stats import first_crossing
 from icl_verify.numerics.shared.threads import blas_threads
 
 PAPER_EPOCH = 60_000
@@ -67,31 +69,6 @@ _INDEX_BLOCK = 64
 
 
 # ---------------------------------------------------------------------------------------------
-# Data
-
-
-def even_k(name: str, value: object) -> int:
-    """K for a balanced ±1 task: an even integer ≥ 2 (K/2 items of each label)."""
-    k = positive_int(name, value)
-    if k < 2 or k % 2:
-        raise ValueError(f"{name} must be an even integer >= 2 for balanced labels, got {value!r}")
-    return k
-
-
-def sample_items(rng: np.random.Generator, k: int, d: int, dtype: type = np.float32) -> tuple[np.ndarray, np.ndarray]:
-    """K items x_k ~ N(0, I_D/D) as rows ``(K, D)`` and balanced labels ±1 ``(K,)`` in random order.
-
-    Nguyen & Reddy 2025, §2: K/2 items labelled +1 and K/2 labelled −1.
-    """
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    k, d = even_k("k", k), positive_int("d", d)
-    x = rng.standard_normal((k, d)) / np.sqrt(d)
-    labels = np.repeat(np.array([1.0, -1.0]), k // 2)
-    return x.astype(dtype), rng.permutation(labels).astype(dtype)
-
-
-# ---------------------------------------------------------------------------------------------
 # The stacked SGD trainer (the hot loop)
 
 
@@ -102,7 +79,7 @@ class StackedSGD:
     passes :func:`~numerics.shared.mlp.mlp_forward`/:func:`~numerics.shared.mlp.mlp_backward`) for a
     batch ``x (M, B, D)``, ``y (M, B)``; :meth:`step` applies θ ← θ − lr ∇θ L in place.
 
-    The step is written for speed (docs/performance.md) and computes the same update:
+    The step is written for speed and computes the same update:
 
     * the first layer's weights and bias are one array ``[W1; b1]`` ``(M, D+1, H)`` that multiplies the
       items with a column of ones appended (:attr:`xa`), so the GEMM adds b1 and, in the backward
@@ -115,8 +92,9 @@ class StackedSGD:
     * every product goes to one BLAS library, SciPy's, with the threads the caller allows. NumPy
       bundles another OpenBLAS with a thread pool of its own; with products in both, each pool's
       threads spin on the cores while the other's work, and two threads ran many times slower
-      than one (docs/performance.md, "Trainer vs PyTorch"). The threads split the rows and columns
-      of each product, not its sums, so the weights are bit for bit those of one thread.
+      than one. A threaded product may split and reorder its inner sums, so the weights after a
+      step on several threads agree with those of one thread within float32 rounding, not bit for
+      bit; a given thread count repeats its own results.
 
     :attr:`params` are views into this storage (they change in place at every step).
     """
@@ -218,24 +196,6 @@ class StackedSGD:
 # Logged constants and the memorization integral
 
 
-def constants(logits: np.ndarray, labels: np.ndarray) -> dict[str, float]:
-    """c₁, c₂, c₃ from the logits on items labelled +1 and the IWL accuracy over all items.
-
-    Nguyen & Reddy 2025, §3.4: c₁ = ⟨σ(−φ₊)⟩, c₂ = 1 − ⟨σ(−φ₊)²⟩/c₁, c₃ = ⟨e^{−φ₊}⟩.
-    """
-    phi = np.asarray(logits, dtype=np.float64)
-    plus = phi[labels > 0]
-    s = expit(-plus)
-    c1 = float(np.mean(s))
-    return {
-        "c1": c1,
-        "c2": float(1.0 - np.mean(s**2) / c1) if c1 > 0 else 1.0,
-        "c3": float(np.mean(np.exp(np.minimum(-plus, 700.0)))),
-        "iwl_acc": float(np.mean(np.sign(phi) == labels)),
-        "loss": float(bce(phi, labels)),
-    }
-
-
 def memorization_integral(times: np.ndarray, c1: np.ndarray) -> np.ndarray:
     """I_K(t_j) = ∫₀^{t_j} c₁ dt at every logged time (trapezoid rule on the logged grid)."""
     t, c = time_series("times", times, "c1", c1)
@@ -247,24 +207,6 @@ def memorization_integral(times: np.ndarray, c1: np.ndarray) -> np.ndarray:
 def _integral(times: np.ndarray, c1: np.ndarray) -> np.ndarray:
     """:func:`memorization_integral` without validation, for the trainer's own logs (NaN once a run diverged)."""
     return cumulative_trapezoid(c1, times, initial=0.0)
-
-
-def first_crossing(times: np.ndarray, values: np.ndarray, threshold: float) -> float | None:
-    """First time ``values`` reaches ``threshold``, linearly interpolated between logged times; None if never.
-
-    ``values`` may hold ±inf (a quantity that blew up), never NaN."""
-    times, values = time_series("times", times, "values", values, infinite=True)
-    threshold = finite_scalar("threshold", threshold)
-    hit = np.flatnonzero(values >= threshold)
-    if hit.size == 0:
-        return None
-    j = int(hit[0])
-    if j == 0:
-        return float(times[0])
-    v0, v1, t0, t1 = values[j - 1], values[j], times[j - 1], times[j]
-    if np.isneginf(v0):  # the interpolation's limit as v0 → −∞ (as v1 → +∞ the formula gives t0)
-        return float(t1)
-    return float(t0 + (threshold - v0) / (v1 - v0) * (t1 - t0))
 
 
 def converged(times: np.ndarray, c1: np.ndarray, c1_tol: float, rtol: float) -> bool:
@@ -526,9 +468,10 @@ def sweep_job(config: Mapping[str, Any]) -> list[dict[str, Any]]:
 
     The networks of one job are trained as one stack; ``settings`` are :class:`MemorizationSettings` fields.
     The job runs with one OpenBLAS thread wherever it runs (a local process, a Dask worker thread), so
-    identical configs give bitwise-identical results on every executor, and small products avoid
-    OpenBLAS's threaded path, which is many times slower on a shared machine (docs/performance.md);
-    likewise PyTorch's CPU threads with ``settings["backend"] == "torch"``.
+    identical configs give bitwise-identical results on every executor of one machine (a threaded
+    product may sum in another order), and small products avoid OpenBLAS's threaded path, which is
+    many times slower on a shared machine; likewise PyTorch's CPU threads with
+    ``settings["backend"] == "torch"``.
     """
     if not isinstance(config, Mapping):
         raise ValueError(f"config must be a mapping with keys 'ks' and 'seeds', got {type(config).__name__}")
@@ -549,3 +492,14 @@ def sweep_job(config: Mapping[str, Any]) -> list[dict[str, Any]]:
             threads.enter_context(torch_threads(1))
         runs = memorize(config["ks"], config["seeds"], settings)
     return [r.summary() for r in runs]
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ = {
+    "memorization_integral": Fuzz(logged_series),
+    "converged": Fuzz(lambda: logged_series() | {"c1_tol": 0.05, "rtol": 0.1}),
+    "sweep_job": Fuzz(lambda: {"config": {"ks": [4], "seeds": [0], "settings": {"bad": 1}}}),
+}
+FUZZ_EXEMPT = {"memorize": "trainer: MemorizationSettings and seeds are validated"}

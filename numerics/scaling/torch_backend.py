@@ -118,3 +118,9 @@ class TorchSGD:
     def numpy_params(self) -> MLP:
         """The current weights as NumPy arrays on the host (a copy; waits for the device)."""
         return MLP(*(t.numpy(force=True).copy() for t in (self.W1, self.b1, self.W2, self.b2, self.w3, self.b3)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ_EXEMPT = {name: "needs the optional torch extra" for name in ("torch_device", "torch_threads")}

@@ -131,3 +131,23 @@ def finite_result(value: Any, message: str) -> Any:
     if not all(np.all(np.isfinite(part)) for part in parts):
         raise ValueError(message)
     return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ_EXEMPT = {
+    name: "a validator, unit-tested on its own"
+    for name in (
+        "positive_int",
+        "nonnegative_int",
+        "seed_value",
+        "finite_scalar",
+        "finite_array",
+        "confidence_level",
+        "same_size",
+        "time_series",
+        "well_conditioned",
+        "finite_result",
+    )
+}

@@ -175,3 +175,14 @@ def bce_gradient(
     out *= -scale
     out /= labels.shape[-1]
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+# inner-loop kernels on arrays the trainers build and validate at their entry (MemorizationSettings,
+# ReducedConfig, TransformerConfig); a check per call would cost the trainers' time
+FUZZ_EXEMPT = {
+    name: "MLP kernel inside the trainers"
+    for name in ("init_mlp", "init_stacked", "mlp_forward", "mlp_backward", "mlp_input_gradient", "bce", "bce_gradient")
+}

@@ -1,9 +1,11 @@
-"""Student-t confidence intervals shared by the claims: of a mean, and of a least-squares slope.
+"""Statistics shared by the groups: Student-t confidence intervals of a mean and of a least-squares
+slope, and the first time a logged series crosses a threshold.
 
-Both are ``estimate ± t_{dof, (1 + level)/2} · standard error`` (:func:`student_interval`):
+Both intervals are ``estimate ± t_{dof, (1 + level)/2} · standard error`` (:func:`student_interval`):
 the mean of n values has dof = n − 1 and standard error s/√n (:func:`t_interval`); the slope of a
 straight-line least-squares fit to n points has dof = n − 2 and the usual standard error of the
-slope (:func:`fit_line`, via :func:`scipy.stats.linregress`).
+slope (:func:`fit_line`, via :func:`scipy.stats.linregress`). :func:`first_crossing` interpolates
+linearly between logged times (a memorization time, a blow-up level of the attention).
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from icl_verify.numerics.shared.checks import (
     finite_scalar,
     positive_int,
     same_size,
+    time_series,
 )
+from icl_verify.numerics.shared.fuzz import Fuzz, logged_series
 
 
 class Interval(NamedTuple):
@@ -92,3 +96,35 @@ def fit_line(x: object, y: object, level: float = 0.95) -> Line:
         fit = stats.linregress(xa, ya)
     finite_result((fit.slope, fit.stderr, fit.intercept), "x and y overflow float64 in the fit (entries too large)")
     return Line(student_interval(fit.slope, fit.stderr, xa.size - 2, level), float(fit.intercept))
+
+
+def first_crossing(times: np.ndarray, values: np.ndarray, threshold: float) -> float | None:
+    """First time ``values`` reaches ``threshold``, linearly interpolated between logged times; None if never.
+
+    ``values`` may hold ±inf (a quantity that blew up), never NaN."""
+    times, values = time_series("times", times, "values", values, infinite=True)
+    threshold = finite_scalar("threshold", threshold)
+    hit = np.flatnonzero(values >= threshold)
+    if hit.size == 0:
+        return None
+    j = int(hit[0])
+    if j == 0:
+        return float(times[0])
+    v0, v1, t0, t1 = values[j - 1], values[j], times[j - 1], times[j]
+    if np.isneginf(v0):  # the interpolation's limit as v0 → −∞ (as v1 → +∞ the formula gives t0)
+        return float(t1)
+    return float(t0 + (threshold - v0) / (v1 - v0) * (t1 - t0))
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ = {
+    "student_interval": Fuzz(lambda: {"estimate": 1.0, "se": 0.2, "dof": 4, "level": 0.9}),
+    "t_interval": Fuzz(lambda: {"values": np.array([1.0, 2.0, 4.0]), "level": 0.9}),
+    "fit_line": Fuzz(lambda: {"x": np.arange(5.0), "y": 2 * np.arange(5.0) + 1, "level": 0.9}),
+    "first_crossing": Fuzz(
+        lambda: {"times": logged_series()["times"], "values": np.array([0.1, 0.4, 0.8, 1.0]), "threshold": 0.5},
+        infinite=("values",),
+    ),
+}

@@ -28,7 +28,7 @@ each worker polls ``os.getppid()``. A Dask cluster's workers belong to the clust
 Ctrl-C cancels the sweep's tasks there. When the sweep's process started the cluster itself (a
 ``distributed.LocalCluster`` of worker processes, whose nannies run in that process), its workers
 exit with it too, even after ``kill -9``: each holds a pipe from its parent and exits when the pipe
-closes (``tests/test_sweep_signals.py`` checks both kinds of worker by PID).
+closes (the tests check both kinds of worker by PID).
 """
 
 from __future__ import annotations
@@ -53,9 +53,11 @@ Config = Mapping[str, Any]
 
 RENAMED: dict[str, str] = {
     "numerics.memorization:sweep_job": "icl_verify.numerics.scaling.memorization:sweep_job",
-    "numerics.scaling:threshold_job": "icl_verify.numerics.scaling.fits:threshold_job",
+    "numerics.scaling:threshold_job": "icl_verify.numerics.kinetics.models:threshold_job",
+    "icl_verify.numerics.scaling.fits:threshold_job": "icl_verify.numerics.kinetics.models:threshold_job",
 }
-"""Job functions renamed when the package took its one import name ``icl_verify`` (version 0.2).
+"""Job functions under their earlier names: the names before the package took its one import name
+``icl_verify`` (version 0.2), and ``threshold_job`` before it joined the reduced model in the kinetics group.
 A record written under an old name is read under the new one, so old results files keep resuming."""
 
 GRACE_SECONDS = 2.0
@@ -421,3 +423,22 @@ def _save_finished(executor: Executor, pending: list[Future], collect: Callable[
     for fut in pending:
         if fut.done() and not fut.cancelled() and fut.exception() is None:
             collect(fut)
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ_EXEMPT = {
+    name: "resumable sweeps, tested with real jobs and signals"
+    for name in (
+        "function_name",
+        "config_hash",
+        "record_checksum",
+        "load_results",
+        "open_results",
+        "local_executor",
+        "dask_executor",
+        "run_job",
+        "run_sweep",
+    )
+}

@@ -16,8 +16,15 @@ def blas_threads(n: int) -> Iterator[None]:
 
     Sweeps and checks run one worker process per core, so more BLAS threads per worker would only
     compete for the same cores (on a machine other jobs share, the threaded paths of these small
-    products collapse; docs/performance.md); one thread per job also makes results bitwise
-    identical on every executor.
+    products collapse). A threaded product may split and reorder its inner sums, so results on
+    different thread counts agree within rounding, not bit for bit; one thread per job makes them
+    bitwise identical on every executor of one machine.
     """
     with threadpool_limits(limits=positive_int("n", n), user_api="blas"):
         yield
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ_EXEMPT = {"blas_threads": "BLAS thread pinning, a context manager tested on its own"}

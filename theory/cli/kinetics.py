@@ -26,7 +26,7 @@ from icl_verify.cli._params import (
 from icl_verify.numerics.kinetics import models as icl_models
 from icl_verify.numerics.kinetics import task as icl_task
 from icl_verify.numerics.kinetics.ode import BETA_CAP
-from icl_verify.numerics.scaling.memorization import first_crossing
+from icl_verify.numerics.shared.stats import first_crossing
 from icl_verify.output import strict_json
 from icl_verify.output.files import write_file
 

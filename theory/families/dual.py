@@ -25,7 +25,8 @@ from icl_verify.core.figure import Figure
 from icl_verify.core.statement import matrix, scalar, statement
 from icl_verify.maths.strategies import dims, matrices, reals
 from icl_verify.maths.symbolic import grid
-from icl_verify.numerics import dual, dual_finetune
+from icl_verify.numerics.dual import attention as dual
+from icl_verify.numerics.dual import finetune as dual_finetune
 
 FAMILY = "dual-gd"
 PAPER = "Dai et al. 2023"

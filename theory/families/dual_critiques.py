@@ -35,8 +35,10 @@ from icl_verify.core.claims import Claim, Corrected
 from icl_verify.core.derivation import Derivation, Step
 from icl_verify.core.figure import Figure
 from icl_verify.maths.strategies import dims, matrices
-from icl_verify.numerics import dual, dual_critiques, dual_finetune
-from icl_verify.numerics.dual_metrics import sim_aou
+from icl_verify.numerics.dual import attention as dual
+from icl_verify.numerics.dual import critiques as dual_critiques
+from icl_verify.numerics.dual import finetune as dual_finetune
+from icl_verify.numerics.dual.metrics import sim_aou
 from icl_verify.numerics.shared.stats import t_interval
 
 FAMILY = "dual-critiques"

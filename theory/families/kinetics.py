@@ -39,8 +39,7 @@ from icl_verify.core.derivation import Derivation, Step
 from icl_verify.core.figure import Figure
 from icl_verify.numerics.kinetics import models as icl_models
 from icl_verify.numerics.kinetics import ode as kin
-from icl_verify.numerics.scaling.memorization import first_crossing
-from icl_verify.numerics.shared.stats import fit_line, t_interval
+from icl_verify.numerics.shared.stats import first_crossing, fit_line, t_interval
 
 FAMILY = "kinetics"
 PAPER = "Nguyen & Reddy 2025"

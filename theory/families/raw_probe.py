@@ -42,12 +42,12 @@ from icl_verify.numerics.raw.probe import (
     ProbeConfig,
     ProbeResult,
     Trained,
-    best_gd_rate,
     paired_log_ratios,
     probe,
     ratio_of_means,
     train_best,
 )
+from icl_verify.numerics.shared.gd_rate import best_gd_rate
 from icl_verify.numerics.shared.stats import student_interval, t_interval
 
 FAMILY = "raw-probe"

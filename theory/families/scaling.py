@@ -51,9 +51,9 @@ import numpy as np
 from icl_verify.core.caches import cached
 from icl_verify.core.claims import Claim, Estimate, Measured
 from icl_verify.core.figure import Figure
+from icl_verify.numerics.kinetics import bimodality
 from icl_verify.numerics.kinetics import models as icl_models
 from icl_verify.numerics.kinetics import ode as kinetics
-from icl_verify.numerics.scaling import bimodality
 from icl_verify.numerics.scaling import fits as scaling
 from icl_verify.numerics.scaling.memorization import MemorizationSettings, sweep_job
 from icl_verify.numerics.shared import sweep
@@ -285,7 +285,7 @@ def measure_k_star(
     accuracy shows no transition (then there is no K* to report), with the runs either way.
     """
     configs = preset.threshold_configs(seed)
-    records = sweep.run_sweep(scaling.threshold_job, configs, results, executor=executor, progress=progress)
+    records = sweep.run_sweep(icl_models.threshold_job, configs, results, executor=executor, progress=progress)
     runs = [r["result"] for r in records]
     n, k, acc = (np.array([r[key] for r in runs], float) for key in ("n", "k", "icl_acc"))
     try:

@@ -15,10 +15,18 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import softmax
 
-from icl_verify.numerics import dual, dual_finetune
-from icl_verify.numerics.dual_metrics import sim_aou
-from icl_verify.numerics.raw.probe import best_gd_rate
-from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, seed_value
+from icl_verify.numerics.dual import attention, finetune
+from icl_verify.numerics.dual.metrics import sim_aou
+from icl_verify.numerics.shared.checks import (
+    finite_array,
+    finite_result,
+    finite_scalar,
+    positive_int,
+    same_size,
+    seed_value,
+)
+from icl_verify.numerics.shared.fuzz import Fuzz, linear_data
+from icl_verify.numerics.shared.gd_rate import best_gd_rate
 
 
 def _unit_rows(rng: np.random.Generator, rows: int, d: int) -> np.ndarray:
@@ -91,7 +99,7 @@ def full_batch_gd(X: object, Y: object, W0: object, lr: float, steps: int) -> np
 def gd_attention(d: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     """(W_V, W_K) of relaxed linear attention on tokens [x, y] ∈ R^{d+1} that does one GD step in context: keys
     read x, values write η* y into the label slot, so W_V x'_i (W_K x'_i)ᵀ q = η* y_i x_iᵀ x_q e_y (von Oswald et al.
-    2023, Prop. 1: one trained LSA layer reaches this; η* = 1/(n + d + 1), ``numerics.raw.probe.best_gd_rate``)."""
+    2023, Prop. 1: one trained LSA layer reaches this; η* = 1/(n + d + 1), ``numerics.shared.gd_rate.best_gd_rate``)."""
     d, n = positive_int("d", d), positive_int("n", n)
     W_V, W_K = np.zeros((d + 1, d + 1)), np.zeros((d + 1, d + 1))
     W_V[d, d], W_K[:d, :d] = best_gd_rate(n, d), np.eye(d)
@@ -109,13 +117,14 @@ def regression_prompt(rng: np.random.Generator, d: int, n: int, n_text: int) -> 
 
 def model_sim_aou(W_V: np.ndarray, W_K: np.ndarray, demos: np.ndarray, text: np.ndarray, q: np.ndarray, lr: float):
     """SimAOU (Dai et al. §4.3) of one model on one prompt, FT = one GD step on keys and values
-    (``numerics.dual_finetune``, targets W_V x'_i at queries W_K x'_i), and the ICL output's label slot."""
+    (``numerics.dual.finetune``, targets W_V x'_i at queries W_K x'_i), and the ICL output's label slot."""
     q = finite_array("q", q, ndim=1)
-    W_zsl = dual.zero_shot_weight(W_V, W_K, text)
-    W_icl = W_zsl + dual.delta_w_icl(W_V, W_K, demos)
+    W_zsl = attention.zero_shot_weight(W_V, W_K, text)
+    same_size("q", q.size, W_zsl.shape[1], "as many entries as W_K has rows")
+    W_icl = W_zsl + attention.delta_w_icl(W_V, W_K, demos)
     with np.errstate(all="ignore"):
         values, keys = demos @ np.asarray(W_V, float).T, demos @ np.asarray(W_K, float).T
-        W_ft = W_zsl + dual_finetune.delta_w_ft(W_V, W_K, text, values, keys, lr, train_keys=True)
+        W_ft = W_zsl + finetune.delta_w_ft(W_V, W_K, text, values, keys, lr, train_keys=True)
         h_zsl, h_icl, h_ft = finite_result(
             [W @ q for W in (W_zsl, W_icl, W_ft)], "W_V, W_K, demos, text and q overflow"
         )
@@ -139,3 +148,43 @@ def untrained_vs_trained(d: int, n: int, n_text: int, samples: int, seed: int, l
             out[name][k], prediction = model_sim_aou(W_V, W_K, demos, text, q, lr)
             out[f"{name}_error"][k] = (prediction - label) ** 2
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ = {
+    "noise_sim_aou": Fuzz(lambda: {"d": 3, "samples": 5, "seed": 0}),
+    "noisy_copies_sim_aou": Fuzz(lambda: {"d": 3, "sigma": 1.0, "samples": 5, "seed": 0}),
+    "causal_softmax_stack": Fuzz(
+        lambda: {
+            "tokens": np.random.default_rng(9).standard_normal((3, 2)),
+            "W": np.random.default_rng(10).standard_normal((2, 2)),
+            "layers": 2,
+            "causal": True,
+        },
+        fixed=("causal",),
+    ),
+    "full_batch_gd": Fuzz(
+        lambda: {
+            "X": linear_data()["X"],
+            "Y": linear_data()["y"][:, None],
+            "W0": np.zeros((1, 2)),
+            "lr": 0.05,
+            "steps": 3,
+        }
+    ),
+    "gd_attention": Fuzz(lambda: {"d": 3, "n": 5}),
+    "model_sim_aou": Fuzz(
+        lambda: (
+            dict(zip(("W_V", "W_K"), np.random.default_rng(13).standard_normal((2, 3, 3))))
+            | {"demos": np.random.default_rng(14).standard_normal((4, 3))}
+            | {"text": np.random.default_rng(15).standard_normal((2, 3))}
+            | {"q": np.random.default_rng(16).standard_normal(3), "lr": 0.1}
+        )
+    ),
+    "untrained_vs_trained": Fuzz(lambda: {"d": 2, "n": 3, "n_text": 2, "samples": 3, "seed": 0, "lr": 0.1}),
+}
+FUZZ_EXEMPT = {
+    "regression_prompt": "draws from the caller's Generator; untrained_vs_trained validates its sizes",
+}

@@ -14,8 +14,8 @@ import pytest
 from icl_verify import Verdict, check
 from icl_verify.core.claims import Claim, Measured
 from icl_verify.families import scaling
+from icl_verify.numerics.kinetics import bimodality
 from icl_verify.numerics.kinetics.models import ReducedConfig
-from icl_verify.numerics.scaling import bimodality
 
 
 @pytest.mark.parametrize("n", [8, 16, 31])

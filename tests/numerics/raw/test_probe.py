@@ -1,4 +1,4 @@
-"""Tests for numerics.raw.probe: the small transformer's backprop, its masking, η* and the probe statistics.
+"""Tests for numerics.raw.probe: the small transformer's backprop, its masking and the probe statistics.
 
 The gradient is checked twice: against central finite differences, and against the complex-step
 derivative Im f(θ + ih e_k)/h of an independent loop-by-loop forward pass written from the formulas
@@ -18,7 +18,6 @@ from icl_verify.numerics.raw.probe import (
     ProbeConfig,
     Trained,
     as_learner,
-    best_gd_rate,
     forward,
     init_params,
     loss_and_grads,
@@ -29,6 +28,7 @@ from icl_verify.numerics.raw.probe import (
     train,
     train_best,
 )
+from icl_verify.numerics.shared.gd_rate import best_gd_rate
 
 TINY = ProbeConfig(d=2, n=3, depth=2, width=3, hidden=4, init_scale=1.0)
 
@@ -117,19 +117,6 @@ def test_queries_do_not_see_each_other_or_change_the_context():
     np.testing.assert_array_equal(pred[:, 0], pred2[:, 0])
     alone = forward(params, X, y, Q[:, :1])[0]
     np.testing.assert_allclose(alone[:, 0], pred[:, 0], rtol=1e-13)
-
-
-def test_best_gd_rate_minimises_the_monte_carlo_error():
-    # the one-step error e(η) = E(x_qᵀ(w − ηXᵀy))² is quadratic in η; its sample minimiser over many
-    # tasks is Σ ⟨w, XᵀXw⟩ / Σ ‖Xᵀy‖² (E over x_q = I), an estimate of η* = 1/(n + d + 1 + σ²)
-    n, d, sigma, tasks = 8, 4, 0.5, 40_000
-    rng = np.random.default_rng(5)
-    W = rng.standard_normal((tasks, d))
-    X = rng.standard_normal((tasks, n, d))
-    y = np.einsum("bnd,bd->bn", X, W) + sigma * rng.standard_normal((tasks, n))
-    Xty = np.einsum("bnd,bn->bd", X, y)
-    eta_hat = np.sum(W * Xty) / np.sum(Xty**2)
-    assert eta_hat == pytest.approx(best_gd_rate(n, d, sigma), rel=0.02)  # MC relative error ≈ 0.3 %
 
 
 def test_ratio_of_means_by_hand():

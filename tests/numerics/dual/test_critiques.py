@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from icl_verify.families import dual_critiques as fam
 from icl_verify.families.dual import ft_cases
 from icl_verify.maths.symbolic import is_zero
-from icl_verify.numerics import dual_critiques, dual_finetune
+from icl_verify.numerics.dual import critiques, finetune
 
 FAST = settings(max_examples=30, deadline=None)
 
@@ -26,7 +26,7 @@ def _loss(W_V, W_K, case):
 def test_linear_loss_gradients_match_central_differences(case):
     """L is linear in each matrix, so central differences are exact up to rounding."""
     W_V, W_K, h = case["W_V"], case["W_K"], 0.5
-    grad_V, grad_K = dual_finetune.linear_loss_gradients(W_V, W_K, case["text"], case["targets"], case["queries"])
+    grad_V, grad_K = finetune.linear_loss_gradients(W_V, W_K, case["text"], case["targets"], case["queries"])
     pairs = ((grad_V, W_V, lambda E: _loss(W_V + E, W_K, case)), (grad_K, W_K, lambda E: _loss(W_V, W_K + E, case)))
     for grad, W, loss in pairs:
         want = np.zeros_like(W)
@@ -42,7 +42,7 @@ def test_value_step_with_orthogonal_keys_and_identity_text_equals_icl():
     rng = np.random.default_rng(0)
     W_K = np.linalg.qr(rng.standard_normal((3, 3)))[0]
     W_V, demos = rng.standard_normal((2, 3)), rng.standard_normal((4, 3))
-    ft = dual_finetune.delta_w_ft(W_V, W_K, np.eye(3), demos @ W_V.T, demos @ W_K.T, 1.0, train_keys=False)
+    ft = finetune.delta_w_ft(W_V, W_K, np.eye(3), demos @ W_V.T, demos @ W_K.T, 1.0, train_keys=False)
     icl = sum(np.outer(W_V @ x, W_K @ x) for x in demos)
     np.testing.assert_allclose(ft, icl, atol=1e-12)
 
@@ -56,7 +56,7 @@ def test_noise_closed_form_at_small_dimensions_by_hand():
 
 
 def test_noise_simulation_at_d_2_matches_4_over_pi_squared():
-    values = dual_critiques.noise_sim_aou(2, 20_000, seed=3)
+    values = critiques.noise_sim_aou(2, 20_000, seed=3)
     se = values.std() / np.sqrt(values.size)
     assert abs(values.mean() - 4 / np.pi**2) < 4 * se
 
@@ -87,7 +87,7 @@ def test_causal_softmax_stack_matches_loops(causal):
     rng = np.random.default_rng(1)
     tokens, W = rng.standard_normal((4, 3)), rng.standard_normal((3, 3))
     np.testing.assert_allclose(
-        dual_critiques.causal_softmax_stack(tokens, W, 2, causal=causal),
+        critiques.causal_softmax_stack(tokens, W, 2, causal=causal),
         _stack_by_loops(tokens, W, 2, causal),
         atol=1e-12,
     )
@@ -98,14 +98,14 @@ def test_one_causal_layer_ignores_the_order_of_the_demonstrations_two_do_not():
     causal token 0 sees only itself, so swapping the demonstrations changes what the query reads."""
     demos, query, W = np.array([[1.0], [0.0]]), np.array([[1.0]]), np.array([[1.0]])
     for layers, invariant in ((1, True), (2, False)):
-        a = dual_critiques.causal_softmax_stack(np.vstack([demos, query]), W, layers, causal=True)
-        b = dual_critiques.causal_softmax_stack(np.vstack([demos[::-1], query]), W, layers, causal=True)
+        a = critiques.causal_softmax_stack(np.vstack([demos, query]), W, layers, causal=True)
+        b = critiques.causal_softmax_stack(np.vstack([demos[::-1], query]), W, layers, causal=True)
         assert np.allclose(a, b, atol=1e-12) is invariant
 
 
 def test_full_batch_gd_one_step_by_hand():
     # W0 = 0, x = (1, 2), y = 3: gradient −y xᵀ = (−3, −6); lr = 0.1 → W = (0.3, 0.6)
-    W = dual_critiques.full_batch_gd(np.array([[1.0, 2.0]]), np.array([[3.0]]), np.zeros((1, 2)), 0.1, 1)
+    W = critiques.full_batch_gd(np.array([[1.0, 2.0]]), np.array([[3.0]]), np.zeros((1, 2)), 0.1, 1)
     np.testing.assert_allclose(W, [[0.3, 0.6]], atol=1e-15)
 
 
@@ -128,7 +128,7 @@ def test_the_symbolic_order_check_can_fail_for_sequential_updates():
     "call, match",
     [
         (
-            lambda: dual_finetune.delta_w_ft(
+            lambda: finetune.delta_w_ft(
                 np.ones((2, 3)),
                 np.ones((2, 2)),
                 np.ones((1, 3)),
@@ -140,7 +140,7 @@ def test_the_symbolic_order_check_can_fail_for_sequential_updates():
             "W_K",
         ),
         (
-            lambda: dual_finetune.finetune_step(
+            lambda: finetune.finetune_step(
                 np.ones((2, 2)),
                 np.ones((2, 2)),
                 np.ones((1, 2)),
@@ -151,17 +151,17 @@ def test_the_symbolic_order_check_can_fail_for_sequential_updates():
             ),
             "lr",
         ),
-        (lambda: dual_critiques.noise_sim_aou(1, 10, 0), "d must be at least 2"),
-        (lambda: dual_critiques.noisy_copies_sim_aou(4, 1e-300, 3, 0), "sigma"),
+        (lambda: critiques.noise_sim_aou(1, 10, 0), "d must be at least 2"),
+        (lambda: critiques.noisy_copies_sim_aou(4, 1e-300, 3, 0), "sigma"),
         (
-            lambda: dual_critiques.causal_softmax_stack(np.ones((2, 2)), np.ones((3, 3)), 1, causal=True),
+            lambda: critiques.causal_softmax_stack(np.ones((2, 2)), np.ones((3, 3)), 1, causal=True),
             "W must be square",
         ),
         (
-            lambda: dual_critiques.full_batch_gd(np.ones((2, 2)), np.ones((3, 1)), np.ones((1, 2)), 0.1, 1),
+            lambda: critiques.full_batch_gd(np.ones((2, 2)), np.ones((3, 1)), np.ones((1, 2)), 0.1, 1),
             "Y must have",
         ),
-        (lambda: dual_critiques.full_batch_gd(np.ones((2, 2)), np.ones((2, 1)), np.ones((1, 2)), 1e200, 3), "lr"),
+        (lambda: critiques.full_batch_gd(np.ones((2, 2)), np.ones((2, 1)), np.ones((1, 2)), 1e200, 3), "lr"),
     ],
 )
 def test_bad_input_names_the_argument(call, match):
@@ -174,10 +174,10 @@ def test_gd_attention_predicts_one_gd_step_in_the_label_slot():
     (the text's 'labels' are its last Gaussian coordinate), η* = 1/(n + d + 1)."""
     rng = np.random.default_rng(4)
     d, n = 3, 5
-    demos, text, q, _ = dual_critiques.regression_prompt(rng, d, n, 2)
+    demos, text, q, _ = critiques.regression_prompt(rng, d, n, 2)
     assert q[d] == 0.0 and demos.shape == (n, d + 1) and text.shape == (2, d + 1)
-    W_V, W_K = dual_critiques.gd_attention(d, n)
-    _, prediction = dual_critiques.model_sim_aou(W_V, W_K, demos, text, q, 0.1)
+    W_V, W_K = critiques.gd_attention(d, n)
+    _, prediction = critiques.model_sim_aou(W_V, W_K, demos, text, q, 0.1)
     by_hand = sum(tok[d] * (tok[:d] @ q[:d]) for tok in (*demos, *text)) / (n + d + 1)
     assert prediction == pytest.approx(by_hand, rel=1e-12)
 
@@ -186,7 +186,7 @@ def test_trained_model_learns_in_context_and_scores_plus_or_minus_one():
     """The GD construction's ICL error: E(x_qᵀ(w − ηXᵀy))² = d − η n d at η* (best_gd_rate's docstring) plus the
     text tokens' term η² n_text d (independent y_t, x_t ~ N(0, 1)): 4 − 32/13 + 12/169 = 1.6095 at d = 4, n = 8,
     n_text = 3. Its updates both lie along the label slot, so its SimAOU is ±1 on every prompt; not so untrained."""
-    runs = dual_critiques.untrained_vs_trained(4, 8, 3, 1000, 2, 0.1)
+    runs = critiques.untrained_vs_trained(4, 8, 3, 1000, 2, 0.1)
     errors = runs["trained_error"]
     assert abs(errors.mean() - (4 - 32 / 13 + 12 / 169)) < 4 * errors.std() / np.sqrt(errors.size)
     assert runs["untrained_error"].mean() > 4  # worse than predicting 0
@@ -196,6 +196,6 @@ def test_trained_model_learns_in_context_and_scores_plus_or_minus_one():
 
 def test_untrained_vs_trained_bad_input():
     with pytest.raises(ValueError, match="samples must be a positive integer"):
-        dual_critiques.untrained_vs_trained(4, 8, 3, 0, 0, 0.1)
+        critiques.untrained_vs_trained(4, 8, 3, 0, 0, 0.1)
     with pytest.raises(ValueError, match="lr must be positive"):
-        dual_critiques.untrained_vs_trained(4, 8, 3, 10, 0, -0.1)
+        critiques.untrained_vs_trained(4, 8, 3, 10, 0, -0.1)

@@ -1,4 +1,5 @@
-"""Student-t intervals (numerics.shared.stats) against hand computations and closed-form t quantiles.
+"""Student-t intervals (numerics.shared.stats) against hand computations and closed-form t quantiles, and the
+first crossing of a threshold by linear interpolation.
 
 Closed forms used for the quantile t_{ν, p}: ν = 1 (Cauchy) t = tan(π(p − ½)); ν = 2
 t = (2p − 1)/√(2p(1 − p)). Table value: t_{4, 0.995} = 4.604.
@@ -11,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from icl_verify.numerics.shared.stats import Interval, fit_line, student_interval, t_interval
+from icl_verify.numerics.shared.stats import Interval, first_crossing, fit_line, student_interval, t_interval
 
 
 def _t1(p: float) -> float:
@@ -104,3 +105,8 @@ def test_student_interval_is_symmetric_and_unpacks_as_a_tuple():
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_first_crossing_interpolates_linearly():
+    assert first_crossing(np.array([0, 10, 20]), np.array([0.5, 0.7, 0.9]), 0.8) == pytest.approx(15)
+    assert first_crossing(np.array([0, 10]), np.array([0.5, 0.7]), 0.95) is None

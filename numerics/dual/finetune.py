@@ -1,6 +1,6 @@
 """Fine-tuning the keys and values of relaxed linear attention (the FT side of Dai et al. 2023, §3.3).
 
-Rows convention as in ``numerics.dual``: ``text`` is the query text X (one token per row), ``W_V`` and
+Rows convention as in ``numerics.dual.attention``: ``text`` is the query text X (one token per row), ``W_V`` and
 ``W_K`` act on a token x as W x. The zero-shot attention weight is W_ZSL = W_V S W_Kᵀ with S = XᵀX
 (rows), so F_ZSL(q) = W_ZSL q (eq. 9). Fine-tuning on the demonstrations minimises the linear loss
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, same_size
+from icl_verify.numerics.shared.fuzz import Fuzz
 
 
 def _inputs(W_V: object, W_K: object, text: object, targets: object, queries: object) -> tuple[np.ndarray, ...]:
@@ -66,3 +67,22 @@ def delta_w_ft(
     with np.errstate(all="ignore"):
         S = X.T @ X
         return _checked(new_V @ S @ new_K.T - W_V @ S @ W_K.T, "W_V, W_K, text, targets, queries and lr")
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+
+def _example_finetuning() -> dict[str, np.ndarray]:
+    r = np.random.default_rng(11)
+    return {"W_V": r.standard_normal((3, 2)), "W_K": r.standard_normal((2, 2)), "text": r.standard_normal((2, 2))} | {
+        "targets": r.standard_normal((4, 3)),
+        "queries": r.standard_normal((4, 2)),
+    }
+
+
+FUZZ = {
+    "linear_loss_gradients": Fuzz(_example_finetuning),
+    "finetune_step": Fuzz(lambda: _example_finetuning() | {"lr": 0.1, "train_keys": True}, fixed=("train_keys",)),
+    "delta_w_ft": Fuzz(lambda: _example_finetuning() | {"lr": 0.1, "train_keys": True}, fixed=("train_keys",)),
+}

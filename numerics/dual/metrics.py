@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from icl_verify.numerics.shared.checks import finite_array
+from icl_verify.numerics.shared.fuzz import Fuzz
 
 
 def _vectors(names: tuple[str, ...], values: tuple[object, ...], ndim: int | tuple[int, ...] = 1) -> list[np.ndarray]:
@@ -99,3 +100,23 @@ def kendall_tau_a(x: object, y: object) -> float:
     with np.errstate(over="ignore", invalid="ignore"):
         signs = np.sign(np.subtract.outer(x, x)[upper]) * np.sign(np.subtract.outer(y, y)[upper])
     return float(np.sum(signs) / upper[0].size)
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ = {
+    "rec2ftp": Fuzz(
+        lambda: {
+            "zsl_correct": np.array([0.0, 0, 1, 1]),
+            "ft_correct": np.array([1.0, 1, 1, 0]),
+            "icl_correct": np.ones(4),
+        }
+    ),
+    "sim_aou": Fuzz(lambda: dict(zip(("h_zsl", "h_icl", "h_ft"), np.random.default_rng(6).standard_normal((3, 4))))),
+    "sim_am": Fuzz(lambda: dict(zip(("m_icl", "m_ft"), np.random.default_rng(7).uniform(0.1, 1.0, (2, 4))))),
+    "sim_am_delta": Fuzz(
+        lambda: dict(zip(("m_zsl", "m_icl", "m_ft"), np.random.default_rng(8).uniform(0.1, 1, (3, 4))))
+    ),
+    "kendall_tau_a": Fuzz(lambda: {"x": np.array([1.0, 2, 3, 4]), "y": np.array([2.0, 1, 4, 3])}),
+}

@@ -11,6 +11,7 @@ import numpy as np
 from scipy.special import softmax
 
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, same_size
+from icl_verify.numerics.shared.fuzz import Fuzz
 
 
 def _projections(W_V: object, W_K: object, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -140,3 +141,39 @@ def momentum_ema(values: object, eta: float) -> np.ndarray:
         for t in range(1, values.shape[0]):
             m[t] = eta * (m[t - 1] + values[t - 1])
     return _finite_output(m, "eta and values")
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+
+def _example_attention() -> dict[str, np.ndarray]:
+    r = np.random.default_rng(2)
+    return {"values": r.standard_normal((4, 3)), "keys": r.standard_normal((4, 2)), "q": r.standard_normal(2)}
+
+
+def _example_weights() -> dict[str, np.ndarray]:
+    r = np.random.default_rng(3)
+    return {"W_V": r.standard_normal((3, 2)), "W_K": r.standard_normal((3, 2))}
+
+
+def _example_tokens() -> dict[str, np.ndarray]:
+    r = np.random.default_rng(4)
+    return {"demos": r.standard_normal((3, 2)), "text": r.standard_normal((2, 2)), "q": r.standard_normal(3)}
+
+
+FUZZ = {
+    "linear_attention": Fuzz(_example_attention),
+    "softmax_attention": Fuzz(_example_attention),
+    "icl_attention": Fuzz(
+        lambda: _example_weights() | _example_tokens() | {"use_softmax": True}, fixed=("use_softmax",)
+    ),
+    "zero_shot_weight": Fuzz(lambda: _example_weights() | {"text": _example_tokens()["text"]}),
+    "delta_w_icl": Fuzz(lambda: _example_weights() | {"demos": _example_tokens()["demos"]}),
+    "demo_mass": Fuzz(lambda: {"W_K": _example_weights()["W_K"]} | _example_tokens()),
+    "dual_form_prediction": Fuzz(
+        lambda: {"W0": np.ones((2, 3)), "errors": np.ones((4, 2)), "train_inputs": np.ones((4, 3)), "x": np.ones(3)}
+    ),
+    "momentum_explicit": Fuzz(lambda: {"values": np.ones((4, 2)), "eta": 0.9}),
+    "momentum_ema": Fuzz(lambda: {"values": np.ones((4, 2)), "eta": 0.9}),
+}

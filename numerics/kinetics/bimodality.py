@@ -26,6 +26,7 @@ import numpy as np
 
 from icl_verify.numerics.kinetics import models as icl_models
 from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int, same_size, seed_value
+from icl_verify.numerics.shared.fuzz import Fuzz
 
 MIN_VALUES = 4
 """The dip of three or fewer points is 0 whatever they are: the test needs at least four."""
@@ -78,3 +79,16 @@ def dip_test(values: Sequence[float], *, resolution: float, seed: int) -> DipTes
     smoothed = x + np.random.default_rng(seed).normal(0.0, resolution, x.size)
     dip, p = diptest.diptest(smoothed)
     return DipTest(float(dip), float(p), int(x.size), resolution, seed)
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples for the bad-input fuzzer (numerics.shared.fuzz)
+
+FUZZ = {
+    "initial_betas": Fuzz(lambda: {"seed": 0, "count": 4, "half_width": 1.0}),
+    "accuracy_resolution": Fuzz(lambda: {"eval_batch": 256}),
+    "dip_test": Fuzz(lambda: {"values": np.array([0.5, 0.55, 0.6, 1.0, 1.0]), "resolution": 0.03, "seed": 0}),
+}
+FUZZ_EXEMPT = {
+    "final_icl_accuracies": "trains reduced models on a validated ReducedConfig (its own arguments' checks are tested)",
+}

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from icl_verify.numerics import dual_metrics as m
+from icl_verify.numerics.dual import metrics as m
 
 
 def test_rec2ftp_counts_icl_hits_among_the_ft_positive_examples():

@@ -1,5 +1,5 @@
 """Reduced model (numerics.kinetics.models): hand-written backward passes against finite differences,
-the forward pass against a direct evaluation of the paper's formula, and the training record."""
+the forward pass against a direct evaluation of the paper's formula, the training record and its sweep job."""
 
 from __future__ import annotations
 
@@ -191,3 +191,12 @@ def test_positive_constants_average_over_plus_one_items_only():
 def test_bad_convention_names_the_option(changes, name):
     with pytest.raises(ValueError, match=name):
         m.ReducedConfig(**changes)
+
+
+def test_threshold_job_runs_the_reduced_model():
+    reduced = {"d": 8, "k": 16, "n": 8, "hidden": 16, "lr": 0.5, "batch": 16, "steps": 63, "record_every": 3}
+    config = {"reduced": reduced, "seed": 5}
+    out = m.threshold_job(config)
+    assert out["n"] == 8 and out["k"] == 16 and out["seed"] == 5
+    assert 0 <= out["icl_acc"] <= 1 and 0 <= out["iwl_acc"] <= 1
+    assert out["t_final"] == pytest.approx(63 * 0.5)

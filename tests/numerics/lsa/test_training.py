@@ -1,4 +1,4 @@
-"""Meta-training LSA: analytic gradients vs finite differences, Adam, clipping, options, bad input."""
+"""Meta-training LSA: analytic gradients vs finite differences, options, bad input."""
 
 from __future__ import annotations
 
@@ -10,11 +10,9 @@ import pytest
 from icl_verify.numerics.lsa.layers import lsa_stack, make_tokens, readout
 from icl_verify.numerics.lsa.training import (
     NAMES,
-    Adam,
     TrainConfig,
     as_params,
     batch_tokens,
-    clip_by_global_norm,
     init_layers,
     learning_rate,
     loss_and_grads,
@@ -71,34 +69,6 @@ def test_batch_tokens_are_make_tokens_of_the_same_draws(dtype):
     np.testing.assert_array_equal(tokens, make_tokens(tasks.X, tasks.Y, tasks.x_q).astype(dtype))
     np.testing.assert_array_equal(y_q, tasks.y_q.astype(dtype))
     assert tokens.dtype == y_q.dtype == np.dtype(dtype)
-
-
-def test_adam_first_step_is_minus_lr_sign():
-    """With bias-corrected moments the first update is −lr·g/(|g| + ε) ≈ −lr·sign(g) (Kingma & Ba 2015)."""
-    g = np.array([[[3.0, -0.02], [0.5, -7.0]]])
-    params = [{"P": np.zeros((1, 2, 2))}]
-    out = Adam(lr=0.1).step(params, [{"P": g}])
-    np.testing.assert_allclose(out[0]["P"], -0.1 * np.sign(g), rtol=1e-6)
-
-
-def test_adam_second_step_matches_hand_computation():
-    opt = Adam(lr=0.5, beta1=0.9, beta2=0.99, eps=1e-12)
-    p = [{"P": np.array([[[1.0]]])}]
-    p = opt.step(p, [{"P": np.array([[[2.0]]])}])
-    p = opt.step(p, [{"P": np.array([[[-1.0]]])}])
-    m = 0.9 * 0.1 * 2.0 + 0.1 * -1.0  # 0.08
-    v = 0.99 * 0.01 * 4.0 + 0.01 * 1.0  # 0.0496
-    expected = 1.0 - 0.5 - 0.5 * (m / (1 - 0.81)) / np.sqrt(v / (1 - 0.9801))
-    assert p[0]["P"][0, 0, 0] == pytest.approx(expected, rel=1e-12)
-
-
-def test_clip_by_global_norm():
-    grads = [{"P": np.full((1, 1, 1), 3.0)}, {"P": np.full((1, 1, 1), 4.0)}]
-    clipped, norm = clip_by_global_norm(grads, 1.0)
-    assert norm == pytest.approx(5.0)
-    assert [c["P"].item() for c in clipped] == pytest.approx([0.6, 0.8])
-    same, _ = clip_by_global_norm(grads, 10.0)
-    assert [c["P"].item() for c in same] == [3.0, 4.0]
 
 
 def test_cosine_schedule_endpoints():
@@ -197,13 +167,9 @@ def test_bad_config_names_the_argument(field, value):
         TrainConfig(**{field: value})
 
 
-def test_bad_seed_and_clip():
+def test_bad_seed():
     with pytest.raises(ValueError, match="seed"):
         train(SMALL, -1)
-    with pytest.raises(ValueError, match="max_norm"):
-        clip_by_global_norm([{"P": np.ones((1, 1, 1))}], 0.0)
-    with pytest.raises(ValueError, match="beta1"):
-        Adam(beta1=1.0)
 
 
 # ---------------------------------------------------------------------------------------------
