@@ -18,7 +18,7 @@ MODULES = sorted(
 
 
 def test_every_layer_is_found():
-    layers = {"engine", "families", "output", "cli", "numerics"}
+    layers = {"core", "maths", "running", "blocks", "families", "output", "cli", "numerics"}
     assert {name.split(".")[1] for name in MODULES} >= layers
 
 
