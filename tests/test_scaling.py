@@ -144,7 +144,7 @@ def test_fit_records_its_settings():
 
 
 # ---------------------------------------------------------------------------------------------
-# Presets, K* prediction, claims and the CLI (icl_verify.families.scaling, icl_verify.cli.scaling)
+# Presets, K* prediction, claims and the CLI (icl_verify.experiments.scaling, icl_verify.families.scaling, icl_verify.cli.scaling)
 
 import json  # noqa: E402
 from dataclasses import replace  # noqa: E402
@@ -153,11 +153,12 @@ from click.testing import CliRunner  # noqa: E402
 
 from icl_verify import Verdict, check  # noqa: E402
 from icl_verify.cli.main import main  # noqa: E402
+from icl_verify.experiments import scaling as sweeps  # noqa: E402
 from icl_verify.families import scaling as theory_scaling  # noqa: E402
 from icl_verify.numerics.kinetics import ode as kinetics  # noqa: E402
 from icl_verify.numerics.scaling.memorization import MemorizationSettings  # noqa: E402
 
-TINY = theory_scaling.Preset(
+TINY = sweeps.Preset(
     "quick",
     MemorizationSettings(d=8, hidden=16, lr=0.5, batch=16, max_steps=20_000, min_log_gap=5),
     (16, 32, 64),
@@ -185,16 +186,16 @@ def fake_runs(nu: float, nu_t: float | None = None, runs: int = 3, scatter: floa
 
 
 def test_preset_configs_record_distinct_seeds_largest_k_first():
-    configs = theory_scaling.PRESETS["quick"].configs(seed=0)
+    configs = sweeps.PRESETS["quick"].configs(seed=0)
     seeds = [s for c in configs for s in c["seeds"]]
     assert len(seeds) == len(set(seeds)) == 6 * 4
     assert [c["ks"][0] for c in configs] == sorted((c["ks"][0] for c in configs), reverse=True)
     assert all(len(c["seeds"]) == 2 and c["settings"]["hidden"] == 128 for c in configs)
-    assert theory_scaling.PRESETS["quick"].configs(seed=1) != configs
+    assert sweeps.PRESETS["quick"].configs(seed=1) != configs
 
 
 def test_paper_preset_has_the_authors_settings():
-    p = theory_scaling.PRESETS["paper"]
+    p = sweeps.PRESETS["paper"]
     assert (p.settings.d, p.settings.hidden, p.settings.lr, p.settings.batch) == (63, 512, 0.01, 128)
     assert len(p.ks) == 10 and p.ks[0] == 498 and p.ks[-1] == 99_998
     assert all(k % 2 == 0 for k in p.ks)
@@ -202,8 +203,8 @@ def test_paper_preset_has_the_authors_settings():
 
 def test_k_star_prediction_solves_i_k_equals_n_tau_star():
     runs = fake_runs(0.7)
-    fit, _ = theory_scaling.fit_exponent(runs)
-    pred = theory_scaling.predict_k_star(fit, runs, replace(TINY, beta0=1.0))
+    fit, _ = sweeps.fit_exponent(runs)
+    pred = sweeps.predict_k_star(fit, runs, replace(TINY, beta0=1.0))
     tau = np.sqrt(np.pi / 2) * np.exp(-1.0)  # τ* at w₀ = 0 (Nguyen & Reddy 2025, §3.4)
     assert pred["tau_star"] == pytest.approx(tau)
     expected = (np.array(TINY.ns) * tau / 3.0) ** (1 / 0.7)
@@ -214,9 +215,9 @@ def test_k_star_prediction_solves_i_k_equals_n_tau_star():
 
 
 def test_paired_difference_of_the_two_memorization_times():
-    same = theory_scaling.paired_exponent_difference(fake_runs(0.7, scatter=0.1))
+    same = sweeps.paired_exponent_difference(fake_runs(0.7, scatter=0.1))
     assert same["difference"] == pytest.approx(0, abs=1e-12) and same["low"] == pytest.approx(0, abs=1e-12)
-    shifted = theory_scaling.paired_exponent_difference(fake_runs(0.7, nu_t=0.9, scatter=0.1))
+    shifted = sweeps.paired_exponent_difference(fake_runs(0.7, nu_t=0.9, scatter=0.1))
     assert shifted["difference"] == pytest.approx(0.2, abs=1e-12)
 
 
@@ -234,12 +235,12 @@ def test_exponent_claim_is_undecided_when_the_interval_straddles_the_band(monkey
 
 def test_unconverged_runs_are_left_out_and_counted():
     runs = fake_runs(0.7) + [{"k": 4096, "i_inf": 1.0, "t_iwl": None, "converged": False}]
-    k, _, dropped = theory_scaling.usable(runs, "i_inf")
+    k, _, dropped = sweeps.usable(runs, "i_inf")
     assert dropped == 1 and 4096 not in k
 
 
 def test_cli_scaling_json_runs_resumes_and_draws(monkeypatch, tmp_path):
-    monkeypatch.setitem(theory_scaling.PRESETS, "quick", TINY)
+    monkeypatch.setitem(sweeps.PRESETS, "quick", TINY)
     out = tmp_path / "r.jsonl"
     args = ["scaling", "--preset", "quick", "--out", str(out), "--workers", "2"]
     first = CliRunner().invoke(main, args + ["--json", "--figures", str(tmp_path / "fig")])
@@ -305,7 +306,7 @@ def test_report_claims_give_verdicts_from_a_report():
         "k_star_measurement": {"slope": 1.9, "low": 1.8, "high": 2.0, "n": [16, 32], "k_star": [50, 140]},
         "k_star_slope_minus_inverse_nu": {"difference": 0.47, "low": 0.35, "high": 0.6},
     }  # fmt: skip
-    nu_claim, slope_claim = theory_scaling.report_claims(report)
+    nu_claim, slope_claim = sweeps.report_claims(report)
     assert check(nu_claim).verdict is Verdict.VERIFIED
     assert check(slope_claim).verdict is Verdict.REFUTED
 
