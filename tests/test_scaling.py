@@ -154,7 +154,7 @@ from click.testing import CliRunner  # noqa: E402
 from icl_verify import Verdict, check  # noqa: E402
 from icl_verify.cli.main import main  # noqa: E402
 from icl_verify.experiments import scaling as sweeps  # noqa: E402
-from icl_verify.families import scaling as theory_scaling  # noqa: E402
+from icl_verify.families.scaling import memorization, threshold  # noqa: E402
 from icl_verify.numerics.kinetics import ode as kinetics  # noqa: E402
 from icl_verify.numerics.scaling.memorization import MemorizationSettings  # noqa: E402
 
@@ -223,14 +223,14 @@ def test_paired_difference_of_the_two_memorization_times():
 
 @pytest.mark.parametrize("nu, verdict", [(0.7, Verdict.VERIFIED), (0.95, Verdict.REFUTED)])
 def test_exponent_claim_verdict_follows_the_interval(monkeypatch, nu, verdict):
-    monkeypatch.setattr(theory_scaling, "_claim_runs", lambda seed: tuple(fake_runs(nu, scatter=0.02)))
-    result = check(theory_scaling.MEMORIZATION_EXPONENT)
+    monkeypatch.setattr(memorization, "claim_runs", lambda seed: tuple(fake_runs(nu, scatter=0.02)))
+    result = check(memorization.MEMORIZATION_EXPONENT)
     assert result.verdict is verdict, [e.detail for e in result.evidence]
 
 
 def test_exponent_claim_is_undecided_when_the_interval_straddles_the_band(monkeypatch):
-    monkeypatch.setattr(theory_scaling, "_claim_runs", lambda seed: tuple(fake_runs(0.8, runs=2, scatter=0.3)))
-    assert check(theory_scaling.MEMORIZATION_EXPONENT).verdict is Verdict.UNPROVEN
+    monkeypatch.setattr(memorization, "claim_runs", lambda seed: tuple(fake_runs(0.8, runs=2, scatter=0.3)))
+    assert check(memorization.MEMORIZATION_EXPONENT).verdict is Verdict.UNPROVEN
 
 
 def test_unconverged_runs_are_left_out_and_counted():
@@ -323,14 +323,14 @@ def test_quick_preset_measures_nu_within_plus_minus_0_15(tmp_path):
 
 @pytest.mark.slow
 def test_builtin_scaling_claims_reach_a_verdict_backed_by_an_interval():
-    for claim in (theory_scaling.MEMORIZATION_EXPONENT, theory_scaling.MEMORIZATION_TIME_DEFINITIONS):
+    for claim in (memorization.MEMORIZATION_EXPONENT, memorization.MEMORIZATION_TIME_DEFINITIONS):
         result = check(claim)
         assert result.as_expected, result.verdict  # the expected verdict: never UNPROVEN, never a failed control
         assert "95 % bootstrap" in result.evidence[0].detail
 
 
 # ---------------------------------------------------------------------------------------------
-# K* from the ODE driven by measured constants (theory_scaling.critical_context, k-star-slope-is-inverse-nu-claim)
+# K* from the ODE driven by measured constants (threshold.critical_context, k-star-slope-is-inverse-nu-claim)
 
 
 def _memorising_run(k: int, scale: float, c2: float, seed: int = 0) -> dict:
@@ -358,24 +358,24 @@ def test_critical_context_is_the_integral_over_the_blowup_clock(c2):
     I_K(∞)/N > τ*(c₂): N_c = I_K(∞)/τ*(c₂) (c₂ = 0: √(π/2), claim kinetics-icl-iff-integral-exceeds)."""
     run = _memorising_run(256, 40.0, c2)
     expected = run["i_inf"] / (np.sqrt(np.pi / 2) if c2 == 0 else _blowup_clock(c2))
-    got = theory_scaling.critical_context(run)
-    assert abs(np.log(got / expected)) <= theory_scaling.CRITICAL_RESOLUTION + 1e-3
+    got = threshold.critical_context(run)
+    assert abs(np.log(got / expected)) <= threshold.CRITICAL_RESOLUTION + 1e-3
 
 
 def test_critical_context_outside_the_searched_span_is_an_error():
     run = _memorising_run(256, 40.0, 0.0)
     run["i_inf"] *= 10  # the span is then 2.5–12.5 × the true N_c: nothing blows up on it
     with pytest.raises(ValueError, match="no single blow-up threshold"):
-        theory_scaling.critical_context(run)
+        threshold.critical_context(run)
 
 
 def _slope_estimate(monkeypatch, runs: list[dict]):
-    monkeypatch.setattr(theory_scaling, "_claim_runs", lambda seed: tuple(runs))
-    theory_scaling._critical_contexts.cache_clear()
+    monkeypatch.setattr(threshold, "claim_runs", lambda seed: tuple(runs))
+    threshold._critical_contexts.cache_clear()
     try:
-        return theory_scaling._measure_slope_from_ode(0)
+        return threshold._measure_slope_from_ode(0)
     finally:
-        theory_scaling._critical_contexts.cache_clear()
+        threshold._critical_contexts.cache_clear()
 
 
 def test_k_star_slope_is_inverse_nu_when_c2_acts_alike_at_every_k(monkeypatch):
