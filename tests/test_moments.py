@@ -10,7 +10,8 @@ import pytest
 import sympy as sp
 from sympy.matrices.expressions import Identity, MatrixSymbol, Trace
 
-from icl_verify.families import optimal_lsa as o
+from icl_verify.experiments import lsa
+from icl_verify.families.optimal_lsa import moments as optimal_moments
 from icl_verify.maths.moments import Law, commutative_value, expectation, normal_form, trace_gradient
 
 N, D = sp.symbols("N d", positive=True, integer=True)
@@ -158,10 +159,12 @@ def test_one_step_loss_matches_entrywise_expectation():
     q = sp.Matrix(1, d, lambda _, a: sp.Symbol(f"q{a}"))
     w = sp.Matrix(1, d, lambda _, a: sp.Symbol(f"w{a}"))
     y = x * w.T
-    pred = o.ETA / n * sum(y[i] * (x[i, :] * q.T)[0] for i in range(n))
+    pred = lsa.ETA / n * sum(y[i] * (x[i, :] * q.T)[0] for i in range(n))
     moments = {**{s: iid_moment for s in [*x, *q]}, **{s: gaussian_moment(1) for s in w}}
     brute = entry_expectation((pred - (q * w.T)[0]) ** 2 / 2, moments)
-    general = o.one_step_loss(o.symmetric_moments(S2, KAPPA)).subs({o.N: n, o.D: d, o.S2: S2, o.KAPPA: KAPPA})
+    general = lsa.one_step_loss(lsa.symmetric_moments(S2, KAPPA)).subs(
+        {lsa.N: n, lsa.D: d, lsa.S2: S2, lsa.KAPPA: KAPPA}
+    )
     assert sp.expand(general - brute) == 0
 
 
@@ -215,9 +218,9 @@ def test_commutative_value():
 
 def test_gamma_gradient_vanishes_only_at_gamma_inverse():
     """G(Γ⁻¹) = 0 for every d, N, Λ; at Λ⁻¹ it is λ(λ + tr Λ)/N ≠ 0 (the 1/N corrections)."""
-    assert o.gradient_at(o.GAMMA_MATRIX.I) == 0
+    assert optimal_moments.gradient_at(optimal_moments.GAMMA_MATRIX.I) == 0
     lam, tr = sp.Symbol("lambda", positive=True), sp.Symbol("tr_0", real=True)
-    assert sp.simplify(o.gradient_at(o.LAMBDA.I) - lam * (lam + tr) / o.N) == 0
+    assert sp.simplify(optimal_moments.gradient_at(optimal_moments.LAMBDA.I) - lam * (lam + tr) / lsa.N) == 0
 
 
 def test_bad_input_is_rejected():

@@ -6,50 +6,53 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from icl_verify.experiments import lsa
 from icl_verify.families import optimal_lsa as o
+from icl_verify.families.optimal_lsa import moments, monte_carlo
+from icl_verify.numerics.lsa.alignment import gd_model
 
 A_SYM = sp.Symbol("a", positive=True)
 
 
 def test_density_moments_match_textbook_values():
     s = sp.Symbol("s", positive=True)
-    assert sp.simplify(o.density_moment("uniform", 2, A_SYM) - A_SYM**2 / 3) == 0
-    assert sp.simplify(o.density_moment("uniform", 4, A_SYM) - A_SYM**4 / 5) == 0
-    assert sp.simplify(o.density_moment("gaussian", 4, s) - 3 * s**4) == 0
-    assert o.density_moment("gaussian", 3, s) == 0
-    assert o.kurtosis("uniform") == sp.Rational(9, 5) and o.kurtosis("gaussian") == 3
+    assert sp.simplify(lsa.density_moment("uniform", 2, A_SYM) - A_SYM**2 / 3) == 0
+    assert sp.simplify(lsa.density_moment("uniform", 4, A_SYM) - A_SYM**4 / 5) == 0
+    assert sp.simplify(lsa.density_moment("gaussian", 4, s) - 3 * s**4) == 0
+    assert lsa.density_moment("gaussian", 3, s) == 0
+    assert lsa.kurtosis("uniform") == sp.Rational(9, 5) and lsa.kurtosis("gaussian") == 3
     with pytest.raises(ValueError, match="kind"):
-        o.density_moment("laplace", 2, s)
+        lsa.density_moment("laplace", 2, s)
 
 
 def test_paper_setting_values_from_the_stated_formula():
     """d = N = 10: U(−½, ½) has s² = 1/12, κ = 9/5 ⇒ η* = 10/((1/12)(19.8)) = 200/33, ½MSE* = (5/12)(9.8/19.8)."""
-    assert o.paper_values(sp.Rational(1, 2)) == (sp.Rational(200, 33), sp.Rational(245, 1188))
+    assert lsa.paper_values(sp.Rational(1, 2)) == (sp.Rational(200, 33), sp.Rational(245, 1188))
     # U(−1, 1): s² = 1/3 is four times larger: η* / 4 and 4 × the loss
-    assert o.paper_values(sp.Integer(1)) == (sp.Rational(50, 33), sp.Rational(245, 297))
+    assert lsa.paper_values(sp.Integer(1)) == (sp.Rational(50, 33), sp.Rational(245, 297))
 
 
 def test_preconditioner_in_one_dimension_by_hand():
     """d = 1: Γ = (1 + 1/N)λ + λ/N = λ(N + 2)/N, so A* = N / (λ (N + 2))."""
     lam = sp.Symbol("lambda_1", positive=True)
-    assert sp.simplify(o.preconditioner_optimum(1)[0, 0] - o.N / (lam * (o.N + 2))) == 0
+    assert sp.simplify(moments.preconditioner_optimum(1)[0, 0] - lsa.N / (lam * (lsa.N + 2))) == 0
 
 
 def test_preconditioner_solved_at_d_2_is_gamma_inverse():
     """The gradient specialised to Λ = diag(λ₁, λ₂) and solved entrywise gives Γ⁻¹ with Γ_kk = (1 + 1/N)λ_k + (λ₁ + λ₂)/N."""
     lam = sp.symbols("lambda_1:3", positive=True)
-    expected = sp.diag(*[1 / ((1 + 1 / o.N) * v + sum(lam) / o.N) for v in lam])
-    assert (o.preconditioner_optimum(2) - expected).applyfunc(sp.simplify) == sp.zeros(2, 2)
+    expected = sp.diag(*[1 / ((1 + 1 / lsa.N) * v + sum(lam) / lsa.N) for v in lam])
+    assert (moments.preconditioner_optimum(2) - expected).applyfunc(sp.simplify) == sp.zeros(2, 2)
 
 
 def test_gamma_inverse_numeric():
-    g = o.gamma_inverse([1.0, 2.0], 4)
+    g = monte_carlo.gamma_inverse([1.0, 2.0], 4)
     np.testing.assert_allclose(g, np.diag([1 / (1.25 * 1 + 0.75), 1 / (1.25 * 2 + 0.75)]))
 
 
 def test_symmetric_moments_reject_higher_orders():
     with pytest.raises(ValueError, match="order 6"):
-        o.symmetric_moments(sp.Integer(1), sp.Integer(3))(6)
+        lsa.symmetric_moments(sp.Integer(1), sp.Integer(3))(6)
 
 
 def test_closed_form_claims_are_proved_symbolically(builtin_results):
@@ -77,16 +80,16 @@ def test_training_claims_measure_what_they_state(builtin_results):
 
 def test_paired_loss_is_exact_for_the_reference_itself():
     """The control-variate estimate returns the reference's known loss, with zero width, for the reference model."""
-    tasks = o.CODE.sample(np.random.default_rng(0), 200, n_queries=2)
-    model = o.gd_model(1.5)
-    assert o.paired_loss(model, model, tasks, 0.3) == (0.3, 0.3, 0.3)
+    tasks = monte_carlo.CODE.sample(np.random.default_rng(0), 200, n_queries=2)
+    model = gd_model(1.5)
+    assert lsa.paired_loss(model, model, tasks, 0.3) == (0.3, 0.3, 0.3)
 
 
 def test_value_evaluates_closed_forms_at_settings():
-    assert o._value(o.stated_eta(), o.CODE) == pytest.approx(200 / 33)
-    assert o._value(o.MAHANKALI_STATED, o.NOISY) == pytest.approx(8 / (8 + 5 + 1 + 0.5625))
+    assert monte_carlo.value_at(moments.stated_eta(), monte_carlo.CODE) == pytest.approx(200 / 33)
+    assert monte_carlo.value_at(moments.MAHANKALI_STATED, monte_carlo.NOISY) == pytest.approx(8 / (8 + 5 + 1 + 0.5625))
 
 
 def test_one_step_derivation_is_proved_step_by_step():
-    result = o.ONE_STEP_DERIVATION.check()
+    result = moments.ONE_STEP_DERIVATION.check()
     assert [m.status for m in result.marks] == ["proved", "proved"]

@@ -1,5 +1,5 @@
-"""The scaling family (icl_verify.families.scaling) and its command (icl_verify.cli.scaling): presets, the K*
-prediction, the claims and the CLI."""
+"""The scaling family (icl_verify.families.scaling), its experiment drivers (icl_verify.experiments.scaling) and
+its command (icl_verify.cli.scaling): presets, the K* prediction, the claims and the CLI."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from click.testing import CliRunner
 
 from icl_verify import Verdict, check
 from icl_verify.cli.main import main
-from icl_verify.families import scaling as theory_scaling
+from icl_verify.experiments import scaling as sweeps
+from icl_verify.families.scaling import memorization, threshold
 from icl_verify.numerics.kinetics import ode as kinetics
 from icl_verify.numerics.scaling.memorization import MemorizationSettings
 
-TINY = theory_scaling.Preset(
+TINY = sweeps.Preset(
     "quick",
     MemorizationSettings(d=8, hidden=16, lr=0.5, batch=16, max_steps=20_000, min_log_gap=5),
     (16, 32, 64),
@@ -44,16 +45,16 @@ def fake_runs(nu: float, nu_t: float | None = None, runs: int = 3, scatter: floa
 
 
 def test_preset_configs_record_distinct_seeds_largest_k_first():
-    configs = theory_scaling.PRESETS["quick"].configs(seed=0)
+    configs = sweeps.PRESETS["quick"].configs(seed=0)
     seeds = [s for c in configs for s in c["seeds"]]
     assert len(seeds) == len(set(seeds)) == 6 * 4
     assert [c["ks"][0] for c in configs] == sorted((c["ks"][0] for c in configs), reverse=True)
     assert all(len(c["seeds"]) == 2 and c["settings"]["hidden"] == 128 for c in configs)
-    assert theory_scaling.PRESETS["quick"].configs(seed=1) != configs
+    assert sweeps.PRESETS["quick"].configs(seed=1) != configs
 
 
 def test_paper_preset_has_the_authors_settings():
-    p = theory_scaling.PRESETS["paper"]
+    p = sweeps.PRESETS["paper"]
     assert (p.settings.d, p.settings.hidden, p.settings.lr, p.settings.batch) == (63, 512, 0.01, 128)
     assert len(p.ks) == 10 and p.ks[0] == 498 and p.ks[-1] == 99_998
     assert all(k % 2 == 0 for k in p.ks)
@@ -61,8 +62,8 @@ def test_paper_preset_has_the_authors_settings():
 
 def test_k_star_prediction_solves_i_k_equals_n_tau_star():
     runs = fake_runs(0.7)
-    fit, _ = theory_scaling.fit_exponent(runs)
-    pred = theory_scaling.predict_k_star(fit, runs, replace(TINY, beta0=1.0))
+    fit, _ = sweeps.fit_exponent(runs)
+    pred = sweeps.predict_k_star(fit, runs, replace(TINY, beta0=1.0))
     tau = np.sqrt(np.pi / 2) * np.exp(-1.0)  # τ* at w₀ = 0 (Nguyen & Reddy 2025, §3.4)
     assert pred["tau_star"] == pytest.approx(tau)
     expected = (np.array(TINY.ns) * tau / 3.0) ** (1 / 0.7)
@@ -73,32 +74,32 @@ def test_k_star_prediction_solves_i_k_equals_n_tau_star():
 
 
 def test_paired_difference_of_the_two_memorization_times():
-    same = theory_scaling.paired_exponent_difference(fake_runs(0.7, scatter=0.1))
+    same = sweeps.paired_exponent_difference(fake_runs(0.7, scatter=0.1))
     assert same["difference"] == pytest.approx(0, abs=1e-12) and same["low"] == pytest.approx(0, abs=1e-12)
-    shifted = theory_scaling.paired_exponent_difference(fake_runs(0.7, nu_t=0.9, scatter=0.1))
+    shifted = sweeps.paired_exponent_difference(fake_runs(0.7, nu_t=0.9, scatter=0.1))
     assert shifted["difference"] == pytest.approx(0.2, abs=1e-12)
 
 
 @pytest.mark.parametrize("nu, verdict", [(0.7, Verdict.VERIFIED), (0.95, Verdict.REFUTED)])
 def test_exponent_claim_verdict_follows_the_interval(monkeypatch, nu, verdict):
-    monkeypatch.setattr(theory_scaling, "_claim_runs", lambda seed: tuple(fake_runs(nu, scatter=0.02)))
-    result = check(theory_scaling.MEMORIZATION_EXPONENT)
+    monkeypatch.setattr(memorization, "claim_runs", lambda seed: tuple(fake_runs(nu, scatter=0.02)))
+    result = check(memorization.MEMORIZATION_EXPONENT)
     assert result.verdict is verdict, [e.detail for e in result.evidence]
 
 
 def test_exponent_claim_is_undecided_when_the_interval_straddles_the_band(monkeypatch):
-    monkeypatch.setattr(theory_scaling, "_claim_runs", lambda seed: tuple(fake_runs(0.8, runs=2, scatter=0.3)))
-    assert check(theory_scaling.MEMORIZATION_EXPONENT).verdict is Verdict.UNPROVEN
+    monkeypatch.setattr(memorization, "claim_runs", lambda seed: tuple(fake_runs(0.8, runs=2, scatter=0.3)))
+    assert check(memorization.MEMORIZATION_EXPONENT).verdict is Verdict.UNPROVEN
 
 
 def test_unconverged_runs_are_left_out_and_counted():
     runs = fake_runs(0.7) + [{"k": 4096, "i_inf": 1.0, "t_iwl": None, "converged": False}]
-    k, _, dropped = theory_scaling.usable(runs, "i_inf")
+    k, _, dropped = sweeps.usable(runs, "i_inf")
     assert dropped == 1 and 4096 not in k
 
 
 def test_cli_scaling_json_runs_resumes_and_draws(monkeypatch, tmp_path):
-    monkeypatch.setitem(theory_scaling.PRESETS, "quick", TINY)
+    monkeypatch.setitem(sweeps.PRESETS, "quick", TINY)
     out = tmp_path / "r.jsonl"
     args = ["scaling", "--preset", "quick", "--out", str(out), "--workers", "2"]
     first = CliRunner().invoke(main, args + ["--json", "--figures", str(tmp_path / "fig")])
@@ -129,7 +130,7 @@ def test_report_claims_give_verdicts_from_a_report():
         "k_star_measurement": {"slope": 1.9, "low": 1.8, "high": 2.0, "n": [16, 32], "k_star": [50, 140]},
         "k_star_slope_minus_inverse_nu": {"difference": 0.47, "low": 0.35, "high": 0.6},
     }  # fmt: skip
-    nu_claim, slope_claim = theory_scaling.report_claims(report)
+    nu_claim, slope_claim = sweeps.report_claims(report)
     assert check(nu_claim).verdict is Verdict.VERIFIED
     assert check(slope_claim).verdict is Verdict.REFUTED
 
@@ -146,14 +147,14 @@ def test_quick_preset_measures_nu_within_plus_minus_0_15(tmp_path):
 
 @pytest.mark.slow
 def test_builtin_scaling_claims_reach_a_verdict_backed_by_an_interval():
-    for claim in (theory_scaling.MEMORIZATION_EXPONENT, theory_scaling.MEMORIZATION_TIME_DEFINITIONS):
+    for claim in (memorization.MEMORIZATION_EXPONENT, memorization.MEMORIZATION_TIME_DEFINITIONS):
         result = check(claim)
         assert result.as_expected, result.verdict  # the expected verdict: never UNPROVEN, never a failed control
         assert "95 % bootstrap" in result.evidence[0].detail
 
 
 # ---------------------------------------------------------------------------------------------
-# K* from the ODE driven by measured constants (theory_scaling.critical_context, k-star-slope-is-inverse-nu-claim)
+# K* from the ODE driven by measured constants (threshold.critical_context, k-star-slope-is-inverse-nu-claim)
 
 
 def _memorising_run(k: int, scale: float, c2: float, seed: int = 0) -> dict:
@@ -181,24 +182,24 @@ def test_critical_context_is_the_integral_over_the_blowup_clock(c2):
     I_K(∞)/N > τ*(c₂): N_c = I_K(∞)/τ*(c₂) (c₂ = 0: √(π/2), claim kinetics-icl-iff-integral-exceeds)."""
     run = _memorising_run(256, 40.0, c2)
     expected = run["i_inf"] / (np.sqrt(np.pi / 2) if c2 == 0 else _blowup_clock(c2))
-    got = theory_scaling.critical_context(run)
-    assert abs(np.log(got / expected)) <= theory_scaling.CRITICAL_RESOLUTION + 1e-3
+    got = threshold.critical_context(run)
+    assert abs(np.log(got / expected)) <= threshold.CRITICAL_RESOLUTION + 1e-3
 
 
 def test_critical_context_outside_the_searched_span_is_an_error():
     run = _memorising_run(256, 40.0, 0.0)
     run["i_inf"] *= 10  # the span is then 2.5–12.5 × the true N_c: nothing blows up on it
     with pytest.raises(ValueError, match="no single blow-up threshold"):
-        theory_scaling.critical_context(run)
+        threshold.critical_context(run)
 
 
 def _slope_estimate(monkeypatch, runs: list[dict]):
-    monkeypatch.setattr(theory_scaling, "_claim_runs", lambda seed: tuple(runs))
-    theory_scaling._critical_contexts.cache_clear()
+    monkeypatch.setattr(threshold, "claim_runs", lambda seed: tuple(runs))
+    threshold._critical_contexts.cache_clear()
     try:
-        return theory_scaling._measure_slope_from_ode(0)
+        return threshold._measure_slope_from_ode(0)
     finally:
-        theory_scaling._critical_contexts.cache_clear()
+        threshold._critical_contexts.cache_clear()
 
 
 def test_k_star_slope_is_inverse_nu_when_c2_acts_alike_at_every_k(monkeypatch):

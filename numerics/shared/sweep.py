@@ -51,15 +51,6 @@ from tqdm import tqdm
 
 Config = Mapping[str, Any]
 
-RENAMED: dict[str, str] = {
-    "numerics.memorization:sweep_job": "icl_verify.numerics.scaling.memorization:sweep_job",
-    "numerics.scaling:threshold_job": "icl_verify.numerics.kinetics.models:threshold_job",
-    "icl_verify.numerics.scaling.fits:threshold_job": "icl_verify.numerics.kinetics.models:threshold_job",
-}
-"""Job functions under their earlier names: the names before the package took its one import name
-``icl_verify`` (version 0.2), and ``threshold_job`` before it joined the reduced model in the kinetics group.
-A record written under an old name is read under the new one, so old results files keep resuming."""
-
 GRACE_SECONDS = 2.0
 """After Ctrl-C, how long running jobs may still finish (and be saved) before the workers are stopped."""
 
@@ -131,14 +122,6 @@ def _problem(record: object) -> str | None:
     return None
 
 
-def _current(record: dict[str, Any]) -> dict[str, Any]:
-    """The record under its function's current name (:data:`RENAMED`)."""
-    if record["fn"] not in RENAMED:
-        return record
-    renamed = {**record, "fn": RENAMED[record["fn"]], "hash": config_hash(RENAMED[record["fn"]], record["config"])}
-    return renamed | {"checksum": record_checksum(renamed)}
-
-
 def _torn(tail: str) -> bool:
     """Whether text after the last newline is the beginning of a record (what a killed writer leaves)."""
     return tail.startswith(_RECORD_START) or _RECORD_START.startswith(tail)
@@ -149,8 +132,7 @@ def load_results(path: str | Path) -> dict[str, dict[str, Any]]:
 
     A torn last line — text after the last newline that begins like a record — is reported with a
     :class:`TornRecord` warning and cut off (the only change ever made to the file). Any other bad
-    line raises ``ValueError`` naming the file and line, and the file is not touched. Records of
-    renamed job functions are returned under the current name.
+    line raises ``ValueError`` naming the file and line, and the file is not touched.
     """
     path = Path(path)
     if not path.exists():
@@ -170,7 +152,7 @@ def load_results(path: str | Path) -> dict[str, dict[str, Any]]:
             raise ValueError(
                 f"{path} line {number} {problem}; not a results file of this sweep, or damaged: left as is"
             )
-        record = _current(json.loads(line))
+        record = json.loads(line)
         records[record["hash"]] = record
     if tail:
         if not _torn(tail):

@@ -24,7 +24,7 @@ import numpy as np
 
 from icl_verify.cli import InputError
 from icl_verify.core.claims import check
-from icl_verify.families.scaling import PRESETS, Preset, report_claims, scaling_report, usable
+from icl_verify.experiments.scaling import PRESETS, Preset, report_claims, scaling_report, usable
 from icl_verify.numerics.scaling import fits as scaling
 from icl_verify.numerics.shared import sweep
 

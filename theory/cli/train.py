@@ -20,7 +20,7 @@ import numpy as np
 import sympy as sp
 
 from icl_verify.cli._params import FiniteFloat, count, max_memory_option, within_memory
-from icl_verify.families.optimal_lsa import paired_loss, paper_values
+from icl_verify.experiments.lsa import paired_loss, paper_values
 from icl_verify.numerics.lsa.alignment import (
     gd_model,
     gd_reference,

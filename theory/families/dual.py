@@ -1,7 +1,7 @@
 """Claims: attention as the dual form of gradient descent (Dai et al., ACL Findings 2023, §3).
 
 Symbolic side in the paper's convention (tokens are columns): X' ∈ R^{d×n'} demonstrations,
-X ∈ R^{d×n} query text, q ∈ R^d the attention query. The numeric side (``numerics.dual``)
+X ∈ R^{d×n} query text, q ∈ R^d the attention query. The numeric side (``numerics.dual.attention``)
 uses rows.
 """
 
@@ -209,14 +209,14 @@ def _attention_layer(draw, d: int, dk: int, dv: int, n_demo: int, n_text: int) -
 
 @st.composite
 def icl_cases(draw) -> dict:
-    """Rows-convention cases for ``numerics.dual`` (demonstrations and text tokens as rows)."""
+    """Rows-convention cases for ``numerics.dual.attention`` (demonstrations and text tokens as rows)."""
     d, dk, dv = draw(dims(1, 4)), draw(dims(1, 3)), draw(dims(1, 3))
     case = _attention_layer(draw, d, dk, dv, n_demo=draw(dims(1, 4)), n_text=draw(dims(1, 4)))
     return case | {"demos": draw(matrices(case["n_demo"], d, 2.0)), "q": draw(matrices(1, dk, 2.0))[0]}
 
 
 def _dual_weights_times_q(case: dict) -> np.ndarray:
-    """(W_ZSL + ΔW_ICL) q through ``numerics.dual`` (rows), for the figure."""
+    """(W_ZSL + ΔW_ICL) q through ``numerics.dual.attention`` (rows), for the figure."""
     W = dual.zero_shot_weight(case["W_V"], case["W_K"], case["text"]) + dual.delta_w_icl(
         case["W_V"], case["W_K"], case["demos"]
     )
@@ -372,7 +372,7 @@ def _ft_explicit(form: Any, *, train_keys: bool):
 
 @st.composite
 def ft_cases(draw) -> dict:
-    """Rows-convention cases for ``numerics.dual_finetune``: text, targets and queries as rows."""
+    """Rows-convention cases for ``numerics.dual.finetune``: text, targets and queries as rows."""
     case = _attention_layer(draw, *(draw(dims(1, 3)) for _ in range(5)))
     n_demo, dk, dv = case["n_demo"], case["d_k"], case["d_v"]
     return case | {
@@ -383,7 +383,7 @@ def ft_cases(draw) -> dict:
 
 
 def _ft_loops(case: dict, *, train_keys: bool) -> tuple:
-    """numerics.dual_finetune against the outer products summed over the demonstrations one by one."""
+    """numerics.dual.finetune against the outer products summed over the demonstrations one by one."""
     W_V, W_K, X, T, Q, lr = (case[k] for k in ("W_V", "W_K", "text", "targets", "queries", "lr"))
     S = X.T @ X  # rows: S = Σ_j x_j x_jᵀ over the text tokens
     want = lr * sum(np.outer(t, W_K @ S @ S @ W_K.T @ q) for t, q in zip(T, Q))
@@ -414,7 +414,7 @@ FT_VALUE_STEP = Claim(
     ),
     note="One GD step on W_V alone gives an update of ΔW_ICL's outer-product form: values t_i, but keys "
     "W_K S² W_Kᵀ q_i shaped by the query text (S), not W_K x'_i. Explicit check: the gradient by SymPy "
-    "differentiation; numeric check: numerics.dual_finetune against a loop over the demonstrations.",
+    "differentiation; numeric check: numerics.dual.finetune against a loop over the demonstrations.",
     assumptions=(LINEAR_LOSS, "only W_V trained"),
     builds_on=("dai-relaxed-icl-attention",),
 )

@@ -14,7 +14,7 @@ reaches (von Oswald et al. 2023), which does learn in context. Shen, Mishra & Kh
 transformers learn in-context by gradient descent?", abstract and their order experiments) observe that ICL and GD react differently to
 the order of the demonstrations: full-batch GD is invariant to it, a causal transformer is not.
 
-Vectors are rows in the numerics (``numerics.dual_critiques``); the symbolic GD step uses columns.
+Vectors are rows in the numerics (``numerics.dual.critiques``); the symbolic GD step uses columns.
 """
 
 from __future__ import annotations
@@ -239,7 +239,7 @@ UNTRAINED_SIMAOU = Claim(
     assumptions=(
         "relaxed linear attention, one layer",
         "trained model = GD construction with η* = 1/(n + d + 1)",
-        "FT: one step on keys and values, linear loss of numerics.dual_finetune",
+        "FT: one step on keys and values, linear loss of numerics.dual.finetune",
     ),
     builds_on=("dai-ft-key-value-step",),
 )

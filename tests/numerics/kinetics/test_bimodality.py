@@ -13,7 +13,7 @@ import pytest
 
 from icl_verify import Verdict, check
 from icl_verify.core.claims import Claim, Measured
-from icl_verify.families import scaling
+from icl_verify.families.scaling import final_accuracy
 from icl_verify.numerics.kinetics import bimodality
 from icl_verify.numerics.kinetics.models import ReducedConfig
 
@@ -90,12 +90,12 @@ def test_bad_input_is_refused_naming_the_argument(call, message):
 
 
 def _p_claim(p: float, *, unimodal: bool, holds: bool = True) -> Claim:
-    control = scaling.DIP_LEVEL - (1 - scaling.DIP_LEVEL) / 2 if not holds else None
+    control = final_accuracy.DIP_LEVEL - (1 - final_accuracy.DIP_LEVEL) / 2 if not holds else None
     return Claim(
         name="p-band",
         source="test",
         statement="p",
-        measured=Measured(lambda seed: scaling._p_estimate(p, "", unimodal=unimodal, control=control)),
+        measured=Measured(lambda seed: final_accuracy._p_estimate(p, "", unimodal=unimodal, control=control)),
         holds=holds,
     )
 
@@ -113,7 +113,7 @@ def _p_claim(p: float, *, unimodal: bool, holds: bool = True) -> Claim:
     ],
 )
 def test_p_value_bands_decide_at_the_level_fixed_in_advance(p, unimodal, verdict):
-    assert scaling.DIP_LEVEL == 0.01
+    assert final_accuracy.DIP_LEVEL == 0.01
     assert check(_p_claim(p, unimodal=unimodal), seed=0).verdict is verdict
 
 

@@ -205,19 +205,6 @@ def test_a_killed_sweep_process_resumes_without_redoing_finished_jobs(tmp_path):
     assert [r["config"] for r in records] == configs and all(r["result"][0]["converged"] for r in records)
 
 
-def test_records_written_before_the_rename_resume_without_recomputation(tmp_path):
-    """A results file from before the package was named icl_verify: jobs hashed under the old name."""
-    old = "numerics.memorization:sweep_job"
-    record = {"hash": sweep.config_hash(old, CONFIGS[0]), "fn": old, "config": CONFIGS[0], "result": "earlier"}
-    record["checksum"] = sweep.record_checksum(record)
-    path = tmp_path / "old.jsonl"
-    path.write_text(json.dumps(record) + "\n")
-    executor = InlineExecutor()
-    records = sweep.run_sweep(sweep_job, CONFIGS[:1], path, executor=executor)
-    assert executor.submitted == []
-    assert records[0]["result"] == "earlier" and records[0]["fn"] == sweep.function_name(sweep_job)
-
-
 @pytest.mark.parametrize(
     ("out", "message"),
     [

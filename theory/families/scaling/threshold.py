@@ -1,0 +1,128 @@
+"""The slope of the threshold K*(N) against 1/ν: critical context lengths on the ODE driven by each run's measured constants."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from icl_verify.core.caches import cached
+from icl_verify.core.checks.measured import Estimate
+from icl_verify.core.figure import Figure
+from icl_verify.experiments.scaling import PRESETS, SLOPE_TOLERANCE, describe, paired_difference, slope_claim
+from icl_verify.families.scaling.memorization import claim_runs
+from icl_verify.numerics.kinetics import ode as kinetics
+from icl_verify.numerics.scaling import fits as scaling
+
+CRITICAL_SPAN = (0.25, 1.25)
+"""N_c is searched in N ∈ I_K(∞)/τ* × this span (c₂ > 0 only delays the blow-up, so N_c ≤ I_K(∞)/τ*)."""
+CRITICAL_POINTS = 16
+"""N values per refinement pass: two passes resolve ln N_c to ± :data:`CRITICAL_RESOLUTION`."""
+CRITICAL_RESOLUTION = float(
+    np.log(CRITICAL_SPAN[1] / CRITICAL_SPAN[0]) / (CRITICAL_POINTS - 1) / (CRITICAL_POINTS + 1) / 2
+)
+"""Half the final bracket of :func:`critical_context` in ln N (≈ 0.0032)."""
+
+
+def _resolution_bound(k: np.ndarray, nu_c: float) -> float:
+    """Largest change of 1/ν_c when every ln N_c moves by at most ± CRITICAL_RESOLUTION (the OLS slope
+    of ln N_c on ln K moves by at most h Σ|x − x̄| / Σ(x − x̄)², and d(1/ν) = −dν/ν²)."""
+    x = np.log(k) - np.log(k).mean()
+    return float(CRITICAL_RESOLUTION * np.abs(x).sum() / (x**2).sum() / nu_c**2)
+
+
+def _first_miss(blowup: Callable[[np.ndarray], np.ndarray], ns: np.ndarray, where: str) -> int:
+    """Index of the first N on the increasing grid ``ns`` whose ODE does not blow up (all below it do)."""
+    hit = np.isfinite(blowup(ns))
+    last = int(hit.sum())
+    if last in (0, hit.size) or not hit[:last].all():
+        raise ValueError(f"{where}: no single blow-up threshold on N ∈ [{ns[0]:.4g}, {ns[-1]:.4g}]")
+    return last
+
+
+def critical_context(run: dict[str, Any], *, w0: float = 0.0, beta0: float = 0.0) -> float:
+    """N_c of one memorization run: the largest N whose (w, β) ODE, driven by the run's measured
+    c₁(t), c₂(t) up to its last logged time, blows up (paper eq. 4; ICL is acquired iff it does).
+
+    With c₂ = 0 the ODE blows up iff I_K(T)/N > τ*(w₀, β₀) (claim ``kinetics-icl-iff-integral-exceeds``),
+    i.e. N_c = I_K(∞)/τ*. Two passes of :data:`CRITICAL_POINTS` log-spaced N (the second inside the
+    bracket found by the first); returns the geometric midpoint of the final bracket. ValueError if
+    the outcome is not "blows up below N_c, not above".
+    """
+    curves = run["curves"]
+    t, c1, c2 = (np.asarray(curves[key], dtype=float) for key in ("t", "c1", "c2"))
+    schedules = {"c1": kinetics.table(t, c1, name="c1"), "c2": kinetics.table(t, c2, name="c2")}
+
+    def blowup(ns: np.ndarray) -> np.ndarray:
+        return kinetics.blowup_times(w0, beta0, n=ns, **schedules, t_max=float(t[-1]), rtol=1e-6, atol=1e-9)
+
+    where = f"run K = {run['k']}, seed {run['seed']}"
+    scale = run["i_inf"] / float(kinetics.tau_star(w0, beta0)[0])
+    ns = np.geomspace(CRITICAL_SPAN[0] * scale, CRITICAL_SPAN[1] * scale, CRITICAL_POINTS)
+    last = _first_miss(blowup, ns, where)
+    fine = np.geomspace(ns[last - 1], ns[last], CRITICAL_POINTS + 2)
+    last = _first_miss(blowup, fine, where)
+    return float(np.sqrt(fine[last - 1] * fine[last]))
+
+
+@cached(maxsize=4)
+def _critical_contexts(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """K, I_K(∞) and N_c of the converged runs of the ``claim`` preset at a check seed."""
+    runs = [r for r in claim_runs(seed) if r["converged"] and r["i_inf"] is not None and r["i_inf"] > 0]
+    k = np.array([r["k"] for r in runs], float)
+    return k, np.array([r["i_inf"] for r in runs]), np.array([critical_context(r) for r in runs])
+
+
+def _measure_slope_from_ode(seed: int) -> Estimate:
+    """d log K*/d log N − 1/ν: K* from the runs' critical context lengths N_c (K* is the inverse
+    function of N_c(K), so its log-slope is 1/ν_c for N_c ~ K^{ν_c}), ν from their I_K(∞); paired bootstrap."""
+    k, i_inf, n_c = _critical_contexts(seed)
+    d = paired_difference(k, i_inf, n_c, transform=np.reciprocal, seed=seed)
+    nu, nu_c = scaling.loglog_fit(k, i_inf).exponent, scaling.loglog_fit(k, n_c).exponent
+    ratio = n_c * float(kinetics.tau_star(0.0, 0.0)[0]) / i_inf
+    grid = _resolution_bound(k, nu_c)  # the bisection's resolution, added to both ends of the interval
+    detail = (
+        describe(PRESETS["claim"], len(claim_runs(seed)) - k.size)
+        + f"; K* slope 1/ν_c = {1 / nu_c:.3f} vs 1/ν = {1 / nu:.3f}; N_c τ*/I_K(∞) from {ratio.min():.3f} to "
+        f"{ratio.max():.3f} (ln N_c to ± {CRITICAL_RESOLUTION:.4f}, ± {grid:.4f} in slope, added to the interval); ODE from (w₀, β₀) = (0, 0) driven by each run's c₁(t), c₂(t); "
+        "paired bootstrap over runs"
+    )
+    return Estimate(d["difference"], d["low"] - grid, d["high"] + grid, 0.0, SLOPE_TOLERANCE, detail)
+
+
+K_STAR_SLOPE = slope_claim(
+    _measure_slope_from_ode, "claim", measured_on="the ODE driven by each run's measured MLP constants"
+)
+
+
+def _k_star_data(seed: int = 0) -> dict:
+    """Each converged run of the ``claim`` preset as a point (N_c, K) on the threshold, and the two slopes."""
+    k, i_inf, n_c = _critical_contexts(seed)
+    nu, nu_c = scaling.loglog_fit(k, i_inf).exponent, scaling.loglog_fit(k, n_c).exponent
+    return {"K": k, "N_c": n_c, "slopes": np.array([1 / nu_c, 1 / nu])}
+
+
+def _draw_k_star(ax, data) -> None:
+    slope_c, slope_nu = data["slopes"]
+    ln_n, ln_k = np.log(data["N_c"]), np.log(data["K"])
+    ns = np.geomspace(data["N_c"].min(), data["N_c"].max(), 50)
+    ax.loglog(data["N_c"], data["K"], "o", alpha=0.7, label="runs: K at the critical N_c (ODE, measured c₁, c₂)")
+    for slope, style, what in ((slope_c, "-", "fit"), (slope_nu, "--", "1/ν̂ from I_K(∞)")):
+        centre = ln_k.mean() - slope * ln_n.mean()
+        ax.loglog(ns, np.exp(centre) * ns**slope, style, color="0.3", label=f"{what}: slope {slope:.3f}")
+    ax.minorticks_off()
+    ax.set_xlabel("context length N")
+    ax.set_ylabel("threshold K*")
+    ax.legend()
+
+
+K_STAR_VS_N = Figure(
+    name="k-star-vs-n",
+    caption="The ICL threshold K* against the context length N (claim k-star-slope-is-inverse-nu-claim, "
+    "seed 0): each memorization run of the built-in preset gives the critical N_c at which the (w, β) ODE "
+    "driven by its measured c₁(t), c₂(t) stops blowing up, i.e. a point (N_c, K) on K*(N); the fitted "
+    "log–log slope against 1/ν̂ from the same runs' I_K(∞) (lines through the points' centre).",
+    data=_k_star_data,
+    draw=_draw_k_star,
+)
