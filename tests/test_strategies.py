@@ -57,13 +57,6 @@ def test_regression_dimensions_can_be_fixed_and_w0_forced_nonzero(case):
     assert np.any(case["W0"] != 0)
 
 
-@FAST
-@given(regression_cases(max_dim=2, max_n=3))
-def test_regression_cases_keep_the_0_2_keywords(case):
-    # claim files written for version 0.2 call regression_cases(max_dim=..., max_n=...)
-    assert 1 <= case["Nx"] <= 2 and 1 <= case["Ny"] <= 2 and 1 <= case["N"] <= 3
-
-
 def test_w0_can_be_forced_nonzero_even_when_every_draw_is_zero():
     assert np.array_equal(find(nonzero_matrices(2, 3), lambda _: True), [[1, 0, 0], [0, 0, 0]])
 

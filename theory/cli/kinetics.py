@@ -51,7 +51,7 @@ def memory_estimate(config: icl_models.ReducedConfig) -> int:
     while it is formed (float64, then float32: 1.5 float64 words per entry; K ≤ ``GRAM_MAX_K`` only), the
     training, evaluation and c-estimation sequences (N + 1 vectors of D each, what the items of a batch take
     above GRAM_MAX_K; the scores take less) three times over (data, attention, gradients), and the MLP's
-    weights and activations. tests/test_cli_fuzz.py checks it bounds a measured peak."""
+    weights and activations."""
     c = config
     items = (c.k or 0) * c.d + (1.5 * c.k**2 if c.k is not None and c.k <= icl_task.GRAM_MAX_K else 0)
     sequences = 3 * (c.batch + 2 * c.eval_batch + c.constants_items) * (c.n + 1) * c.d

@@ -25,7 +25,7 @@ def compiled_size(name: str, d: int, n: int) -> tuple[int, int]:
     The width is the compiler's layout (``numerics.raw.compiler.Geometry``): data and scratch units
     plus one position unit per timestep (2n + 2 with the sink) plus three control units; the GD
     programs keep O(d) scratch units, the ridge programs a d × d matrix (O(d²)). Layers: one block
-    per example step. tests/test_cli_fuzz.py checks both against compiled programs.
+    per example step.
     """
     n = 1 if name in SINGLE_EXAMPLE else n
     quadratic = name in ("theorem2", "ridge")

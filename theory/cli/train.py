@@ -95,7 +95,7 @@ def memory_estimate(config: TrainConfig, test_tasks: int) -> int:
     """Bytes a run allocates at most, counted as float64: per layer, the training batch's tokens (N + 1 of
     width D, kept for the backward pass with three same-sized intermediates) and its (N + 1)² attention
     scores twice, then the test and line-search tasks (N + 8 tokens each, 8 queries) four times per layer
-    (the trained, GD and GD++ models' states). tests/test_cli_fuzz.py checks it bounds a measured peak."""
+    (the trained, GD and GD++ models' states)."""
     c = config
     tokens = (c.n_context + 1) * c.width
     train = c.batch * (4 * tokens + 2 * (c.n_context + 1) ** 2)

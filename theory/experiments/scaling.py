@@ -111,7 +111,7 @@ _SMALL = MemorizationSettings(d=63, hidden=128, lr=0.1, batch=128, min_log_gap=5
 
 PRESETS: dict[str, Preset] = {
     # 6 runs per K, not 3: with 3 the bootstrap interval's half-width ranged 0.05–0.08 between check seeds
-    # (0.686 [0.606, 0.755] at seed 2), a hair from the band [0.6, 0.8] (docs/performance.md, seed spread).
+    # (0.686 [0.606, 0.755] at seed 2), a hair from the band [0.6, 0.8].
     "claim": Preset("claim", _SMALL, (128, 256, 512, 1024, 2048), runs_per_k=6, runs_per_job=1),
     # lr 0.05, not 0.1: at lr 0.1 and K ≥ 2048, c₁ shows SGD spikes late in training and I_K(∞) comes out
     # ≈ 10 % larger than at lr 0.05, i.e. that rate is no longer close to gradient flow there.

@@ -648,9 +648,8 @@ def _disagreement(detail: str, predicted: float, tolerance: float) -> Estimate:
 def measure_follows_ode(seed: int, config: icl_models.ReducedConfig = FOLLOW, runs: int = 8) -> Estimate:
     """Ratio t_sim / t_ODE of the times at which β reaches ln(N/16), mean over seeds with a t-interval.
 
-    8 runs: with 4 the t-interval's width (3 degrees of freedom) varied by 2× between check seeds and
-    reached the band at seed 8 ([0.893, 1.081]); with 8 the 32-seed spread stays well inside
-    (docs/performance.md, "Seed spread of the measured claims").
+    8 runs: with 4 the t-interval's width (3 degrees of freedom) varies by 2× between check seeds and
+    reaches the band at seed 8 ([0.893, 1.081]); with 8 the interval stays well inside at check seeds 0–31.
     """
     ratios, notes = [], []
     for s in _seeds(seed, runs):
@@ -722,10 +721,9 @@ def measure_t_icl_linear_in_n(seed: int, ns: tuple[int, ...] = (32, 64, 96), run
     """Slope of the simulated t_ICL (ICL accuracy > 0.95) against N, by least squares with a t-interval,
     relative to the ODE's slope τ*(β₀ = 0; c₂)/c₁ with the measured c₁, c₂ (K → ∞).
 
-    6 runs per N: with 3 (9 points, a 7-degree-of-freedom t-interval) the interval reached the band's edge
-    at check seed 17 (1.058 [1.016, 1.1001], UNPROVEN) and came within 0.003 at seed 1; with 6 it is ≈ 0.6×
-    as wide (docs/performance.md, seed spread). K → ∞ runs read only scores (numerics.kinetics.task), so
-    the 18 runs cost less than the 9 did before.
+    6 runs per N: with 3 (9 points, a 7-degree-of-freedom t-interval) the interval reaches the band's edge
+    at some check seeds (1.058 [1.016, 1.1001] at seed 17, UNPROVEN); with 6 it is ≈ 0.6× as wide. K → ∞
+    runs read only scores (numerics.kinetics.task), which keeps the 18 runs cheap.
     """
     xs, ts, c1s, c2s = [], [], [], []
     for n in ns:

@@ -628,8 +628,7 @@ DIV_ROUNDOFF = float(np.finfo(np.float64).eps) * rc.Scales().divide
 """Absolute accuracy of the compiled division at the default scales: ε·N_d ≈ 2.2e-6.
 
 The LayerNorm that divides sees entries ±N_d·c (N_d = 10¹⁰) beside y = O(1), so its mean and
-variance lose ~ε·N_d to round-off — the limit of the default scales (docs/performance.md, RAW
-compiler section). The loss is absolute, not relative to y: over 1000 states like
+variance lose ~ε·N_d to round-off — the limit of the default scales. The loss is absolute, not relative to y: over 1000 states like
 :func:`div_states` (seed 0) the y/|c| form was off by at most 1.5e-7, and by 5e-8 with y = 0,
 while with y scaled by 10⁻³ to 1 the error relative to max |y/|c|| reached 2e-4. The construction's own
 O(1/N²) term is ≈ y/|c|·N_a²/(2N_d²c²) ≤ 2e-10 here.

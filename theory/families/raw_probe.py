@@ -22,9 +22,9 @@ Each interval is over 400 test tasks × 16 probe inputs for one trained model pe
 seed: a 99 % Student-t interval of the paired ratio of mean SPDs (or ILWDs) for the depth-1 claims, and of the
 geometric mean of the per-task ratios, exp(mean log(SPD_a / SPD_b)), for the two claims on the depth-2 model,
 whose SPD to OLS has a heavy tail over tasks with nearly singular XᵀX; the spread from training run to
-training run is not in the interval: it was measured by checking many seeds with
-``benchmarks/seed_spread.py`` (before the second depth-2 run was added, depth 2 stayed on the
-GD plateau at seeds 18 and 28, which refuted both depth-2 claims there). Examples are rows: ``X`` (n, d), ``y`` (n,).
+training run is not in the interval. Over check seeds 0–31, one depth-2 run stays on the GD plateau at
+some seeds (18 and 28), which would refute both depth-2 claims there; the second depth-2 run is what
+keeps them decided. Examples are rows: ``X`` (n, d), ``y`` (n,).
 """
 
 from __future__ import annotations

@@ -101,20 +101,13 @@ def regression_cases(
     N: Dimension = (1, 5),
     w0: bool | str = True,
     bound: float = 3.0,
-    max_dim: int | None = None,
-    max_n: int | None = None,
 ) -> dict:
     """A random regression context as rows: X (N×Nx), Y (N×Ny), query x_q (1×Nx), W0 and η > 0.
 
     Every dimension is fixed (``Ny=1``) or ranged (``N=(1, 5)``); they are reported as ``Nx``,
     ``Ny`` and ``N`` (von Oswald et al.'s names). ``w0``: ``True`` draws W0, ``False`` sets
-    W0 = 0, ``"nonzero"`` draws a W0 that is never all zero. ``max_dim``/``max_n`` are the
-    spelling of version 0.2, kept so that existing claim files load: Nx = Ny = (1, max_dim), N = (1, max_n).
+    W0 = 0, ``"nonzero"`` draws a W0 that is never all zero.
     """
-    if max_dim is not None:
-        Nx = Ny = (1, max_dim)
-    if max_n is not None:
-        N = (1, max_n)
     if w0 not in W0_CHOICES:
         raise ValueError(f"w0 must be one of {W0_CHOICES}, got {w0!r}")
     nx, ny, n = draw(dimension("Nx", Nx)), draw(dimension("Ny", Ny)), draw(dimension("N", N))

@@ -86,7 +86,8 @@ def best_run(config: TrainConfig, seed: int, extra: int = 0) -> BestRun:
     Restarts are needed: from a random full-matrix init some runs settle near a rank-one point that
     routes the label through the keys ((P W_V)_{y,x} and (W_Kᵀ W_Q)_{y,x}) and fits one input
     direction only (anisotropic setting: validation ½·MSE ≈ 1.25 vs ≈ 1.01). That point has no
-    direction of negative curvature (see docs/performance.md), so training does not leave it and
+    direction of negative curvature (the Hessian of the training loss there, by central differences, has its smallest
+    eigenvalue ≈ 0: a numerically local minimum of the one-head parametrisation), so training does not leave it and
     perturbing it does not help; but a tuned GD step (≈ 1.10) beats it, which certifies from training
     information alone that a run is stuck. Validation tasks and the GD rate's tuning tasks are fresh
     and independent of the target the claim compares with; the certificate never reads that target.

@@ -231,9 +231,9 @@ UNTIED_ASSUMPTIONS = (
     "compared on the median task (the mean is dominated by rare tasks)",
 )
 UNTIED_MEDIAN_NOTE = (
-    "Median, not mean, task loss: in a first run on 2¹⁶ test tasks, at check seeds 3 and 6 one task had ½·MSE 1005 and 50 under the "
+    "Median, not mean, task loss: on 2¹⁶ test tasks, at check seeds 3 and 6 one task has ½·MSE 1005 and 50 under the "
     "trained layers (GD++'s worst: 2.2 and 2.7; median 1.7·10⁻⁴ against 1.0·10⁻³), so the 99 % interval of the "
-    "mean-loss ratio spanned [−5, 11] and the mean comparison was undecided there, while seed 0's was 0.16 "
+    "mean-loss ratio spans [−5, 11] and the mean comparison is undecided there, while seed 0's is 0.16 "
     "[0.15, 0.17]. Three layers compute a high-degree polynomial of the context, accurate on the bulk of the "
     "spectrum of XᵀX and far off on rare tasks outside it; training clips the gradients of those batches."
 )
