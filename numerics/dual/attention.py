@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import softmax
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, same_size
 from icl_verify.numerics.shared.fuzz import Fuzz
 
@@ -44,7 +45,7 @@ def _scores(keys: np.ndarray, q: np.ndarray, names: str) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         scores = keys @ q
     if not np.all(np.isfinite(scores)):
-        raise ValueError(f"{names} give attention logits k·q beyond float64 (entries too large)")
+        raise InvalidArgument(f"{names} give attention logits k·q beyond float64 (entries too large)")
     return scores
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import softmax
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.dual import attention, finetune
 from icl_verify.numerics.dual.metrics import sim_aou
 from icl_verify.numerics.shared.checks import (
@@ -40,7 +41,7 @@ def noise_sim_aou(d: int, samples: int, seed: int) -> np.ndarray:
     after an L2 normalisation, as in Deutch et al.'s critique)."""
     d, samples, seed = positive_int("d", d), positive_int("samples", samples), seed_value("seed", seed)
     if d < 2:
-        raise ValueError(f"d must be at least 2 (on S^0 the updates can vanish), got {d}")
+        raise InvalidArgument(f"d must be at least 2 (on S^0 the updates can vanish), got {d}")
     units = _unit_rows(np.random.default_rng(seed), 3 * samples, d).reshape(samples, 3, d)
     return sim_aou(units[:, 0], units[:, 1], units[:, 2])
 
@@ -57,7 +58,7 @@ def noisy_copies_sim_aou(d: int, sigma: float, samples: int, seed: int) -> np.nd
         noisy /= np.linalg.norm(noisy, axis=2, keepdims=True)
     finite_result(noisy, f"sigma = {sigma!r} overflows float64 in the normalisation (too large)")
     if np.any(np.all(noisy == z[:, None, :], axis=2)):
-        raise ValueError(f"sigma = {sigma!r} is too small: a noisy output equals z in float64 (no update)")
+        raise InvalidArgument(f"sigma = {sigma!r} is too small: a noisy output equals z in float64 (no update)")
     return sim_aou(z, noisy[:, 0], noisy[:, 1])
 
 
@@ -67,7 +68,7 @@ def causal_softmax_stack(tokens: object, W: object, layers: int, *, causal: bool
     x = finite_array("tokens", tokens, ndim=2, nonempty=True)
     W = finite_array("W", W, ndim=2)
     if W.shape != (x.shape[1], x.shape[1]):
-        raise ValueError(f"W must be square with the token width {x.shape[1]}, got shape {W.shape}")
+        raise InvalidArgument(f"W must be square with the token width {x.shape[1]}, got shape {W.shape}")
     layers = positive_int("layers", layers)
     n = x.shape[0]
     hidden = np.tril(np.ones((n, n), bool)) if causal else np.ones((n, n), bool)
@@ -75,7 +76,7 @@ def causal_softmax_stack(tokens: object, W: object, layers: int, *, causal: bool
         for _ in range(layers):
             scores = np.where(hidden, x @ W @ x.T, -np.inf)  # row t: scores of token t over tokens s
             if not np.all(np.isfinite(scores[hidden])):
-                raise ValueError("tokens and W give attention logits beyond float64 (entries too large)")
+                raise InvalidArgument("tokens and W give attention logits beyond float64 (entries too large)")
             x = x + softmax(scores, axis=1) @ x
     return finite_result(x[-1], "tokens and W overflow float64 in the attention stack (entries too large)")
 
@@ -86,9 +87,11 @@ def full_batch_gd(X: object, Y: object, W0: object, lr: float, steps: int) -> np
     Y = finite_array("Y", Y, ndim=2)
     W = finite_array("W0", W0, ndim=2)
     if Y.shape[0] != X.shape[0]:
-        raise ValueError(f"Y must have as many rows as X, {X.shape[0]}, got {Y.shape[0]}")
+        raise InvalidArgument(f"Y must have as many rows as X, {X.shape[0]}, got {Y.shape[0]}")
     if W.shape != (Y.shape[1], X.shape[1]):
-        raise ValueError(f"W0 must have shape (width of Y, width of X) = {(Y.shape[1], X.shape[1])}, got {W.shape}")
+        raise InvalidArgument(
+            f"W0 must have shape (width of Y, width of X) = {(Y.shape[1], X.shape[1])}, got {W.shape}"
+        )
     lr, steps = finite_scalar("lr", lr, positive=True), positive_int("steps", steps)
     with np.errstate(all="ignore"):
         for _ in range(steps):
@@ -129,7 +132,9 @@ def model_sim_aou(W_V: np.ndarray, W_K: np.ndarray, demos: np.ndarray, text: np.
             [W @ q for W in (W_zsl, W_icl, W_ft)], "W_V, W_K, demos, text and q overflow"
         )
     if np.array_equal(h_icl, h_zsl) or np.array_equal(h_ft, h_zsl):
-        raise ValueError(f"W_V, W_K, demos, text, q and lr = {lr!r} leave an output unchanged by ICL or FT: no SimAOU")
+        raise InvalidArgument(
+            f"W_V, W_K, demos, text, q and lr = {lr!r} leave an output unchanged by ICL or FT: no SimAOU"
+        )
     return sim_aou(h_zsl, h_icl, h_ft), float(h_icl[-1])
 
 

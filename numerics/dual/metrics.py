@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_array
 from icl_verify.numerics.shared.fuzz import Fuzz
 
@@ -19,7 +20,7 @@ def _vectors(names: tuple[str, ...], values: tuple[object, ...], ndim: int | tup
     arrays = [finite_array(name, value, ndim=ndim, nonempty=True) for name, value in zip(names, values)]
     for name, arr in zip(names[1:], arrays[1:]):
         if arr.shape != arrays[0].shape:
-            raise ValueError(f"{name} must have the shape of {names[0]}, {arrays[0].shape}, got {arr.shape}")
+            raise InvalidArgument(f"{name} must have the shape of {names[0]}, {arrays[0].shape}, got {arr.shape}")
     return arrays
 
 
@@ -30,7 +31,7 @@ def _cosine(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) -> float | n
     for name, v in ((name_a, a), (name_b, b)):
         peak = np.max(np.abs(v), axis=-1, keepdims=True)
         if not np.all(peak > 0):
-            raise ValueError(f"{name} is the zero vector: its cosine similarity is undefined")
+            raise InvalidArgument(f"{name} is the zero vector: its cosine similarity is undefined")
         values.append(v / peak)
     a, b = values
     cos = np.clip(np.sum(a * b, axis=-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)), -1.0, 1.0)
@@ -53,12 +54,12 @@ def rec2ftp(zsl_correct: object, ft_correct: object, icl_correct: object) -> flo
     flags = []
     for name, arr in zip(names, _vectors(names, (zsl_correct, ft_correct, icl_correct))):
         if not np.all((arr == 0) | (arr == 1)):
-            raise ValueError(f"{name} must hold 0/1 (wrong/right) per example")
+            raise InvalidArgument(f"{name} must hold 0/1 (wrong/right) per example")
         flags.append(arr.astype(bool))
     zsl, ft, icl = flags
     ft_positive = ft & ~zsl
     if not ft_positive.any():
-        raise ValueError("ft_correct and zsl_correct leave no FT-positive example (FT right, ZSL wrong)")
+        raise InvalidArgument("ft_correct and zsl_correct leave no FT-positive example (FT right, ZSL wrong)")
     return float(np.sum(ft_positive & icl) / np.sum(ft_positive))
 
 
@@ -95,7 +96,7 @@ def kendall_tau_a(x: object, y: object) -> float:
     """
     x, y = _vectors(("x", "y"), (x, y))
     if x.size < 2:
-        raise ValueError(f"x must have at least 2 entries for a pair, got {x.size}")
+        raise InvalidArgument(f"x must have at least 2 entries for a pair, got {x.size}")
     upper = np.triu_indices(x.size, k=1)
     with np.errstate(over="ignore", invalid="ignore"):
         signs = np.sign(np.subtract.outer(x, x)[upper]) * np.sign(np.subtract.outer(y, y)[upper])

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import softmax
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import (
     finite_array,
     finite_result,
@@ -58,7 +59,9 @@ def dmmse_ridge_gaps(X: object, y: object, sigma2: float, Ms: object, pools: int
     Ms = finite_array("Ms", Ms, ndim=1, nonempty=True)
     pools = positive_int("pools", pools)
     if np.any(Ms < 1) or np.any(Ms > MAX_EXACT_INTEGER) or np.any(Ms != np.round(Ms)) or np.any(Ms.max() % Ms):
-        raise ValueError(f"Ms must be positive integers that divide their maximum (at most 2**53), got {Ms.tolist()}")
+        raise InvalidArgument(
+            f"Ms must be positive integers that divide their maximum (at most 2**53), got {Ms.tolist()}"
+        )
     size = int(Ms.max())
     d = X.shape[1]
     ridge = finite_result(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, nonnegative_int
 from icl_verify.numerics.shared.fuzz import Fuzz
 
@@ -16,7 +17,7 @@ from icl_verify.numerics.shared.fuzz import Fuzz
 def _square(name: str, S: object) -> np.ndarray:
     S = finite_array(name, S, ndim=2, nonempty=True)
     if S.shape[0] != S.shape[1]:
-        raise ValueError(f"{name} must be square, got shape {S.shape}")
+        raise InvalidArgument(f"{name} must be square, got shape {S.shape}")
     return S
 
 
@@ -43,14 +44,14 @@ def boundary_rate(S: object) -> float:
     """2/λ_max(S)² for a symmetric S with a positive top eigenvalue: the supremum of the rates α that converge."""
     S = _square("S", S)
     if not np.allclose(S, S.T, rtol=0, atol=1e-12 * np.abs(S).max()):
-        raise ValueError("S must be symmetric")
+        raise InvalidArgument("S must be symmetric")
     top = float(np.linalg.eigvalsh(S)[-1])
     if not top > 0:
-        raise ValueError(f"S must have a positive largest eigenvalue, got {top:.3g}")
+        raise InvalidArgument(f"S must have a positive largest eigenvalue, got {top:.3g}")
     with np.errstate(over="ignore", under="ignore"):
         rate = 2.0 / np.float64(top) ** 2
     if not 0 < rate < np.inf:
-        raise ValueError(f"S has largest eigenvalue {top:.3g}, which puts 2/λ_max(S)² outside float64")
+        raise InvalidArgument(f"S has largest eigenvalue {top:.3g}, which puts 2/λ_max(S)² outside float64")
     return float(rate)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_array, finite_result, positive_int, same_size, seed_value
 from icl_verify.numerics.shared.fuzz import Fuzz
 
@@ -24,9 +25,9 @@ from icl_verify.numerics.shared.fuzz import Fuzz
 def _spd(name: str, value: object) -> np.ndarray:
     M = finite_array(name, value, ndim=2, nonempty=True)
     if M.shape[0] != M.shape[1] or not np.allclose(M, M.T, rtol=0, atol=1e-12 * np.abs(M).max()):
-        raise ValueError(f"{name} must be a symmetric square matrix, got shape {M.shape}")
+        raise InvalidArgument(f"{name} must be a symmetric square matrix, got shape {M.shape}")
     if not np.linalg.eigvalsh(M)[0] > 0:
-        raise ValueError(f"{name} must be positive definite")
+        raise InvalidArgument(f"{name} must be positive definite")
     return M
 
 
@@ -65,7 +66,7 @@ def simulated_errors(
     A, L, S = _shapes(A, Lambda_test, Sigma_w)
     m, prompts = positive_int("m", m), positive_int("prompts", prompts)
     if tasks not in ("gaussian", "sphere"):
-        raise ValueError(f"tasks must be 'gaussian' or 'sphere', got {tasks!r}")
+        raise InvalidArgument(f"tasks must be 'gaussian' or 'sphere', got {tasks!r}")
     rng = np.random.default_rng(seed_value("seed", seed))
     d = len(L)
     x_root, w_root = np.linalg.cholesky(L), np.linalg.cholesky(S)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from scipy.optimize import minimize, minimize_scalar
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.lsa.layers import LSAParams, lsa_stack, make_tokens, readout, theta_gd
 from icl_verify.numerics.lsa.regression import RegressionTasks, gd, sample_tasks
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, well_conditioned
@@ -125,7 +126,7 @@ def mean_interval(samples: object, z: float = 2.576) -> tuple[float, float, floa
     x = finite_array("samples", samples, ndim=1)
     z = finite_scalar("z", z, positive=True)
     if x.size < 2:
-        raise ValueError(f"samples must hold at least 2 values, got {x.size}")
+        raise InvalidArgument(f"samples must hold at least 2 values, got {x.size}")
     with np.errstate(all="ignore"):
         m, se = finite_result(
             (float(np.mean(x)), float(np.std(x, ddof=1) / np.sqrt(x.size))),
@@ -149,7 +150,9 @@ def one_step_rate(tasks: RegressionTasks) -> float:
         power = float(np.sum(p1**2))
         rate = float(np.sum(p1 * tasks.y_q)) / power if power > 0 else np.nan
     if power == 0:
-        raise ValueError("tasks are degenerate: one GD step predicts 0 on every query (zero X or Y), so η is undefined")
+        raise InvalidArgument(
+            "tasks are degenerate: one GD step predicts 0 on every query (zero X or Y), so η is undefined"
+        )
     return finite_result(rate, "tasks overflow float64 in the one-step rate (entries of X, Y or x_q too large)")
 
 
@@ -179,7 +182,7 @@ def line_search_rate(tasks: RegressionTasks, steps: int = 1, upper: float | None
     res = minimize_scalar(loss, bounds=(low, high), method="bounded", options={"xatol": 1e-6 * high})
     eta = float(res.x)
     if eta > high - 1e-4 * high or (upper is not None and eta < 1e-4 * high):
-        raise ValueError(f"upper: the {steps}-step loss is minimised at the edge of (0, {high:g}] (η = {eta:.6g})")
+        raise InvalidArgument(f"upper: the {steps}-step loss is minimised at the edge of (0, {high:g}] (η = {eta:.6g})")
     return eta
 
 
@@ -196,7 +199,7 @@ def _bracket_rate(loss: Callable[[float], float], start: float, factor: float = 
             break
         b /= 2
     else:
-        raise ValueError("loss: no rate below the start improves on η = 0")
+        raise InvalidArgument("loss: no rate below the start improves on η = 0")
     fb = loss(b)
     for _ in range(200):
         c = b * factor
@@ -204,7 +207,7 @@ def _bracket_rate(loss: Callable[[float], float], start: float, factor: float = 
         if fc > fb:
             return a, c
         a, b, fb = b, c, fc
-    raise ValueError(f"loss: still decreasing at η = {b:g}, no minimum bracketed")
+    raise InvalidArgument(f"loss: still decreasing at η = {b:g}, no minimum bracketed")
 
 
 def tune_gdpp(tasks: RegressionTasks, steps: int, eta0: float, gamma0: float = 0.0) -> tuple[float, float]:
@@ -226,7 +229,7 @@ def tune_gdpp(tasks: RegressionTasks, steps: int, eta0: float, gamma0: float = 0
 
 def _single_head(params: LSAParams) -> tuple[np.ndarray, np.ndarray]:
     if params.P.shape[0] != 1:
-        raise ValueError(f"params must have a single head for a product comparison, got {params.P.shape[0]}")
+        raise InvalidArgument(f"params must have a single head for a product comparison, got {params.P.shape[0]}")
     return params.value_map()[0], params.key_query_map()[0]
 
 
@@ -249,10 +252,10 @@ def product_alignment(trained: LSAParams, reference: LSAParams, nx: int | None =
         (V, K), (V_ref, K_ref) = readout_blocks(V, K, nx), readout_blocks(V_ref, K_ref, nx)
     denom = float(np.sum(V * V))
     if denom == 0:
-        raise ValueError("trained has a zero value map P W_V")
+        raise InvalidArgument("trained has a zero value map P W_V")
     s = float(np.sum(V * V_ref)) / denom
     if s == 0:
-        raise ValueError("trained's value map is orthogonal to the reference's")
+        raise InvalidArgument("trained's value map is orthogonal to the reference's")
     err_v = float(np.linalg.norm(s * V - V_ref) / np.linalg.norm(V_ref))
     err_k = float(np.linalg.norm(K / s - K_ref) / np.linalg.norm(K_ref))
     return s, err_v, err_k
@@ -290,7 +293,7 @@ def effective_preconditioner(params: LSAParams, nx: int, n_context: int) -> np.n
     nx, n = positive_int("nx", nx), positive_int("n_context", n_context)
     V, K = params.value_map(), params.key_query_map()
     if V.shape[1] != nx + 1:
-        raise ValueError(f"params must have token width nx + 1 = {nx + 1} (one output), got {V.shape[1]}")
+        raise InvalidArgument(f"params must have token width nx + 1 = {nx + 1} (one output), got {V.shape[1]}")
     v_yy, v_x, k_yx = V[:, nx, nx], V[:, nx, :nx], K[:, nx, :nx]
     A = np.einsum("h,hij->ji", v_yy, K[:, :nx, :nx]) + np.einsum("ha,hb->ab", k_yx, v_x)
     return -n * A
@@ -302,7 +305,7 @@ def preconditioner_moments(tasks: RegressionTasks) -> tuple[np.ndarray, np.ndarr
     F has one row per query with entries x_q[a] g[c]; sums over groups of tasks pool exactly.
     """
     if tasks.Y.shape[2] != 1:
-        raise ValueError(f"tasks must have a single output (Ny = 1), got Ny = {tasks.Y.shape[2]}")
+        raise InvalidArgument(f"tasks must have a single output (Ny = 1), got Ny = {tasks.Y.shape[2]}")
     g = np.einsum("bn,bnx->bx", tasks.Y[..., 0], tasks.X) / tasks.X.shape[1]
     F = np.einsum("bqa,bc->bqac", tasks.x_q, g).reshape(-1, g.shape[1] ** 2)
     return F.T @ F, F.T @ tasks.y_q.reshape(-1)
@@ -315,14 +318,14 @@ def fit_preconditioner(moments: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     2024; Ahn et al. 2023): a Monte Carlo estimate independent of any closed form.
     """
     if not isinstance(moments, tuple) or len(moments) != 2:
-        raise ValueError("moments must be the pair (FᵀF, Fᵀy) of preconditioner_moments")
+        raise InvalidArgument("moments must be the pair (FᵀF, Fᵀy) of preconditioner_moments")
     Fty = finite_array("moments", moments[1], ndim=1, nonempty=True)
     d = math.isqrt(Fty.shape[0])
     if d * d != Fty.shape[0]:
-        raise ValueError(f"moments' Fᵀy must have a square length d², got {Fty.shape[0]}")
+        raise InvalidArgument(f"moments' Fᵀy must have a square length d², got {Fty.shape[0]}")
     FtF = finite_array("moments", moments[0], ndim=2)
     if FtF.shape != (d * d, d * d):
-        raise ValueError(f"moments' FᵀF must have shape {(d * d, d * d)}, got {FtF.shape}")
+        raise InvalidArgument(f"moments' FᵀF must have shape {(d * d, d * d)}, got {FtF.shape}")
     well_conditioned("moments", FtF, "FᵀF (too few or degenerate tasks)")
     return np.linalg.solve(FtF, Fty).reshape(d, d)
 

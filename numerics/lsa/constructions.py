@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import softmax
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, same_size
 from icl_verify.numerics.shared.fuzz import Fuzz
 
@@ -44,7 +45,7 @@ def copy_partner(n_tokens: int) -> np.ndarray:
     """σ(t): the position token t attends to — x_j ↔ y_j swap places, the last token (x_q) attends to itself."""
     T = positive_int("n_tokens", n_tokens)
     if T % 2 == 0:
-        raise ValueError(f"n_tokens must be odd (2N + 1 tokens: N pairs and the query), got {T}")
+        raise InvalidArgument(f"n_tokens must be odd (2N + 1 tokens: N pairs and the query), got {T}")
     partner = np.arange(T)
     partner[0 : T - 1 : 2], partner[1 : T - 1 : 2] = np.arange(1, T - 1, 2), np.arange(0, T - 1, 2)
     return partner

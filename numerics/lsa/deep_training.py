@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.lsa.layers import LSAParams
 from icl_verify.numerics.lsa.training import (
     NAMES,
@@ -71,7 +72,7 @@ class UntiedResult:
 def untie(tied: TrainResult) -> list[Layer]:
     """K independent copies of the trained weight-tied layer, in the training dtype."""
     if not tied.config.recurrent:
-        raise ValueError("tied: expected the result of a weight-tied run (config.recurrent=True)")
+        raise InvalidArgument("tied: expected the result of a weight-tied run (config.recurrent=True)")
     dtype = tied.config.dtype
     return [{k: np.array(getattr(p, k), dtype=dtype) for k in NAMES} for p in tied.layers]
 
@@ -91,12 +92,14 @@ def train_tied_then_untied(tied: TrainConfig, untied: TrainConfig, seed: int) ->
     """
     seed = seed_value("seed", seed)
     if not tied.recurrent:
-        raise ValueError("tied: expected a weight-tied config (recurrent=True)")
+        raise InvalidArgument("tied: expected a weight-tied config (recurrent=True)")
     if untied.recurrent:
-        raise ValueError("untied: expected an untied config (recurrent=False)")
+        raise InvalidArgument("untied: expected an untied config (recurrent=False)")
     for name in SHARED_FIELDS:
         if getattr(tied, name) != getattr(untied, name):
-            raise ValueError(f"untied: {name} must equal tied's {getattr(tied, name)!r}, got {getattr(untied, name)!r}")
+            raise InvalidArgument(
+                f"untied: {name} must equal tied's {getattr(tied, name)!r}, got {getattr(untied, name)!r}"
+            )
     t0 = time.perf_counter()
     first = train(tied, seed)
     layers, losses = continue_training(untie(first), untied, np.random.default_rng([seed, UNTIE_STREAM, 0]))

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, same_size
 from icl_verify.numerics.shared.fuzz import Fuzz
 
@@ -43,11 +44,11 @@ class LSAParams:
         W_Q = finite_array("W_Q", self.W_Q, ndim=3)
         H, D, Dv = P.shape
         if W_V.shape != (H, Dv, D):
-            raise ValueError(f"W_V must have shape (H, Dv, D) = {(H, Dv, D)}, got {W_V.shape}")
+            raise InvalidArgument(f"W_V must have shape (H, Dv, D) = {(H, Dv, D)}, got {W_V.shape}")
         if W_K.shape[0] != H or W_K.shape[2] != D:
-            raise ValueError(f"W_K must have shape (H, Dk, D) with H = {H}, D = {D}, got {W_K.shape}")
+            raise InvalidArgument(f"W_K must have shape (H, Dk, D) with H = {H}, D = {D}, got {W_K.shape}")
         if W_Q.shape != W_K.shape:
-            raise ValueError(f"W_Q must have the shape of W_K {W_K.shape}, got {W_Q.shape}")
+            raise InvalidArgument(f"W_Q must have the shape of W_K {W_K.shape}, got {W_Q.shape}")
         for name, arr in (("P", P), ("W_V", W_V), ("W_K", W_K), ("W_Q", W_Q)):
             object.__setattr__(self, name, arr)
 
@@ -75,7 +76,7 @@ def _tokens(tokens: object, width: int | None = None) -> np.ndarray:
 def _n_context(n_context: object, n_tokens: int) -> int:
     n = positive_int("n_context", n_context)
     if n > n_tokens:
-        raise ValueError(f"n_context must be at most the number of tokens {n_tokens}, got {n}")
+        raise InvalidArgument(f"n_context must be at most the number of tokens {n_tokens}, got {n}")
     return n
 
 
@@ -129,7 +130,7 @@ def lsa_stack(
 ) -> np.ndarray:
     """Apply the layers in order (a deep LSA; pass the same layer repeatedly for a recurrent one)."""
     if len(layers) == 0:
-        raise ValueError("layers must contain at least one LSAParams")
+        raise InvalidArgument("layers must contain at least one LSAParams")
     E = _tokens(tokens)
     for params in layers:
         E = lsa_layer(E, params, n_context, include_query=include_query, damping=damping)
@@ -148,7 +149,7 @@ def _w0(w0: object | None, nx: int, ny: int) -> np.ndarray:
         return np.zeros((ny, nx))
     W0 = finite_array("w0", w0, ndim=2)
     if W0.shape != (ny, nx):
-        raise ValueError(f"w0 must have shape (Ny, Nx) = {(ny, nx)}, got {W0.shape}")
+        raise InvalidArgument(f"w0 must have shape (Ny, Nx) = {(ny, nx)}, got {W0.shape}")
     return W0
 
 
@@ -216,7 +217,7 @@ def residual_mlp(x: object, W1: object, b1: object, W2: object) -> np.ndarray:
     same_size("W1", W1.shape[1], x.shape[-1], "input width (axis 1)")
     same_size("b1", b1.shape[0], W1.shape[0], "hidden width")
     if W2.shape != (x.shape[-1], W1.shape[0]):
-        raise ValueError(f"W2 must have shape {(x.shape[-1], W1.shape[0])}, got {W2.shape}")
+        raise InvalidArgument(f"W2 must have shape {(x.shape[-1], W1.shape[0])}, got {W2.shape}")
     with np.errstate(all="ignore"):
         out = x + np.tanh(x @ W1.T + b1) @ W2.T
     return finite_result(out, "x, W1, b1 and W2 overflow float64 in the MLP (entries too large)")

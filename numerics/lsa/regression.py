@@ -20,6 +20,7 @@ from typing import Literal
 
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import (
     finite_array,
     finite_result,
@@ -71,7 +72,7 @@ def sample_tasks(
     ``noise_std`` adds ε ~ N(0, noise_std²) to every label. ``seed`` is only recorded.
     """
     if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        raise InvalidArgument(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     batch, n_context = positive_int("batch", batch), positive_int("n_context", n_context)
     nx, ny, n_queries = positive_int("nx", nx), positive_int("ny", ny), positive_int("n_queries", n_queries)
     noise_std = finite_scalar("noise_std", noise_std, nonnegative=True)
@@ -82,7 +83,7 @@ def sample_tasks(
     elif x_dist == "gaussian":
         x = _x_std(x_std, nx) * rng.standard_normal((batch, n_all, nx))
     else:
-        raise ValueError(f"x_dist must be 'uniform' or 'gaussian', got {x_dist!r}")
+        raise InvalidArgument(f"x_dist must be 'uniform' or 'gaussian', got {x_dist!r}")
     W = rng.standard_normal((batch, ny, nx))
     y = np.einsum("bnx,byx->bny", x, W) + noise_std * rng.standard_normal((batch, n_all, ny))
     return RegressionTasks(
@@ -99,7 +100,7 @@ def _x_std(x_std: object, nx: int) -> float | np.ndarray:
     std = finite_array("x_std", x_std, ndim=1)
     same_size("x_std", std.shape[0], nx, "length Nx")
     if np.any(std <= 0):
-        raise ValueError("x_std must be positive")
+        raise InvalidArgument("x_std must be positive")
     return std
 
 
@@ -115,9 +116,9 @@ def _check_weights(W: object, X: np.ndarray, Y: np.ndarray, name: str = "W") -> 
     W = finite_array(name, W, ndim=(2, 3))
     want = (Y.shape[2], X.shape[2])
     if W.shape[-2:] != want:
-        raise ValueError(f"{name} must have trailing shape (Ny, Nx) = {want}, got {W.shape}")
+        raise InvalidArgument(f"{name} must have trailing shape (Ny, Nx) = {want}, got {W.shape}")
     if W.ndim == 3 and W.shape[0] != X.shape[0]:
-        raise ValueError(f"{name} must have the batch size of X = {X.shape[0]} (axis 0), got {W.shape[0]}")
+        raise InvalidArgument(f"{name} must have the batch size of X = {X.shape[0]} (axis 0), got {W.shape[0]}")
     return np.broadcast_to(W, (X.shape[0], *want))
 
 
@@ -159,7 +160,7 @@ def half_mse(pred: object, target: object) -> float:
     pred = finite_array("pred", pred, nonempty=True)
     target = finite_array("target", target)
     if pred.shape != target.shape:
-        raise ValueError(f"pred and target must have the same shape, got {pred.shape} and {target.shape}")
+        raise InvalidArgument(f"pred and target must have the same shape, got {pred.shape} and {target.shape}")
     with np.errstate(over="ignore"):
         return finite_result(0.5 * float(np.mean((pred - target) ** 2)), "pred and target overflow float64 in the MSE")
 

@@ -33,6 +33,7 @@ from typing import Literal
 
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.lsa.layers import LSAParams, attention_maps, stack_times, times_stack
 from icl_verify.numerics.lsa.regression import CODE_X_RANGE, RegressionTasks, sample_tasks
 from icl_verify.numerics.shared.checks import finite_scalar, positive_int, seed_value
@@ -79,17 +80,17 @@ class TrainConfig:
         finite_scalar("noise_std", self.noise_std, nonnegative=True)
         for name in ("escape_step", "restarts"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
-                raise ValueError(f"{name} must be a non-negative integer, got {getattr(self, name)!r}")
+                raise InvalidArgument(f"{name} must be a non-negative integer, got {getattr(self, name)!r}")
         if self.escape_step and not 2 * ESCAPE_WINDOW <= self.escape_step <= self.steps:
-            raise ValueError(
+            raise InvalidArgument(
                 f"escape_step must be 0 or lie in [{2 * ESCAPE_WINDOW}, steps = {self.steps}], got {self.escape_step}"
             )
         if not 0 < finite_scalar("escape_ratio", self.escape_ratio) < 1:
-            raise ValueError(f"escape_ratio must lie in (0, 1), got {self.escape_ratio!r}")
+            raise InvalidArgument(f"escape_ratio must lie in (0, 1), got {self.escape_ratio!r}")
         if isinstance(self.x_std, list):
             object.__setattr__(self, "x_std", tuple(self.x_std))
         if np.any(np.asarray(self.x_std, dtype=float) <= 0) or np.size(self.x_std) not in (1, self.nx):
-            raise ValueError(f"x_std must be positive, a scalar or one value per input, got {self.x_std!r}")
+            raise InvalidArgument(f"x_std must be positive, a scalar or one value per input, got {self.x_std!r}")
         _choice("schedule", self.schedule, ("constant", "cosine"))
         _choice("x_dist", self.x_dist, ("uniform", "gaussian"))
         _choice("loss", self.loss, ("half_mse", "mse"))
@@ -121,7 +122,7 @@ class TrainConfig:
 
 def _choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        raise InvalidArgument(f"{name} must be one of {allowed}, got {value!r}")
 
 
 @dataclass(frozen=True)

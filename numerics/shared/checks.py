@@ -7,18 +7,20 @@ from typing import Any
 
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
+
 
 def positive_int(name: str, value: object) -> int:
     """Return ``value`` as an ``int`` if it is a positive integer, else raise ``ValueError``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        raise InvalidArgument(f"{name} must be a positive integer, got {value!r}")
     return int(value)
 
 
 def nonnegative_int(name: str, value: object) -> int:
     """Return ``value`` as an ``int`` if it is a non-negative integer (not a bool), else raise ``ValueError``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        raise InvalidArgument(f"{name} must be a non-negative integer, got {value!r}")
     return int(value)
 
 
@@ -36,13 +38,13 @@ def finite_scalar(name: str, value: object, *, positive: bool = False, nonnegati
     try:
         x = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real number, got {value!r}") from None
+        raise InvalidArgument(f"{name} must be a real number, got {value!r}") from None
     if not np.isfinite(x):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise InvalidArgument(f"{name} must be finite, got {value!r}")
     if positive and x <= 0:
-        raise ValueError(f"{name} must be positive, got {value!r}")
+        raise InvalidArgument(f"{name} must be positive, got {value!r}")
     if nonnegative and x < 0:
-        raise ValueError(f"{name} must be non-negative, got {value!r}")
+        raise InvalidArgument(f"{name} must be non-negative, got {value!r}")
     return x
 
 
@@ -65,18 +67,18 @@ def finite_array(
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an array of real numbers, got {type(value).__name__}") from None
+        raise InvalidArgument(f"{name} must be an array of real numbers, got {type(value).__name__}") from None
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in allowed:
             want = " or ".join(str(d) for d in allowed)
-            raise ValueError(f"{name} must have {want} dimensions, got shape {arr.shape}")
+            raise InvalidArgument(f"{name} must have {want} dimensions, got shape {arr.shape}")
     if allow_inf and np.any(np.isnan(arr)):
-        raise ValueError(f"{name} must not contain NaN")
+        raise InvalidArgument(f"{name} must not contain NaN")
     if not allow_inf and arr.size and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
+        raise InvalidArgument(f"{name} must contain only finite values (no NaN or inf)")
     if nonempty and 0 in arr.shape:
-        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
+        raise InvalidArgument(f"{name} must not be empty, got shape {arr.shape}")
     return arr
 
 
@@ -84,14 +86,14 @@ def confidence_level(name: str, value: object) -> float:
     """Return a confidence level as a ``float`` in the open interval (0, 1), else raise ``ValueError``."""
     level = finite_scalar(name, value)
     if not 0 < level < 1:
-        raise ValueError(f"{name} must lie in (0, 1), got {value!r}")
+        raise InvalidArgument(f"{name} must lie in (0, 1), got {value!r}")
     return level
 
 
 def same_size(name: str, actual: int, expected: int, what: str) -> None:
     """Raise ``ValueError`` unless an axis of ``name`` has the ``expected`` length."""
     if actual != expected:
-        raise ValueError(f"{name} must have {what} = {expected}, got {actual}")
+        raise InvalidArgument(f"{name} must have {what} = {expected}, got {actual}")
 
 
 def time_series(
@@ -105,7 +107,7 @@ def time_series(
     same_size(values_name, v.size, t.size, f"the length of {times_name}")
     steps = np.diff(t)
     if np.any(steps <= 0 if strict else steps < 0):
-        raise ValueError(f"{times_name} must be {'strictly increasing' if strict else 'non-decreasing'}")
+        raise InvalidArgument(f"{times_name} must be {'strictly increasing' if strict else 'non-decreasing'}")
     return t, v
 
 
@@ -120,7 +122,7 @@ def well_conditioned(name: str, matrix: np.ndarray, what: str) -> np.ndarray:
     with np.errstate(all="ignore"):
         cond = float(np.linalg.cond(matrix)) if matrix.size and np.all(np.isfinite(matrix)) else np.inf
     if not cond <= CONDITION_LIMIT:
-        raise ValueError(f"{name} make {what} singular or ill-conditioned (condition number {cond:.3g} > 1e12)")
+        raise InvalidArgument(f"{name} make {what} singular or ill-conditioned (condition number {cond:.3g} > 1e12)")
     return matrix
 
 
@@ -129,7 +131,7 @@ def finite_result(value: Any, message: str) -> Any:
     ``ValueError(message)`` (divergence or overflow)."""
     parts = value if isinstance(value, tuple) else (value,)
     if not all(np.all(np.isfinite(part)) for part in parts):
-        raise ValueError(message)
+        raise InvalidArgument(message)
     return value
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import positive_int
 from icl_verify.numerics.shared.mlp import bce
 
@@ -18,7 +19,7 @@ def even_k(name: str, value: object) -> int:
     """K for a balanced ±1 task: an even integer ≥ 2 (K/2 items of each label)."""
     k = positive_int(name, value)
     if k < 2 or k % 2:
-        raise ValueError(f"{name} must be an even integer >= 2 for balanced labels, got {value!r}")
+        raise InvalidArgument(f"{name} must be an even integer >= 2 for balanced labels, got {value!r}")
     return k
 
 
@@ -28,7 +29,7 @@ def sample_items(rng: np.random.Generator, k: int, d: int, dtype: type = np.floa
     Nguyen & Reddy 2025, §2: K/2 items labelled +1 and K/2 labelled −1.
     """
     if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        raise InvalidArgument(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     k, d = even_k("k", k), positive_int("d", d)
     x = rng.standard_normal((k, d)) / np.sqrt(d)
     labels = np.repeat(np.array([1.0, -1.0]), k // 2)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import positive_int
 
 
@@ -142,7 +143,7 @@ def mlp_backward(p: MLP, work: MLPPass, g: np.ndarray) -> MLP:
 def mlp_input_gradient(p: MLP, work: MLPPass) -> np.ndarray:
     """Gradient of Σ_b g_b φ(x_b) with respect to the input ``x (…, B, D)``, after :func:`mlp_backward`."""
     if work.d1 is None:
-        raise ValueError("work has no backward pass: call mlp_backward first")
+        raise InvalidArgument("work has no backward pass: call mlp_backward first")
     return work.d1 @ np.swapaxes(p.W1, -1, -2)
 
 

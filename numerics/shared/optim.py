@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_scalar
 
 Layer = dict[str, np.ndarray]
@@ -44,7 +45,7 @@ class Adam:
         for name in ("beta1", "beta2"):
             b = finite_scalar(name, getattr(self, name))
             if not 0 <= b < 1:
-                raise ValueError(f"{name} must lie in [0, 1), got {b!r}")
+                raise InvalidArgument(f"{name} must lie in [0, 1), got {b!r}")
         finite_scalar("eps", self.eps, positive=True)
 
     def step(self, params: list[Layer], grads: list[Layer], lr: float | None = None) -> list[Layer]:

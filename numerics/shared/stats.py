@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import (
     confidence_level,
     finite_array,
@@ -64,7 +65,7 @@ def t_interval(values: object, level: float = 0.95) -> Interval:
     """
     x = finite_array("values", values, ndim=1)
     if x.size < 2:
-        raise ValueError(f"values must hold at least 2 numbers, got {x.size}")
+        raise InvalidArgument(f"values must hold at least 2 numbers, got {x.size}")
     with np.errstate(all="ignore"):
         mean, sem = finite_result(
             (float(np.mean(x)), float(stats.sem(x))), "values overflow float64 (entries too large)"
@@ -87,9 +88,9 @@ def fit_line(x: object, y: object, level: float = 0.95) -> Line:
     xa, ya = finite_array("x", x, ndim=1), finite_array("y", y, ndim=1)
     same_size("y", ya.size, xa.size, "the length of x")
     if xa.size < 3:
-        raise ValueError(f"x must hold at least 3 points for a slope interval, got {xa.size}")
+        raise InvalidArgument(f"x must hold at least 3 points for a slope interval, got {xa.size}")
     if np.unique(xa).size < 2:
-        raise ValueError("x must take at least 2 distinct values")
+        raise InvalidArgument("x must take at least 2 distinct values")
     if np.ptp(ya) == 0:  # a horizontal line: linregress's correlation, and so its stderr, is 0/0
         return Line(Interval(0.0, 0.0, 0.0), float(ya[0]))
     with np.errstate(all="ignore"):

@@ -40,6 +40,7 @@ from tqdm import tqdm
 from icl_verify.core.claims import Claim, Result, check
 from icl_verify.core.evidence import Evidence, Kind, Status
 from icl_verify.core.verdicts import Verdict
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared import sweep
 from icl_verify.numerics.shared.checks import positive_int
 from icl_verify.numerics.shared.threads import blas_threads
@@ -147,13 +148,13 @@ def _executor(kind: str, jobs: int, scheduler: str | None) -> Iterator[Executor]
 def validate(jobs: int | None, executor: str, scheduler: str | None) -> int:
     """The number of workers; ``ValueError`` naming the argument when the three do not go together."""
     if executor not in EXECUTORS:
-        raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+        raise InvalidArgument(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
     if executor == "dask" and not scheduler:
-        raise ValueError("executor 'dask' needs scheduler, the address of a Dask scheduler")
+        raise InvalidArgument("executor 'dask' needs scheduler, the address of a Dask scheduler")
     if executor == "dask" and importlib.util.find_spec("distributed") is None:
-        raise ValueError("executor 'dask' needs the optional extra: pip install \"icl-verify[dask]\"")
+        raise InvalidArgument("executor 'dask' needs the optional extra: pip install \"icl-verify[dask]\"")
     if scheduler is not None and executor != "dask":
-        raise ValueError("scheduler is only used with executor 'dask'")
+        raise InvalidArgument("scheduler is only used with executor 'dask'")
     return default_jobs() if jobs is None else positive_int("jobs", jobs)
 
 
@@ -170,7 +171,7 @@ def default_jobs() -> int:
     try:
         return positive_int(JOBS_VAR, int(value))
     except ValueError:
-        raise ValueError(f"{JOBS_VAR} must be a positive integer, got {value!r}") from None
+        raise InvalidArgument(f"{JOBS_VAR} must be a positive integer, got {value!r}") from None
 
 
 def check_claims(
