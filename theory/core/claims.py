@@ -225,6 +225,11 @@ class Result:
         }
 
 
+def _control_of(check: Check, at: Any, form: Any) -> Found:
+    """The control row of ``check`` run with its corrected counterpart ``form`` at ``at`` (None: every size)."""
+    return Found(check.control_at(at, form))
+
+
 def _controls(corrected: Corrected | NoControl, runs: Sequence[tuple[Check, Found]]) -> list[Evidence]:
     """Control rows for an expected-false claim with this ``corrected`` form.
 
@@ -235,7 +240,7 @@ def _controls(corrected: Corrected | NoControl, runs: Sequence[tuple[Check, Foun
     due = [(c, found.at) for c, found in runs if found.at is not None]
     due += [(c, None) for c, _ in runs if c.proves and refuted]
     rows = [
-        guarded(Kind.CONTROL, lambda c=c, at=at, form=form: Found(c.control_at(at, form))).evidence
+        guarded(Kind.CONTROL, partial(_control_of, c, at, form)).evidence
         for c, at in due
         if (form := corrected.form(c.kind)) is not None
     ]

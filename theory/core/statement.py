@@ -218,7 +218,7 @@ def _check_symbols(symbols: Any) -> None:
             )
 
 
-def _check_control(holds: bool, corrected: Any, no_control: str, correction: str) -> None:
+def _check_control(holds: bool, corrected: Callable[..., Any] | None, no_control: str, correction: str) -> None:
     if holds and (corrected is not None or no_control):
         raise InvalidArgument("corrected and no_control are for statements expected to be false (holds=False)")
     if not holds and (corrected is None) == (not no_control):

@@ -213,9 +213,12 @@ def _symmetric(matrix: MatrixExpr, laws: Mapping[MatrixSymbol, Law]) -> bool:
     return any(law.covariance == matrix for law in laws.values())
 
 
-def _walk(net: _Network, start: int, incident: dict[int, list[int]], used: set[int], laws) -> tuple[list, int]:
+def _walk(
+    net: _Network, start: int, incident: dict[int, list[int]], used: set[int], laws: Mapping[MatrixSymbol, Law]
+) -> tuple[list[_Factor], int]:
     """Follow unused edges from ``start`` until none is left; the oriented factors and the end node."""
-    factors, node = [], start
+    factors: list[_Factor] = []
+    node = start
     while True:
         free = [e for e in incident[node] if e not in used]
         if not free:

@@ -70,12 +70,11 @@ Dimension = int | tuple[int, int]
 
 def dimension(name: str, value: Dimension) -> st.SearchStrategy[int]:
     """A strategy for a dimension given as an ``int`` (fixed) or a ``(low, high)`` pair (shrinks to low)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = (value, value)
-    ok = isinstance(value, tuple) and len(value) == 2 and all(type(v) is int and v >= 1 for v in value)
-    if not ok or value[0] > value[1]:
-        raise InvalidArgument(f"{name} must be a positive int or a (low, high) pair of them, got {value!r}")
-    return dims(*value)
+    pair = (value, value) if isinstance(value, int) and not isinstance(value, bool) else value
+    positive = isinstance(pair, tuple) and len(pair) == 2 and all(type(v) is int and v >= 1 for v in pair)
+    if not (positive and isinstance(pair, tuple) and pair[0] <= pair[1]):
+        raise InvalidArgument(f"{name} must be a positive int or a (low, high) pair of them, got {pair!r}")
+    return dims(*pair)
 
 
 def nonzero_matrices(rows: int, cols: int, bound: float = 3.0) -> st.SearchStrategy[np.ndarray]:
