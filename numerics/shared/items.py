@@ -8,6 +8,7 @@ sample their items and measure c₁, c₂, c₃ here) and the scaling group (the
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
 from icl_verify.errors import InvalidArgument
@@ -23,7 +24,9 @@ def even_k(name: str, value: object) -> int:
     return k
 
 
-def sample_items(rng: np.random.Generator, k: int, d: int, dtype: type = np.float32) -> tuple[np.ndarray, np.ndarray]:
+def sample_items(
+    rng: np.random.Generator, k: int, d: int, dtype: type = np.float32
+) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
     """K items x_k ~ N(0, I_D/D) as rows ``(K, D)`` and balanced labels ±1 ``(K,)`` in random order.
 
     Nguyen & Reddy 2025, §2: K/2 items labelled +1 and K/2 labelled −1.
@@ -36,7 +39,7 @@ def sample_items(rng: np.random.Generator, k: int, d: int, dtype: type = np.floa
     return x.astype(dtype), rng.permutation(labels).astype(dtype)
 
 
-def constants(logits: np.ndarray, labels: np.ndarray) -> dict[str, float]:
+def constants(logits: ArrayLike, labels: NDArray[np.floating]) -> dict[str, float]:
     """c₁, c₂, c₃ from the logits on items labelled +1 and the IWL accuracy over all items.
 
     Nguyen & Reddy 2025, §3.4: c₁ = ⟨σ(−φ₊)⟩, c₂ = 1 − ⟨σ(−φ₊)²⟩/c₁, c₃ = ⟨e^{−φ₊}⟩.

@@ -9,11 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_scalar
 
-Layer = dict[str, np.ndarray]
+Layer = dict[str, NDArray[np.floating]]
 """The named arrays of one layer (or block) of parameters or gradients."""
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from icl_verify.errors import InvalidArgument
@@ -57,7 +58,7 @@ def student_interval(estimate: float, se: float, dof: int, level: float = 0.95) 
     return Interval(estimate, estimate - half, estimate + half)
 
 
-def t_interval(values: object, level: float = 0.95) -> Interval:
+def t_interval(values: ArrayLike, level: float = 0.95) -> Interval:
     """Mean of iid values with its Student-t interval: x̄ ± t_{n−1} s/√n (s the sample standard deviation).
 
     >>> t_interval([1.0, 2.0, 3.0])  # s/√n = 1/√3, t_{2, 0.975} = 4.303 (tables)
@@ -73,7 +74,7 @@ def t_interval(values: object, level: float = 0.95) -> Interval:
     return student_interval(mean, sem, x.size - 1, level)
 
 
-def fit_line(x: object, y: object, level: float = 0.95) -> Line:
+def fit_line(x: ArrayLike, y: ArrayLike, level: float = 0.95) -> Line:
     """Least-squares line through the points (x_i, y_i) (:func:`scipy.stats.linregress`), with the
     Student-t interval of the slope on n − 2 degrees of freedom.
 
@@ -99,7 +100,7 @@ def fit_line(x: object, y: object, level: float = 0.95) -> Line:
     return Line(student_interval(fit.slope, fit.stderr, xa.size - 2, level), float(fit.intercept))
 
 
-def first_crossing(times: np.ndarray, values: np.ndarray, threshold: float) -> float | None:
+def first_crossing(times: ArrayLike, values: ArrayLike, threshold: float) -> float | None:
     """First time ``values`` reaches ``threshold``, linearly interpolated between logged times; None if never.
 
     ``values`` may hold ±inf (a quantity that blew up), never NaN."""
