@@ -13,6 +13,7 @@ Tokens are rows.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import softmax
 
 from icl_verify.errors import InvalidArgument
@@ -30,13 +31,13 @@ from icl_verify.numerics.shared.fuzz import Fuzz, linear_data
 from icl_verify.numerics.shared.gd_rate import best_gd_rate
 
 
-def _unit_rows(rng: np.random.Generator, rows: int, d: int) -> np.ndarray:
+def _unit_rows(rng: np.random.Generator, rows: int, d: int) -> NDArray[np.float64]:
     """``rows`` independent points uniform on the unit sphere S^{d−1} (normalised standard Gaussians)."""
     g = rng.standard_normal((rows, d))
     return g / np.linalg.norm(g, axis=1, keepdims=True)
 
 
-def noise_sim_aou(d: int, samples: int, seed: int) -> np.ndarray:
+def noise_sim_aou(d: int, samples: int, seed: int) -> NDArray[np.float64]:
     """SimAOU(h_ZSL, h_ICL, h_FT) for ``samples`` triples of independent uniform unit vectors in R^d (pure noise
     after an L2 normalisation, as in Deutch et al.'s critique)."""
     d, samples, seed = positive_int("d", d), positive_int("samples", samples), seed_value("seed", seed)
@@ -46,7 +47,7 @@ def noise_sim_aou(d: int, samples: int, seed: int) -> np.ndarray:
     return sim_aou(units[:, 0], units[:, 1], units[:, 2])
 
 
-def noisy_copies_sim_aou(d: int, sigma: float, samples: int, seed: int) -> np.ndarray:
+def noisy_copies_sim_aou(d: int, sigma: float, samples: int, seed: int) -> NDArray[np.float64]:
     """SimAOU when ICL and FT add independent noise of relative size σ to a shared unit output and normalise:
     h_ZSL = z, h_ICL = (z + σ g₁) / ‖z + σ g₁‖, h_FT likewise, z uniform on S^{d−1}, g_k ~ N(0, I/d)."""
     d, samples, seed = positive_int("d", d), positive_int("samples", samples), seed_value("seed", seed)
@@ -62,7 +63,7 @@ def noisy_copies_sim_aou(d: int, sigma: float, samples: int, seed: int) -> np.nd
     return sim_aou(z, noisy[:, 0], noisy[:, 1])
 
 
-def causal_softmax_stack(tokens: object, W: object, layers: int, *, causal: bool) -> np.ndarray:
+def causal_softmax_stack(tokens: ArrayLike, W: ArrayLike, layers: int, *, causal: bool) -> NDArray[np.float64]:
     """The last token after ``layers`` residual softmax-attention layers x_t ← x_t + Σ_s softmax_s(x_tᵀ W x_s) x_s,
     s ranging over s ≤ t (``causal``) or over every token; the scale 1/√d is dropped as in Dai et al. §3.2."""
     x = finite_array("tokens", tokens, ndim=2, nonempty=True)
@@ -81,7 +82,7 @@ def causal_softmax_stack(tokens: object, W: object, layers: int, *, causal: bool
     return finite_result(x[-1], "tokens and W overflow float64 in the attention stack (entries too large)")
 
 
-def full_batch_gd(X: object, Y: object, W0: object, lr: float, steps: int) -> np.ndarray:
+def full_batch_gd(X: ArrayLike, Y: ArrayLike, W0: ArrayLike, lr: float, steps: int) -> NDArray[np.float64]:
     """``steps`` full-batch GD steps W ← W − lr Σ_i (W x_i − y_i) x_iᵀ on ½ Σ_i ‖W x_i − y_i‖² (rows x_i, y_i)."""
     X = finite_array("X", X, ndim=2)
     Y = finite_array("Y", Y, ndim=2)
@@ -99,7 +100,7 @@ def full_batch_gd(X: object, Y: object, W0: object, lr: float, steps: int) -> np
     return finite_result(W, "lr, X, Y and W0 make gradient descent diverge beyond float64 (entries or lr too large)")
 
 
-def gd_attention(d: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+def gd_attention(d: int, n: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(W_V, W_K) of relaxed linear attention on tokens [x, y] ∈ R^{d+1} that does one GD step in context: keys
     read x, values write η* y into the label slot, so W_V x'_i (W_K x'_i)ᵀ q = η* y_i x_iᵀ x_q e_y (von Oswald et al.
     2023, Prop. 1: one trained LSA layer reaches this; η* = 1/(n + d + 1), ``numerics.shared.gd_rate.best_gd_rate``)."""
@@ -109,7 +110,9 @@ def gd_attention(d: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     return W_V, W_K
 
 
-def regression_prompt(rng: np.random.Generator, d: int, n: int, n_text: int) -> tuple[np.ndarray, ...]:
+def regression_prompt(
+    rng: np.random.Generator, d: int, n: int, n_text: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], float]:
     """One prompt of in-context linear regression, tokens as rows: ``demos`` [x_i, wᵀx_i] (n, d + 1) with x_i, w ~
     N(0, I_d); ``text`` (n_text, d + 1) standard Gaussian tokens unrelated to the task (the zero-shot context);
     the query q = [x_q, 0] and its label wᵀx_q."""
@@ -118,7 +121,14 @@ def regression_prompt(rng: np.random.Generator, d: int, n: int, n_text: int) -> 
     return np.column_stack([X, X @ w]), text, np.append(x_q, 0.0), float(w @ x_q)
 
 
-def model_sim_aou(W_V: np.ndarray, W_K: np.ndarray, demos: np.ndarray, text: np.ndarray, q: np.ndarray, lr: float):
+def model_sim_aou(
+    W_V: NDArray[np.float64],
+    W_K: NDArray[np.float64],
+    demos: NDArray[np.float64],
+    text: NDArray[np.float64],
+    q: NDArray[np.float64],
+    lr: float,
+) -> tuple[float | NDArray[np.float64], float]:
     """SimAOU (Dai et al. §4.3) of one model on one prompt, FT = one GD step on keys and values
     (``numerics.dual.finetune``, targets W_V x'_i at queries W_K x'_i), and the ICL output's label slot."""
     q = finite_array("q", q, ndim=1)
@@ -138,7 +148,9 @@ def model_sim_aou(W_V: np.ndarray, W_K: np.ndarray, demos: np.ndarray, text: np.
     return sim_aou(h_zsl, h_icl, h_ft), float(h_icl[-1])
 
 
-def untrained_vs_trained(d: int, n: int, n_text: int, samples: int, seed: int, lr: float) -> dict[str, np.ndarray]:
+def untrained_vs_trained(
+    d: int, n: int, n_text: int, samples: int, seed: int, lr: float
+) -> dict[str, NDArray[np.float64]]:
     """Per prompt: SimAOU of the untrained model (W_V, W_K ~ N(0, 1/(d + 1)) entries, fresh per prompt) and of
     the GD construction (:func:`gd_attention`) on the same prompt, and the squared error of each ICL prediction."""
     d, n, n_text = positive_int("d", d), positive_int("n", n), positive_int("n_text", n_text)

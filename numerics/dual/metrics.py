@@ -9,13 +9,16 @@ demonstrations), ICL the model prompted with the demonstrations, FT the model fi
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_array
 from icl_verify.numerics.shared.fuzz import Fuzz
 
 
-def _vectors(names: tuple[str, ...], values: tuple[object, ...], ndim: int | tuple[int, ...] = 1) -> list[np.ndarray]:
+def _vectors(
+    names: tuple[str, ...], values: tuple[object, ...], ndim: int | tuple[int, ...] = 1
+) -> list[NDArray[np.float64]]:
     """Non-empty finite arrays of one common shape, named in every error."""
     arrays = [finite_array(name, value, ndim=ndim, nonempty=True) for name, value in zip(names, values)]
     for name, arr in zip(names[1:], arrays[1:]):
@@ -24,7 +27,7 @@ def _vectors(names: tuple[str, ...], values: tuple[object, ...], ndim: int | tup
     return arrays
 
 
-def _cosine(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) -> float | np.ndarray:
+def _cosine(a: NDArray[np.float64], b: NDArray[np.float64], name_a: str, name_b: str) -> float | NDArray[np.float64]:
     """cos(a, b) = aᵀb / (‖a‖ ‖b‖) along the last axis (one value per row of a 2-D array); each vector is
     first divided by its largest |entry|, so that no norm overflows."""
     values = []
@@ -38,13 +41,13 @@ def _cosine(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) -> float | n
     return float(cos) if cos.ndim == 0 else cos
 
 
-def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _difference(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
     """a − b, computed at a common scale so that entries near ±1e308 cannot overflow."""
     scale = max(float(np.max(np.abs(a))), float(np.max(np.abs(b))), 1.0)
     return a / scale - b / scale
 
 
-def rec2ftp(zsl_correct: object, ft_correct: object, icl_correct: object) -> float:
+def rec2ftp(zsl_correct: ArrayLike, ft_correct: ArrayLike, icl_correct: ArrayLike) -> float:
     """Recall to fine-tuning predictions (Dai et al. §4.2): among the examples that FT gets right and ZSL
     gets wrong (FT-positive), the fraction that ICL also gets right.
 
@@ -63,21 +66,21 @@ def rec2ftp(zsl_correct: object, ft_correct: object, icl_correct: object) -> flo
     return float(np.sum(ft_positive & icl) / np.sum(ft_positive))
 
 
-def sim_aou(h_zsl: object, h_icl: object, h_ft: object) -> float | np.ndarray:
+def sim_aou(h_zsl: ArrayLike, h_icl: ArrayLike, h_ft: ArrayLike) -> float | NDArray[np.float64]:
     """Similarity of attention-output updates (Dai et al. §4.3): cos(h_ICL − h_ZSL, h_FT − h_ZSL), where h is
     the attention output (at the query's last token) of the zero-shot, prompted and fine-tuned model."""
     zsl, icl, ft = _vectors(("h_zsl", "h_icl", "h_ft"), (h_zsl, h_icl, h_ft), ndim=(1, 2))
     return _cosine(_difference(icl, zsl), _difference(ft, zsl), "h_icl − h_zsl", "h_ft − h_zsl")
 
 
-def sim_am(m_icl: object, m_ft: object) -> float | np.ndarray:
+def sim_am(m_icl: ArrayLike, m_ft: ArrayLike) -> float | NDArray[np.float64]:
     """Similarity of attention maps (Dai et al. §4.4): cos(m_ICL, m_FT), the attention weights of the query
     over the query-text tokens (for ICL the weights on the demonstration tokens are left out)."""
     icl, ft = _vectors(("m_icl", "m_ft"), (m_icl, m_ft), ndim=(1, 2))
     return _cosine(icl, ft, "m_icl", "m_ft")
 
 
-def sim_am_delta(m_zsl: object, m_icl: object, m_ft: object) -> float | np.ndarray:
+def sim_am_delta(m_zsl: ArrayLike, m_icl: ArrayLike, m_ft: ArrayLike) -> float | NDArray[np.float64]:
     """SimAM of the updates rather than of the maps: cos(m_ICL − m_ZSL, m_FT − m_ZSL).
 
     SimAM compares the maps themselves, which share the zero-shot map, so two unrelated changes of a common
@@ -87,7 +90,7 @@ def sim_am_delta(m_zsl: object, m_icl: object, m_ft: object) -> float | np.ndarr
     return _cosine(_difference(icl, zsl), _difference(ft, zsl), "m_icl − m_zsl", "m_ft − m_zsl")
 
 
-def kendall_tau_a(x: object, y: object) -> float:
+def kendall_tau_a(x: ArrayLike, y: ArrayLike) -> float:
     """Kendall's τ_a = (concordant − discordant pairs) / (n(n−1)/2) (Kendall 1938; Dai et al. §4.4 rank the
     attention on demonstration tokens against the training tokens' importance with it).
 
