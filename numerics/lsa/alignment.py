@@ -19,6 +19,7 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize, minimize_scalar
 
 from icl_verify.errors import InvalidArgument
@@ -27,7 +28,7 @@ from icl_verify.numerics.lsa.regression import RegressionTasks, gd, sample_tasks
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, well_conditioned
 from icl_verify.numerics.shared.fuzz import Fuzz
 
-Model = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+Model = Callable[[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -38,7 +39,7 @@ def lsa_model(layers: Sequence[LSAParams]) -> Model:
     """The LSA stack as a model: tokens (x_i, y_i), queries (x_q, 0), readout −(query's y-part)."""
     layers = list(layers)
 
-    def model(X: np.ndarray, Y: np.ndarray, x_q: np.ndarray) -> np.ndarray:
+    def model(X: NDArray[np.float64], Y: NDArray[np.float64], x_q: NDArray[np.float64]) -> NDArray[np.float64]:
         out = lsa_stack(make_tokens(X, Y, x_q), layers, X.shape[1])
         return readout(out, Y.shape[2], X.shape[1])
 
@@ -50,7 +51,7 @@ def gd_model(eta: float, steps: int = 1) -> Model:
     eta = finite_scalar("eta", eta)
     steps = positive_int("steps", steps)
 
-    def model(X: np.ndarray, Y: np.ndarray, x_q: np.ndarray) -> np.ndarray:
+    def model(X: NDArray[np.float64], Y: NDArray[np.float64], x_q: NDArray[np.float64]) -> NDArray[np.float64]:
         W = gd(np.zeros((Y.shape[2], X.shape[2])), X, Y, eta, steps)
         return np.einsum("byx,bqx->bqy", W, x_q)
 
@@ -66,7 +67,7 @@ def gdpp_model(eta: float, gamma: float, steps: int = 1) -> Model:
     """
     eta, gamma, steps = finite_scalar("eta", eta), finite_scalar("gamma", gamma), positive_int("steps", steps)
 
-    def model(X: np.ndarray, Y: np.ndarray, x_q: np.ndarray) -> np.ndarray:
+    def model(X: NDArray[np.float64], Y: NDArray[np.float64], x_q: NDArray[np.float64]) -> NDArray[np.float64]:
         n = X.shape[1]
         Z = np.concatenate([X, x_q], axis=1)
         R = np.concatenate([Y, np.zeros((*x_q.shape[:2], Y.shape[2]))], axis=1)
@@ -79,12 +80,12 @@ def gdpp_model(eta: float, gamma: float, steps: int = 1) -> Model:
     return model
 
 
-def predict(model: Model, tasks: RegressionTasks) -> np.ndarray:
+def predict(model: Model, tasks: RegressionTasks) -> NDArray[np.float64]:
     """The model's predictions for the tasks' queries, (B, Q, Ny)."""
     return np.asarray(model(tasks.X, tasks.Y, tasks.x_q), dtype=np.float64)
 
 
-def task_losses(model: Model, tasks: RegressionTasks) -> np.ndarray:
+def task_losses(model: Model, tasks: RegressionTasks) -> NDArray[np.float64]:
     """½ Σ_{q,y} (ŷ − y_q)² / (Q·Ny) per task, shape (B,) — the paper's ½·MSE, task by task."""
     r = predict(model, tasks) - tasks.y_q
     return 0.5 * np.mean(r**2, axis=(1, 2))
@@ -94,20 +95,20 @@ def task_losses(model: Model, tasks: RegressionTasks) -> np.ndarray:
 # Metrics
 
 
-def query_gradient(model: Model, tasks: RegressionTasks) -> np.ndarray:
+def query_gradient(model: Model, tasks: RegressionTasks) -> NDArray[np.float64]:
     """∂ŷ/∂x_q per task, (B, Ny, Nx), for a model linear in x_q: its outputs on the unit vectors e_1..e_Nx."""
     B, _, nx = tasks.X.shape
     basis = np.broadcast_to(np.eye(nx), (B, nx, nx))
     return np.swapaxes(np.asarray(model(tasks.X, tasks.Y, basis), dtype=np.float64), 1, 2)
 
 
-def preds_diff(model_a: Model, model_b: Model, tasks: RegressionTasks) -> np.ndarray:
+def preds_diff(model_a: Model, model_b: Model, tasks: RegressionTasks) -> NDArray[np.float64]:
     """‖ŷ_a − ŷ_b‖ per task (over queries and outputs), shape (B,)."""
     diff = predict(model_a, tasks) - predict(model_b, tasks)
     return np.sqrt(np.sum(diff**2, axis=(1, 2)))
 
 
-def model_cos(model_a: Model, model_b: Model, tasks: RegressionTasks) -> np.ndarray:
+def model_cos(model_a: Model, model_b: Model, tasks: RegressionTasks) -> NDArray[np.float64]:
     """cos(∂ŷ_a/∂x_q, ∂ŷ_b/∂x_q) per task, shape (B,); 0 where a gradient vanishes."""
     ga, gb = query_gradient(model_a, tasks), query_gradient(model_b, tasks)
     dot = np.sum(ga * gb, axis=(1, 2))
@@ -115,13 +116,13 @@ def model_cos(model_a: Model, model_b: Model, tasks: RegressionTasks) -> np.ndar
     return np.divide(dot, norms, out=np.zeros_like(dot), where=norms > 0)
 
 
-def model_diff(model_a: Model, model_b: Model, tasks: RegressionTasks) -> np.ndarray:
+def model_diff(model_a: Model, model_b: Model, tasks: RegressionTasks) -> NDArray[np.float64]:
     """‖∂ŷ_a/∂x_q − ∂ŷ_b/∂x_q‖ per task, shape (B,)."""
     diff = query_gradient(model_a, tasks) - query_gradient(model_b, tasks)
     return np.sqrt(np.sum(diff**2, axis=(1, 2)))
 
 
-def mean_interval(samples: object, z: float = 2.576) -> tuple[float, float, float]:
+def mean_interval(samples: ArrayLike, z: float = 2.576) -> tuple[float, float, float]:
     """(mean, low, high): the mean of iid samples ± z standard errors (default 99 % normal interval)."""
     x = finite_array("samples", samples, ndim=1)
     z = finite_scalar("z", z, positive=True)
@@ -227,13 +228,15 @@ def tune_gdpp(tasks: RegressionTasks, steps: int, eta0: float, gamma0: float = 0
 # Weights: products up to the rescaling symmetry, interpolation
 
 
-def _single_head(params: LSAParams) -> tuple[np.ndarray, np.ndarray]:
+def _single_head(params: LSAParams) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     if params.P.shape[0] != 1:
         raise InvalidArgument(f"params must have a single head for a product comparison, got {params.P.shape[0]}")
     return params.value_map()[0], params.key_query_map()[0]
 
 
-def readout_blocks(V: np.ndarray, K: np.ndarray, nx: int) -> tuple[np.ndarray, np.ndarray]:
+def readout_blocks(
+    V: NDArray[np.float64], K: NDArray[np.float64], nx: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The parts a single layer's readout depends on: V's y-rows (P W_V) and K's x-columns (W_Kᵀ W_Q)."""
     return V[nx:, :], K[:, :nx]
 
@@ -282,7 +285,7 @@ def gd_reference(nx: int, ny: int, eta: float, n_context: int) -> LSAParams:
     return theta_gd(nx, ny, eta, n_context)
 
 
-def effective_preconditioner(params: LSAParams, nx: int, n_context: int) -> np.ndarray:
+def effective_preconditioner(params: LSAParams, nx: int, n_context: int) -> NDArray[np.float64]:
     """A with (label-odd part of ŷ) = x_qᵀ A (1/N) Σ_i y_i x_i, for a single layer with one output.
 
     Writing v = (P W_V)[y, :] and K = W_Kᵀ W_Q, the readout −v C K (x_q, 0) has the label-odd part
@@ -299,7 +302,7 @@ def effective_preconditioner(params: LSAParams, nx: int, n_context: int) -> np.n
     return -n * A
 
 
-def preconditioner_moments(tasks: RegressionTasks) -> tuple[np.ndarray, np.ndarray]:
+def preconditioner_moments(tasks: RegressionTasks) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Sufficient statistics (FᵀF, Fᵀy) of the least-squares fit ŷ = x_qᵀ A g, g = (1/N) Σ_i y_i x_i.
 
     F has one row per query with entries x_q[a] g[c]; sums over groups of tasks pool exactly.
@@ -311,7 +314,7 @@ def preconditioner_moments(tasks: RegressionTasks) -> tuple[np.ndarray, np.ndarr
     return F.T @ F, F.T @ tasks.y_q.reshape(-1)
 
 
-def fit_preconditioner(moments: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+def fit_preconditioner(moments: tuple[NDArray[np.float64], NDArray[np.float64]]) -> NDArray[np.floating]:
     """The least-squares A from :func:`preconditioner_moments` (possibly summed over groups).
 
     The population minimiser is the optimal one-layer LSA's preconditioner (Zhang–Frei–Bartlett

@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import NDArray
 
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.lsa.layers import LSAParams
@@ -57,14 +58,14 @@ class UntiedResult:
     """The untied layers after phase 2, phase 2's loss per step, and phase 1's :class:`TrainResult`."""
 
     layers: list[LSAParams]
-    losses: np.ndarray
+    losses: NDArray[np.float64]
     tied: TrainResult
     seed: int
     config: TrainConfig
     seconds: float = field(default=0.0, compare=False)
 
     @property
-    def all_losses(self) -> np.ndarray:
+    def all_losses(self) -> NDArray[np.float64]:
         """Training loss per step over both phases (phase 1's kept attempt, then phase 2)."""
         return np.concatenate([self.tied.losses, self.losses])
 
@@ -79,7 +80,7 @@ def untie(tied: TrainResult) -> list[Layer]:
 
 def continue_training(
     layers: list[Layer], config: TrainConfig, rng: np.random.Generator
-) -> tuple[list[Layer], np.ndarray]:
+) -> tuple[list[Layer], NDArray[np.float64]]:
     """``config.steps`` Adam steps (fresh moments, clipping, ``config``'s schedule) on fresh tasks, from ``layers``."""
     return run_steps(config, rng, start=layers)
 
