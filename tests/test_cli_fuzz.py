@@ -249,7 +249,8 @@ def test_a_figure_failing_to_render_keeps_the_previous_png(tmp_path, monkeypatch
 
     monkeypatch.setattr(Figure, "savefig", broken)
     result = CliRunner().invoke(main, [*KIN, "--plot", str(png)])
-    assert isinstance(result.exception, RuntimeError)  # a bug keeps its traceback: not turned into exit 2
+    assert result.exit_code == 1  # a bug: its traceback and a request to report it, not an input error (2)
+    assert "Traceback" in result.stderr and "icl-verify: internal error: RuntimeError: renderer failed" in result.stderr
     assert png.read_bytes() == b"\x89PNG\r\n\x1a\n previous figure"
     assert os.listdir(tmp_path) == ["kin.png"]
 

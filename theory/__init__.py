@@ -15,6 +15,9 @@ The public API for writing and checking claims::
     report = iv.check_all()                 # every built-in claim
     family = iv.load_family("my_claims.py") # a claim file: its claims, derivations and FIGURES
 
+Bad input anywhere raises ``iv.InvalidArgument``, a ``ValueError`` and, like every exception
+icl-verify raises on purpose, an ``iv.IclVerifyError``.
+
 Layers (each a subpackage; dependencies point one way, checked in CI):
 ``icl_verify.numerics`` (simulations and fits, no SymPy) ← ``icl_verify.engine`` (claims, checks,
 verdicts, derivations, registry) ← ``icl_verify.families`` (the papers' results) ←
@@ -64,6 +67,8 @@ _EXPORTS = {
     "clear_caches": "icl_verify.core.caches",
     "Report": "icl_verify.output.report",
     "check_all": "icl_verify.output.report",
+    "IclVerifyError": "icl_verify.errors",
+    "InvalidArgument": "icl_verify.errors",
 }
 
 __all__ = sorted(_EXPORTS)

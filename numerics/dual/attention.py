@@ -8,13 +8,17 @@ projected by W_Q). ``W_V`` and ``W_K`` act on a token ``x`` as ``W @ x``.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import softmax
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, same_size
 from icl_verify.numerics.shared.fuzz import Fuzz
 
 
-def _projections(W_V: object, W_K: object, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _projections(
+    W_V: ArrayLike, W_K: ArrayLike, tokens: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     W_V = finite_array("W_V", W_V, ndim=2, nonempty=True)
     W_K = finite_array("W_K", W_K, ndim=2, nonempty=True)
     same_size("W_V", W_V.shape[1], tokens.shape[-1], "input width (axis 1)")
@@ -22,14 +26,16 @@ def _projections(W_V: object, W_K: object, tokens: np.ndarray) -> tuple[np.ndarr
     return tokens @ W_V.T, tokens @ W_K.T
 
 
-def _tokens(demos: object, text: object) -> tuple[np.ndarray, np.ndarray]:
+def _tokens(demos: ArrayLike, text: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     demos = finite_array("demos", demos, ndim=2)
     text = finite_array("text", text, ndim=2)
     same_size("text", text.shape[1], demos.shape[1], "token width (axis 1) of demos")
     return demos, text
 
 
-def _attention_inputs(values: object, keys: object, q: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _attention_inputs(
+    values: ArrayLike, keys: ArrayLike, q: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     values = finite_array("values", values, ndim=2)
     keys = finite_array("keys", keys, ndim=2)
     q = finite_array("q", q, ndim=1)
@@ -38,34 +44,36 @@ def _attention_inputs(values: object, keys: object, q: object) -> tuple[np.ndarr
     return values, keys, q
 
 
-def _scores(keys: np.ndarray, q: np.ndarray, names: str) -> np.ndarray:
+def _scores(keys: NDArray[np.float64], q: NDArray[np.float64], names: str) -> NDArray[np.float64]:
     """The logits k_iᵀ q, finite. SciPy's softmax subtracts the largest logit (the stable log-sum-exp form),
     so finite logits never overflow; only logits beyond float64 are refused, naming their arguments."""
     with np.errstate(over="ignore", invalid="ignore"):
         scores = keys @ q
     if not np.all(np.isfinite(scores)):
-        raise ValueError(f"{names} give attention logits k·q beyond float64 (entries too large)")
+        raise InvalidArgument(f"{names} give attention logits k·q beyond float64 (entries too large)")
     return scores
 
 
-def _finite_output(out: np.ndarray, names: str) -> np.ndarray:
+def _finite_output(out: NDArray[np.float64], names: str) -> NDArray[np.float64]:
     return finite_result(out, f"{names} overflow float64 in the attention output (entries too large)")
 
 
-def linear_attention(values: object, keys: object, q: object) -> np.ndarray:
+def linear_attention(values: ArrayLike, keys: ArrayLike, q: ArrayLike) -> NDArray[np.float64]:
     """LinearAttn(V, K, q) = Σ_i v_i (k_iᵀ q) (Dai et al. eq. 4–5), for a single query vector."""
     values, keys, q = _attention_inputs(values, keys, q)
     with np.errstate(over="ignore", invalid="ignore"):
         return _finite_output(values.T @ (keys @ q), "values, keys and q")
 
 
-def softmax_attention(values: object, keys: object, q: object) -> np.ndarray:
+def softmax_attention(values: ArrayLike, keys: ArrayLike, q: ArrayLike) -> NDArray[np.float64]:
     """Σ_i softmax_i(k_iᵀ q) v_i (scale 1/√d dropped, as in Dai et al.'s analysis)."""
     values, keys, q = _attention_inputs(values, keys, q)
     return _finite_output(values.T @ softmax(_scores(keys, q, "keys and q")), "values")
 
 
-def icl_attention(W_V: object, W_K: object, demos: object, text: object, q: object, *, use_softmax: bool) -> np.ndarray:
+def icl_attention(
+    W_V: ArrayLike, W_K: ArrayLike, demos: ArrayLike, text: ArrayLike, q: ArrayLike, *, use_softmax: bool
+) -> NDArray[np.float64]:
     """F_ICL(q): attention of ``q`` over [X'; X] with values W_V x and keys W_K x (Dai et al. eq. 8–9)."""
     demos, text = _tokens(demos, text)
     with np.errstate(all="ignore"):
@@ -75,7 +83,7 @@ def icl_attention(W_V: object, W_K: object, demos: object, text: object, q: obje
     return attend(values, keys, q)
 
 
-def zero_shot_weight(W_V: object, W_K: object, text: object) -> np.ndarray:
+def zero_shot_weight(W_V: ArrayLike, W_K: ArrayLike, text: ArrayLike) -> NDArray[np.float64]:
     """W_ZSL = W_V X (W_K X)ᵀ: the attention's 'weights' before any demonstration (eq. 9)."""
     text = finite_array("text", text, ndim=2)
     with np.errstate(all="ignore"):
@@ -83,7 +91,7 @@ def zero_shot_weight(W_V: object, W_K: object, text: object) -> np.ndarray:
         return _finite_output(values.T @ keys, "W_V, W_K and text")
 
 
-def delta_w_icl(W_V: object, W_K: object, demos: object) -> np.ndarray:
+def delta_w_icl(W_V: ArrayLike, W_K: ArrayLike, demos: ArrayLike) -> NDArray[np.float64]:
     """ΔW_ICL = Σ_i (W_V x'_i) ⊗ (W_K x'_i): the demonstrations' implicit update (eq. 9)."""
     demos = finite_array("demos", demos, ndim=2)
     with np.errstate(all="ignore"):
@@ -91,7 +99,7 @@ def delta_w_icl(W_V: object, W_K: object, demos: object) -> np.ndarray:
         return _finite_output(values.T @ keys, "W_V, W_K and demos")
 
 
-def demo_mass(W_K: object, demos: object, text: object, q: object) -> float:
+def demo_mass(W_K: ArrayLike, demos: ArrayLike, text: ArrayLike, q: ArrayLike) -> float:
     """λ(q): the softmax mass that ``q`` puts on the demonstrations among [X'; X]."""
     demos, text = _tokens(demos, text)
     W_K = finite_array("W_K", W_K, ndim=2)
@@ -104,7 +112,9 @@ def demo_mass(W_K: object, demos: object, text: object, q: object) -> float:
     return float(weights[: demos.shape[0]].sum())
 
 
-def dual_form_prediction(W0: object, errors: object, train_inputs: object, x: object) -> np.ndarray:
+def dual_form_prediction(
+    W0: ArrayLike, errors: ArrayLike, train_inputs: ArrayLike, x: ArrayLike
+) -> NDArray[np.float64]:
     """W0 x + LinearAttn(V = E, K = X', q = x): a GD-updated linear layer in its dual form (eq. 3–5).
 
     ``errors`` holds e_i = −γ ∂L/∂y_i as rows, ``train_inputs`` the inputs x'_i as rows.
@@ -121,7 +131,7 @@ def dual_form_prediction(W0: object, errors: object, train_inputs: object, x: ob
     return _finite_output(out, "W0, errors, train_inputs and x")
 
 
-def momentum_explicit(values: object, eta: float) -> np.ndarray:
+def momentum_explicit(values: ArrayLike, eta: float) -> NDArray[np.float64]:
     """m_t = Σ_{i<t} η^{t−i} v_i for t = 0..T−1 (the momentum term of Dai et al. eq. 14), as rows."""
     values = finite_array("values", values, ndim=2)
     eta = finite_scalar("eta", eta)
@@ -132,7 +142,7 @@ def momentum_explicit(values: object, eta: float) -> np.ndarray:
         return _finite_output(weights @ values, "eta and values")
 
 
-def momentum_ema(values: object, eta: float) -> np.ndarray:
+def momentum_ema(values: ArrayLike, eta: float) -> NDArray[np.float64]:
     """The same momentum term by the EMA recursion m_0 = 0, m_t = η (m_{t−1} + v_{t−1})."""
     values = finite_array("values", values, ndim=2)
     eta = finite_scalar("eta", eta)
@@ -147,17 +157,17 @@ def momentum_ema(values: object, eta: float) -> np.ndarray:
 # Examples for the bad-input fuzzer (numerics.shared.fuzz)
 
 
-def _example_attention() -> dict[str, np.ndarray]:
+def _example_attention() -> dict[str, NDArray[np.float64]]:
     r = np.random.default_rng(2)
     return {"values": r.standard_normal((4, 3)), "keys": r.standard_normal((4, 2)), "q": r.standard_normal(2)}
 
 
-def _example_weights() -> dict[str, np.ndarray]:
+def _example_weights() -> dict[str, NDArray[np.float64]]:
     r = np.random.default_rng(3)
     return {"W_V": r.standard_normal((3, 2)), "W_K": r.standard_normal((3, 2))}
 
 
-def _example_tokens() -> dict[str, np.ndarray]:
+def _example_tokens() -> dict[str, NDArray[np.float64]]:
     r = np.random.default_rng(4)
     return {"demos": r.standard_normal((3, 2)), "text": r.standard_normal((2, 2)), "q": r.standard_normal(3)}
 

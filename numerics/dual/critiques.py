@@ -13,8 +13,10 @@ Tokens are rows.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import softmax
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.dual import attention, finetune
 from icl_verify.numerics.dual.metrics import sim_aou
 from icl_verify.numerics.shared.checks import (
@@ -29,23 +31,23 @@ from icl_verify.numerics.shared.fuzz import Fuzz, linear_data
 from icl_verify.numerics.shared.gd_rate import best_gd_rate
 
 
-def _unit_rows(rng: np.random.Generator, rows: int, d: int) -> np.ndarray:
+def _unit_rows(rng: np.random.Generator, rows: int, d: int) -> NDArray[np.float64]:
     """``rows`` independent points uniform on the unit sphere S^{d−1} (normalised standard Gaussians)."""
     g = rng.standard_normal((rows, d))
     return g / np.linalg.norm(g, axis=1, keepdims=True)
 
 
-def noise_sim_aou(d: int, samples: int, seed: int) -> np.ndarray:
+def noise_sim_aou(d: int, samples: int, seed: int) -> NDArray[np.float64]:
     """SimAOU(h_ZSL, h_ICL, h_FT) for ``samples`` triples of independent uniform unit vectors in R^d (pure noise
     after an L2 normalisation, as in Deutch et al.'s critique)."""
     d, samples, seed = positive_int("d", d), positive_int("samples", samples), seed_value("seed", seed)
     if d < 2:
-        raise ValueError(f"d must be at least 2 (on S^0 the updates can vanish), got {d}")
+        raise InvalidArgument(f"d must be at least 2 (on S^0 the updates can vanish), got {d}")
     units = _unit_rows(np.random.default_rng(seed), 3 * samples, d).reshape(samples, 3, d)
     return sim_aou(units[:, 0], units[:, 1], units[:, 2])
 
 
-def noisy_copies_sim_aou(d: int, sigma: float, samples: int, seed: int) -> np.ndarray:
+def noisy_copies_sim_aou(d: int, sigma: float, samples: int, seed: int) -> NDArray[np.float64]:
     """SimAOU when ICL and FT add independent noise of relative size σ to a shared unit output and normalise:
     h_ZSL = z, h_ICL = (z + σ g₁) / ‖z + σ g₁‖, h_FT likewise, z uniform on S^{d−1}, g_k ~ N(0, I/d)."""
     d, samples, seed = positive_int("d", d), positive_int("samples", samples), seed_value("seed", seed)
@@ -57,17 +59,17 @@ def noisy_copies_sim_aou(d: int, sigma: float, samples: int, seed: int) -> np.nd
         noisy /= np.linalg.norm(noisy, axis=2, keepdims=True)
     finite_result(noisy, f"sigma = {sigma!r} overflows float64 in the normalisation (too large)")
     if np.any(np.all(noisy == z[:, None, :], axis=2)):
-        raise ValueError(f"sigma = {sigma!r} is too small: a noisy output equals z in float64 (no update)")
+        raise InvalidArgument(f"sigma = {sigma!r} is too small: a noisy output equals z in float64 (no update)")
     return sim_aou(z, noisy[:, 0], noisy[:, 1])
 
 
-def causal_softmax_stack(tokens: object, W: object, layers: int, *, causal: bool) -> np.ndarray:
+def causal_softmax_stack(tokens: ArrayLike, W: ArrayLike, layers: int, *, causal: bool) -> NDArray[np.float64]:
     """The last token after ``layers`` residual softmax-attention layers x_t ← x_t + Σ_s softmax_s(x_tᵀ W x_s) x_s,
     s ranging over s ≤ t (``causal``) or over every token; the scale 1/√d is dropped as in Dai et al. §3.2."""
     x = finite_array("tokens", tokens, ndim=2, nonempty=True)
     W = finite_array("W", W, ndim=2)
     if W.shape != (x.shape[1], x.shape[1]):
-        raise ValueError(f"W must be square with the token width {x.shape[1]}, got shape {W.shape}")
+        raise InvalidArgument(f"W must be square with the token width {x.shape[1]}, got shape {W.shape}")
     layers = positive_int("layers", layers)
     n = x.shape[0]
     hidden = np.tril(np.ones((n, n), bool)) if causal else np.ones((n, n), bool)
@@ -75,20 +77,22 @@ def causal_softmax_stack(tokens: object, W: object, layers: int, *, causal: bool
         for _ in range(layers):
             scores = np.where(hidden, x @ W @ x.T, -np.inf)  # row t: scores of token t over tokens s
             if not np.all(np.isfinite(scores[hidden])):
-                raise ValueError("tokens and W give attention logits beyond float64 (entries too large)")
+                raise InvalidArgument("tokens and W give attention logits beyond float64 (entries too large)")
             x = x + softmax(scores, axis=1) @ x
     return finite_result(x[-1], "tokens and W overflow float64 in the attention stack (entries too large)")
 
 
-def full_batch_gd(X: object, Y: object, W0: object, lr: float, steps: int) -> np.ndarray:
+def full_batch_gd(X: ArrayLike, Y: ArrayLike, W0: ArrayLike, lr: float, steps: int) -> NDArray[np.float64]:
     """``steps`` full-batch GD steps W ← W − lr Σ_i (W x_i − y_i) x_iᵀ on ½ Σ_i ‖W x_i − y_i‖² (rows x_i, y_i)."""
     X = finite_array("X", X, ndim=2)
     Y = finite_array("Y", Y, ndim=2)
     W = finite_array("W0", W0, ndim=2)
     if Y.shape[0] != X.shape[0]:
-        raise ValueError(f"Y must have as many rows as X, {X.shape[0]}, got {Y.shape[0]}")
+        raise InvalidArgument(f"Y must have as many rows as X, {X.shape[0]}, got {Y.shape[0]}")
     if W.shape != (Y.shape[1], X.shape[1]):
-        raise ValueError(f"W0 must have shape (width of Y, width of X) = {(Y.shape[1], X.shape[1])}, got {W.shape}")
+        raise InvalidArgument(
+            f"W0 must have shape (width of Y, width of X) = {(Y.shape[1], X.shape[1])}, got {W.shape}"
+        )
     lr, steps = finite_scalar("lr", lr, positive=True), positive_int("steps", steps)
     with np.errstate(all="ignore"):
         for _ in range(steps):
@@ -96,7 +100,7 @@ def full_batch_gd(X: object, Y: object, W0: object, lr: float, steps: int) -> np
     return finite_result(W, "lr, X, Y and W0 make gradient descent diverge beyond float64 (entries or lr too large)")
 
 
-def gd_attention(d: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+def gd_attention(d: int, n: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(W_V, W_K) of relaxed linear attention on tokens [x, y] ∈ R^{d+1} that does one GD step in context: keys
     read x, values write η* y into the label slot, so W_V x'_i (W_K x'_i)ᵀ q = η* y_i x_iᵀ x_q e_y (von Oswald et al.
     2023, Prop. 1: one trained LSA layer reaches this; η* = 1/(n + d + 1), ``numerics.shared.gd_rate.best_gd_rate``)."""
@@ -106,7 +110,9 @@ def gd_attention(d: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     return W_V, W_K
 
 
-def regression_prompt(rng: np.random.Generator, d: int, n: int, n_text: int) -> tuple[np.ndarray, ...]:
+def regression_prompt(
+    rng: np.random.Generator, d: int, n: int, n_text: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], float]:
     """One prompt of in-context linear regression, tokens as rows: ``demos`` [x_i, wᵀx_i] (n, d + 1) with x_i, w ~
     N(0, I_d); ``text`` (n_text, d + 1) standard Gaussian tokens unrelated to the task (the zero-shot context);
     the query q = [x_q, 0] and its label wᵀx_q."""
@@ -115,7 +121,14 @@ def regression_prompt(rng: np.random.Generator, d: int, n: int, n_text: int) -> 
     return np.column_stack([X, X @ w]), text, np.append(x_q, 0.0), float(w @ x_q)
 
 
-def model_sim_aou(W_V: np.ndarray, W_K: np.ndarray, demos: np.ndarray, text: np.ndarray, q: np.ndarray, lr: float):
+def model_sim_aou(
+    W_V: NDArray[np.float64],
+    W_K: NDArray[np.float64],
+    demos: NDArray[np.float64],
+    text: NDArray[np.float64],
+    q: NDArray[np.float64],
+    lr: float,
+) -> tuple[float | NDArray[np.float64], float]:
     """SimAOU (Dai et al. §4.3) of one model on one prompt, FT = one GD step on keys and values
     (``numerics.dual.finetune``, targets W_V x'_i at queries W_K x'_i), and the ICL output's label slot."""
     q = finite_array("q", q, ndim=1)
@@ -129,11 +142,15 @@ def model_sim_aou(W_V: np.ndarray, W_K: np.ndarray, demos: np.ndarray, text: np.
             [W @ q for W in (W_zsl, W_icl, W_ft)], "W_V, W_K, demos, text and q overflow"
         )
     if np.array_equal(h_icl, h_zsl) or np.array_equal(h_ft, h_zsl):
-        raise ValueError(f"W_V, W_K, demos, text, q and lr = {lr!r} leave an output unchanged by ICL or FT: no SimAOU")
+        raise InvalidArgument(
+            f"W_V, W_K, demos, text, q and lr = {lr!r} leave an output unchanged by ICL or FT: no SimAOU"
+        )
     return sim_aou(h_zsl, h_icl, h_ft), float(h_icl[-1])
 
 
-def untrained_vs_trained(d: int, n: int, n_text: int, samples: int, seed: int, lr: float) -> dict[str, np.ndarray]:
+def untrained_vs_trained(
+    d: int, n: int, n_text: int, samples: int, seed: int, lr: float
+) -> dict[str, NDArray[np.float64]]:
     """Per prompt: SimAOU of the untrained model (W_V, W_K ~ N(0, 1/(d + 1)) entries, fresh per prompt) and of
     the GD construction (:func:`gd_attention`) on the same prompt, and the squared error of each ICL prediction."""
     d, n, n_text = positive_int("d", d), positive_int("n", n), positive_int("n_text", n_text)

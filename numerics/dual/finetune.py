@@ -12,13 +12,20 @@ loss whose gradient is a sum of outer products, chosen so that both sides of the
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, same_size
 from icl_verify.numerics.shared.fuzz import Fuzz
 
+T = TypeVar("T")
 
-def _inputs(W_V: object, W_K: object, text: object, targets: object, queries: object) -> tuple[np.ndarray, ...]:
+
+def _inputs(
+    W_V: ArrayLike, W_K: ArrayLike, text: ArrayLike, targets: ArrayLike, queries: ArrayLike
+) -> tuple[NDArray[np.float64], ...]:
     W_V = finite_array("W_V", W_V, ndim=2, nonempty=True)
     W_K = finite_array("W_K", W_K, ndim=2, nonempty=True)
     text = finite_array("text", text, ndim=2)
@@ -32,13 +39,13 @@ def _inputs(W_V: object, W_K: object, text: object, targets: object, queries: ob
     return W_V, W_K, text, targets, queries
 
 
-def _checked(value: object, names: str) -> object:
+def _checked(value: T, names: str) -> T:
     return finite_result(value, f"{names} overflow float64 in the fine-tuning step (entries too large)")
 
 
 def linear_loss_gradients(
-    W_V: object, W_K: object, text: object, targets: object, queries: object
-) -> tuple[np.ndarray, np.ndarray]:
+    W_V: ArrayLike, W_K: ArrayLike, text: ArrayLike, targets: ArrayLike, queries: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(∇_{W_V} L, ∇_{W_K} L) = (−Tᵀ Q W_K S, −Qᵀ T W_V S) for L = −Σ_i t_iᵀ W_V S W_Kᵀ q_i, S = XᵀX."""
     W_V, W_K, X, T, Q = _inputs(W_V, W_K, text, targets, queries)
     with np.errstate(all="ignore"):
@@ -47,8 +54,15 @@ def linear_loss_gradients(
 
 
 def finetune_step(
-    W_V: object, W_K: object, text: object, targets: object, queries: object, lr: float, *, train_keys: bool
-) -> tuple[np.ndarray, np.ndarray]:
+    W_V: ArrayLike,
+    W_K: ArrayLike,
+    text: ArrayLike,
+    targets: ArrayLike,
+    queries: ArrayLike,
+    lr: float,
+    *,
+    train_keys: bool,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """One full-batch GD step of rate ``lr`` on L: W_V − lr ∇_{W_V} L, and W_K − lr ∇_{W_K} L if ``train_keys``."""
     lr = finite_scalar("lr", lr, positive=True)
     W_V, W_K = finite_array("W_V", W_V, ndim=2), finite_array("W_K", W_K, ndim=2)
@@ -59,8 +73,15 @@ def finetune_step(
 
 
 def delta_w_ft(
-    W_V: object, W_K: object, text: object, targets: object, queries: object, lr: float, *, train_keys: bool
-) -> np.ndarray:
+    W_V: ArrayLike,
+    W_K: ArrayLike,
+    text: ArrayLike,
+    targets: ArrayLike,
+    queries: ArrayLike,
+    lr: float,
+    *,
+    train_keys: bool,
+) -> NDArray[np.float64]:
     """ΔW_FT = W_V' S W_K'ᵀ − W_V S W_Kᵀ: the change of the zero-shot weight after one step (Dai et al. §3.3)."""
     new_V, new_K = finetune_step(W_V, W_K, text, targets, queries, lr, train_keys=train_keys)
     W_V, W_K, X = np.asarray(W_V, float), np.asarray(W_K, float), np.asarray(text, float)
@@ -73,7 +94,7 @@ def delta_w_ft(
 # Examples for the bad-input fuzzer (numerics.shared.fuzz)
 
 
-def _example_finetuning() -> dict[str, np.ndarray]:
+def _example_finetuning() -> dict[str, NDArray[np.float64]]:
     r = np.random.default_rng(11)
     return {"W_V": r.standard_normal((3, 2)), "W_K": r.standard_normal((2, 2)), "text": r.standard_normal((2, 2))} | {
         "targets": r.standard_normal((4, 3)),

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 import diptest
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.kinetics import models as icl_models
 from icl_verify.numerics.shared.checks import finite_array, finite_scalar, positive_int, same_size, seed_value
 from icl_verify.numerics.shared.fuzz import Fuzz
@@ -73,7 +74,7 @@ def dip_test(values: Sequence[float], *, resolution: float, seed: int) -> DipTes
     """
     x = finite_array("values", values, ndim=1)
     if x.size < MIN_VALUES:
-        raise ValueError(f"values must have at least {MIN_VALUES} entries for a dip test, got {x.size}")
+        raise InvalidArgument(f"values must have at least {MIN_VALUES} entries for a dip test, got {x.size}")
     resolution = finite_scalar("resolution", resolution, nonnegative=True)
     seed = seed_value("seed", seed)
     smoothed = x + np.random.default_rng(seed).normal(0.0, resolution, x.size)

@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.kinetics import ode as kin
 from icl_verify.numerics.kinetics import task as icl_task
 from icl_verify.numerics.shared.checks import finite_scalar, positive_int, seed_value
@@ -164,12 +165,12 @@ class ReducedConfig:
         finite_scalar("decay", self.decay, nonnegative=True)
         for name, allowed in (("context", CONTEXTS), ("clock", CLOCKS), ("constants_labels", CONSTANTS_LABELS)):
             if getattr(self, name) not in allowed:
-                raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
+                raise InvalidArgument(f"{name} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if self.context_pairs < 1:
-            raise ValueError(f"n must be at least 2 when it counts the query (context='with_query'), got {self.n}")
+            raise InvalidArgument(f"n must be at least 2 when it counts the query (context='with_query'), got {self.n}")
         if self.equalised and self.context_pairs % 2:
             parity = "even" if self.context == "pairs" else "odd when it counts the query (n − 1 context pairs)"
-            raise ValueError(f"n must be {parity} for equalised contexts, got {self.n}")
+            raise InvalidArgument(f"n must be {parity} for equalised contexts, got {self.n}")
 
 
 @dataclass

@@ -31,6 +31,7 @@ from scipy.integrate import RK45, cumulative_trapezoid, solve_ivp
 from scipy.special import erfcx, expit
 from scipy.stats import binom
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, time_series
 from icl_verify.numerics.shared.fuzz import Fuzz, logged_series
 
@@ -59,7 +60,7 @@ def table(times: object, values: object, *, name: str = "c") -> Schedule:
     """
     t, v = time_series(f"{name} times", times, f"{name} values", values, strict=True)
     if np.any(v < 0):
-        raise ValueError(f"{name} values must be non-negative, got minimum {v.min()!r}")
+        raise InvalidArgument(f"{name} values must be non-negative, got minimum {v.min()!r}")
     return lambda s: np.interp(s, t, v)
 
 
@@ -73,9 +74,9 @@ def _peak(name: str, c: Schedule, t_max: float) -> float:
     """Largest value of a schedule on [0, t_max] (sampled), checking it is non-negative."""
     sample = np.asarray(c(np.linspace(0.0, t_max, 257)), dtype=float)
     if not np.all(np.isfinite(sample)):
-        raise ValueError(f"{name} must be finite on [0, t_max]")
+        raise InvalidArgument(f"{name} must be finite on [0, t_max]")
     if np.any(sample < 0):
-        raise ValueError(f"{name} must be non-negative, got {sample.min()!r}")
+        raise InvalidArgument(f"{name} must be non-negative, got {sample.min()!r}")
     return float(sample.max())
 
 
@@ -136,9 +137,11 @@ def _initial(w0: object, beta0: object, n: object) -> tuple[np.ndarray, np.ndarr
     arrays = [finite_array(name, np.atleast_1d(v), ndim=1, nonempty=True) for name, v in named]
     sizes = {a.size for a in arrays} - {1}
     if len(sizes) > 1:
-        raise ValueError(f"w0, beta0 and n must have the same length (or length 1), got {[a.size for a in arrays]}")
+        raise InvalidArgument(
+            f"w0, beta0 and n must have the same length (or length 1), got {[a.size for a in arrays]}"
+        )
     if np.any(arrays[2] < 1):
-        raise ValueError(f"n must be at least 1, got {n!r}")
+        raise InvalidArgument(f"n must be at least 1, got {n!r}")
     w, b, length = (a.astype(float) for a in np.broadcast_arrays(*arrays))
     return w, b, length
 
@@ -151,7 +154,7 @@ def _problem(w0, beta0, n, c1, c2, t_max, decay_w, decay_beta, beta_cap, equalis
     decay_beta = finite_scalar("decay_beta", decay_beta, nonnegative=True)
     beta_cap = finite_scalar("beta_cap", beta_cap)
     if np.any(b_init >= beta_cap):
-        raise ValueError(f"beta0 must be below beta_cap = {beta_cap}")
+        raise InvalidArgument(f"beta0 must be below beta_cap = {beta_cap}")
     c1s, c2s = _schedule("c1", c1), _schedule("c2", c2)
     peak = _peak("c1", c1s, t_max)
     _peak("c2", c2s, t_max)
@@ -217,7 +220,7 @@ def integrate(
         dense_output=t_eval is not None,
     )
     if sol.status < 0:
-        raise ValueError(f"the ODE for these w0, beta0, n, c1, c2, t_max cannot be integrated: {sol.message}")
+        raise InvalidArgument(f"the ODE for these w0, beta0, n, c1, c2, t_max cannot be integrated: {sol.message}")
     t_end, _, b_end = np.split(sol.y[:, -1], 3)
     reached = (b_end >= beta_cap - 1e-9) & (t_end <= t_max)
     t_icl = np.where(reached, t_end, np.nan)
@@ -288,7 +291,7 @@ def blowup_times(
         h[active] = ha * np.clip(0.9 * np.maximum(norm, 1e-10) ** -0.2, 0.2, 5.0)
         active[active] = (ya[2] < beta_cap) & (ya[0] < t_max)
     else:
-        raise ValueError(
+        raise InvalidArgument(
             f"blowup_times did not finish within max_iterations = {max_iterations} for these w0, beta0, n, t_max"
         )
     return np.where((y[2] >= beta_cap) & (y[0] <= t_max), y[0], np.nan)
@@ -357,7 +360,7 @@ def tau_star_slaved(c2: object, beta0: object) -> np.ndarray:
     """Blow-up clock time for β₀ ≪ 0 and c₂ > 0: τ* ≈ (c₂/2) e^{−2β₀} (paper §3.5, asymptotic)."""
     c = finite_array("c2", np.atleast_1d(c2), nonempty=True)
     if np.any(c <= 0):
-        raise ValueError("c2 must be positive")
+        raise InvalidArgument("c2 must be positive")
     with np.errstate(over="ignore"):
         tau = c / 2 * np.exp(-2 * finite_array("beta0", np.atleast_1d(beta0), nonempty=True))
     return finite_result(tau, "c2 and beta0 give a blow-up time τ* beyond float64 (beta0 too negative or c2 too large)")
@@ -367,7 +370,7 @@ def t_icl_infinite_k(n: object, beta0: object) -> np.ndarray:
     """K → ∞ law t_ICL ≈ √(2π) N e^{−β₀} (c₁ = ½, w₀ = 0, c₂ w ≪ e^β; paper §3.5)."""
     nn = finite_array("n", np.atleast_1d(n), nonempty=True)
     if np.any(nn < 1):
-        raise ValueError("n must be at least 1")
+        raise InvalidArgument("n must be at least 1")
     with np.errstate(over="ignore"):
         t = np.sqrt(2 * np.pi) * nn * np.exp(-finite_array("beta0", np.atleast_1d(beta0), nonempty=True))
     return finite_result(t, "n and beta0 give t_ICL beyond float64 (beta0 too negative or n too large)")
@@ -380,7 +383,7 @@ def clock(times: object, c1: object, n: float) -> np.ndarray:
     """
     t, c = time_series("times", times, "c1", c1)
     if np.any(c < 0):
-        raise ValueError("c1 must be non-negative")
+        raise InvalidArgument("c1 must be non-negative")
     n = finite_scalar("n", n, positive=True)
     with np.errstate(over="ignore", invalid="ignore"):
         tau = cumulative_trapezoid(c, t, initial=0.0) / n

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import positive_int
 from icl_verify.numerics.shared.items import even_k, sample_items
 
@@ -107,7 +108,7 @@ class Scores:
 
 def _rng(rng: object) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        raise InvalidArgument(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     return rng
 
 
@@ -122,7 +123,7 @@ def _checked(rng: object, n: object, batch: object, equalised: bool) -> tuple[np
     """The sampler arguments, validated: a Generator, N ≥ 1 (even for equalised contexts), batch ≥ 1."""
     rng, n, batch = _rng(rng), positive_int("n", n), positive_int("batch", batch)
     if equalised and n % 2:
-        raise ValueError(f"n must be even for equalised contexts, got {n}")
+        raise InvalidArgument(f"n must be even for equalised contexts, got {n}")
     return rng, n, batch
 
 
@@ -143,7 +144,7 @@ def _index_sequences(rng: np.random.Generator, labels: np.ndarray, n: int, batch
 def _iwl_indices(rng: np.random.Generator, task: ItemLabelTask, n: int, batch: int):
     """N distinct context indices (B, N) and a query index outside them (B,), uniformly."""
     if task.k < n + 1:
-        raise ValueError(f"n must be below the number of training items K = {task.k} for IWL evaluation, got {n}")
+        raise InvalidArgument(f"n must be below the number of training items K = {task.k} for IWL evaluation, got {n}")
     idx = np.argsort(rng.random((batch, task.k)), axis=1)[:, : n + 1]
     return idx[:, :n], idx[:, n]
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.kinetics import task as icl_task
 from icl_verify.numerics.shared.checks import finite_scalar, positive_int, seed_value
 from icl_verify.numerics.shared.items import even_k
@@ -157,7 +158,7 @@ class TransformerConfig:
         finite_scalar("lr", self.lr, positive=True)
         finite_scalar("decay", self.decay, nonnegative=True)
         if self.equalised and self.n % 2:
-            raise ValueError(f"n must be even for equalised contexts, got {self.n}")
+            raise InvalidArgument(f"n must be even for equalised contexts, got {self.n}")
 
 
 @dataclass

@@ -14,6 +14,7 @@ d ("normalised squared error").
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 from icl_verify.numerics.shared.checks import finite_result, finite_scalar, positive_int, seed_value
 from icl_verify.numerics.shared.fuzz import Fuzz
@@ -27,7 +28,7 @@ def _tasks(rng: np.random.Generator, tasks: int, k: int, d: int, noise_std: floa
     return X, y, w, x_q
 
 
-def _min_norm_fit(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _min_norm_fit(X: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
     """X⁺y for a batch of full-rank X (rank min(k, d) with probability 1 for Gaussian X):
     (XᵀX)⁻¹Xᵀy when k ≥ d, Xᵀ(XXᵀ)⁻¹y when k < d."""
     Xt = np.swapaxes(X, 1, 2)
@@ -36,7 +37,7 @@ def _min_norm_fit(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.einsum("tdk,tk->td", Xt, np.linalg.solve(X @ Xt, y[..., None])[..., 0])
 
 
-def least_squares_errors(k: int, d: int, noise_std: float, tasks: int, seed: int) -> np.ndarray:
+def least_squares_errors(k: int, d: int, noise_std: float, tasks: int, seed: int) -> NDArray[np.float64]:
     """Squared query errors (x_qᵀ(ŵ − w))² of the minimum-norm least-squares fit ŵ = X⁺y, one per task."""
     k, d, tasks = positive_int("k", k), positive_int("d", d), positive_int("tasks", tasks)
     noise_std = finite_scalar("noise_std", noise_std, nonnegative=True)

@@ -15,8 +15,10 @@ ratio estimate).
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import softmax
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import (
     finite_array,
     finite_result,
@@ -31,7 +33,7 @@ MAX_EXACT_INTEGER = 2.0**53
 """The largest M accepted: above 2⁵³ a float64 no longer holds every integer."""
 
 
-def dmmse_weights(X: object, y: object, tasks: object, sigma2: float) -> np.ndarray:
+def dmmse_weights(X: ArrayLike, y: ArrayLike, tasks: ArrayLike, sigma2: float) -> NDArray[np.float64]:
     """ŵ_M: the posterior mean of w under the uniform prior on the rows of ``tasks`` (M × d)."""
     X = finite_array("X", X, ndim=2, nonempty=True)
     y = finite_array("y", y, ndim=1)
@@ -44,7 +46,9 @@ def dmmse_weights(X: object, y: object, tasks: object, sigma2: float) -> np.ndar
     return finite_result(estimate, "X, y, tasks and sigma2 give residuals whose weights overflow float64")
 
 
-def dmmse_ridge_gaps(X: object, y: object, sigma2: float, Ms: object, pools: int, seed: int) -> np.ndarray:
+def dmmse_ridge_gaps(
+    X: ArrayLike, y: ArrayLike, sigma2: float, Ms: ArrayLike, pools: int, seed: int
+) -> NDArray[np.float64]:
     """‖ŵ_M − ŵ_ridge‖² for one in-context data set (X, y), over independent pretraining draws.
 
     Each of the ``pools`` rows draws max(Ms) tasks from N(0, I_d); for each M of ``Ms`` the pool is
@@ -58,7 +62,9 @@ def dmmse_ridge_gaps(X: object, y: object, sigma2: float, Ms: object, pools: int
     Ms = finite_array("Ms", Ms, ndim=1, nonempty=True)
     pools = positive_int("pools", pools)
     if np.any(Ms < 1) or np.any(Ms > MAX_EXACT_INTEGER) or np.any(Ms != np.round(Ms)) or np.any(Ms.max() % Ms):
-        raise ValueError(f"Ms must be positive integers that divide their maximum (at most 2**53), got {Ms.tolist()}")
+        raise InvalidArgument(
+            f"Ms must be positive integers that divide their maximum (at most 2**53), got {Ms.tolist()}"
+        )
     size = int(Ms.max())
     d = X.shape[1]
     ridge = finite_result(

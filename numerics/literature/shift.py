@@ -16,21 +16,23 @@ It depends on the task distribution only through Σ_w, and on the covariates thr
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_array, finite_result, positive_int, same_size, seed_value
 from icl_verify.numerics.shared.fuzz import Fuzz
 
 
-def _spd(name: str, value: object) -> np.ndarray:
+def _spd(name: str, value: object) -> NDArray[np.float64]:
     M = finite_array(name, value, ndim=2, nonempty=True)
     if M.shape[0] != M.shape[1] or not np.allclose(M, M.T, rtol=0, atol=1e-12 * np.abs(M).max()):
-        raise ValueError(f"{name} must be a symmetric square matrix, got shape {M.shape}")
+        raise InvalidArgument(f"{name} must be a symmetric square matrix, got shape {M.shape}")
     if not np.linalg.eigvalsh(M)[0] > 0:
-        raise ValueError(f"{name} must be positive definite")
+        raise InvalidArgument(f"{name} must be positive definite")
     return M
 
 
-def zfb_preconditioner(Lambda: object, n: int) -> np.ndarray:
+def zfb_preconditioner(Lambda: ArrayLike, n: int) -> NDArray[np.float64]:
     """Γ = (1 + 1/N)Λ + (tr Λ/N) I, the converged LSA's preconditioner (ZFB 2024, Thm 4.1)."""
     Lambda, n = _spd("Lambda", Lambda), positive_int("n", n)
     with np.errstate(over="ignore"):
@@ -38,7 +40,9 @@ def zfb_preconditioner(Lambda: object, n: int) -> np.ndarray:
     return finite_result(gamma, "Lambda overflows float64 in Γ")
 
 
-def _shapes(A: object, Lambda_test: object, Sigma_w: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _shapes(
+    A: ArrayLike, Lambda_test: ArrayLike, Sigma_w: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     A = finite_array("A", A, ndim=2, nonempty=True)
     Lambda_test, Sigma_w = _spd("Lambda_test", Lambda_test), _spd("Sigma_w", Sigma_w)
     same_size("A", A.shape[0], len(Lambda_test), "rows = the size of Lambda_test")
@@ -47,7 +51,7 @@ def _shapes(A: object, Lambda_test: object, Sigma_w: object) -> tuple[np.ndarray
     return A, Lambda_test, Sigma_w
 
 
-def shifted_risk(A: object, Lambda_test: object, Sigma_w: object, m: int) -> float:
+def shifted_risk(A: ArrayLike, Lambda_test: ArrayLike, Sigma_w: ArrayLike, m: int) -> float:
     """The closed-form risk E[(x_qᵀA(1/M)Xᵀy − x_qᵀw)²] of the module docstring, noiseless labels."""
     A, L, S = _shapes(A, Lambda_test, Sigma_w)
     m = positive_int("m", m)
@@ -58,14 +62,21 @@ def shifted_risk(A: object, Lambda_test: object, Sigma_w: object, m: int) -> flo
 
 
 def simulated_errors(
-    A: object, Lambda_test: object, Sigma_w: object, m: int, prompts: int, seed: int, *, tasks: str = "gaussian"
-) -> np.ndarray:
+    A: ArrayLike,
+    Lambda_test: ArrayLike,
+    Sigma_w: ArrayLike,
+    m: int,
+    prompts: int,
+    seed: int,
+    *,
+    tasks: str = "gaussian",
+) -> NDArray[np.float64]:
     """Squared query errors of ŷ = x_qᵀA(1/M)Xᵀy on ``prompts`` fresh prompts; w ~ N(0, Σ_w)
     (``tasks="gaussian"``) or w = Σ_w^{1/2}√d·u with u uniform on the sphere (``"sphere"``)."""
     A, L, S = _shapes(A, Lambda_test, Sigma_w)
     m, prompts = positive_int("m", m), positive_int("prompts", prompts)
     if tasks not in ("gaussian", "sphere"):
-        raise ValueError(f"tasks must be 'gaussian' or 'sphere', got {tasks!r}")
+        raise InvalidArgument(f"tasks must be 'gaussian' or 'sphere', got {tasks!r}")
     rng = np.random.default_rng(seed_value("seed", seed))
     d = len(L)
     x_root, w_root = np.linalg.cholesky(L), np.linalg.cholesky(S)

@@ -19,14 +19,16 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize, minimize_scalar
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.lsa.layers import LSAParams, lsa_stack, make_tokens, readout, theta_gd
 from icl_verify.numerics.lsa.regression import RegressionTasks, gd, sample_tasks
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, well_conditioned
 from icl_verify.numerics.shared.fuzz import Fuzz
 
-Model = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+Model = Callable[[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -37,7 +39,7 @@ def lsa_model(layers: Sequence[LSAParams]) -> Model:
     """The LSA stack as a model: tokens (x_i, y_i), queries (x_q, 0), readout −(query's y-part)."""
     layers = list(layers)
 
-    def model(X: np.ndarray, Y: np.ndarray, x_q: np.ndarray) -> np.ndarray:
+    def model(X: NDArray[np.float64], Y: NDArray[np.float64], x_q: NDArray[np.float64]) -> NDArray[np.float64]:
         out = lsa_stack(make_tokens(X, Y, x_q), layers, X.shape[1])
         return readout(out, Y.shape[2], X.shape[1])
 
@@ -49,7 +51,7 @@ def gd_model(eta: float, steps: int = 1) -> Model:
     eta = finite_scalar("eta", eta)
     steps = positive_int("steps", steps)
 
-    def model(X: np.ndarray, Y: np.ndarray, x_q: np.ndarray) -> np.ndarray:
+    def model(X: NDArray[np.float64], Y: NDArray[np.float64], x_q: NDArray[np.float64]) -> NDArray[np.float64]:
         W = gd(np.zeros((Y.shape[2], X.shape[2])), X, Y, eta, steps)
         return np.einsum("byx,bqx->bqy", W, x_q)
 
@@ -65,7 +67,7 @@ def gdpp_model(eta: float, gamma: float, steps: int = 1) -> Model:
     """
     eta, gamma, steps = finite_scalar("eta", eta), finite_scalar("gamma", gamma), positive_int("steps", steps)
 
-    def model(X: np.ndarray, Y: np.ndarray, x_q: np.ndarray) -> np.ndarray:
+    def model(X: NDArray[np.float64], Y: NDArray[np.float64], x_q: NDArray[np.float64]) -> NDArray[np.float64]:
         n = X.shape[1]
         Z = np.concatenate([X, x_q], axis=1)
         R = np.concatenate([Y, np.zeros((*x_q.shape[:2], Y.shape[2]))], axis=1)
@@ -78,12 +80,12 @@ def gdpp_model(eta: float, gamma: float, steps: int = 1) -> Model:
     return model
 
 
-def predict(model: Model, tasks: RegressionTasks) -> np.ndarray:
+def predict(model: Model, tasks: RegressionTasks) -> NDArray[np.float64]:
     """The model's predictions for the tasks' queries, (B, Q, Ny)."""
     return np.asarray(model(tasks.X, tasks.Y, tasks.x_q), dtype=np.float64)
 
 
-def task_losses(model: Model, tasks: RegressionTasks) -> np.ndarray:
+def task_losses(model: Model, tasks: RegressionTasks) -> NDArray[np.float64]:
     """½ Σ_{q,y} (ŷ − y_q)² / (Q·Ny) per task, shape (B,) — the paper's ½·MSE, task by task."""
     r = predict(model, tasks) - tasks.y_q
     return 0.5 * np.mean(r**2, axis=(1, 2))
@@ -93,20 +95,20 @@ def task_losses(model: Model, tasks: RegressionTasks) -> np.ndarray:
 # Metrics
 
 
-def query_gradient(model: Model, tasks: RegressionTasks) -> np.ndarray:
+def query_gradient(model: Model, tasks: RegressionTasks) -> NDArray[np.float64]:
     """∂ŷ/∂x_q per task, (B, Ny, Nx), for a model linear in x_q: its outputs on the unit vectors e_1..e_Nx."""
     B, _, nx = tasks.X.shape
     basis = np.broadcast_to(np.eye(nx), (B, nx, nx))
     return np.swapaxes(np.asarray(model(tasks.X, tasks.Y, basis), dtype=np.float64), 1, 2)
 
 
-def preds_diff(model_a: Model, model_b: Model, tasks: RegressionTasks) -> np.ndarray:
+def preds_diff(model_a: Model, model_b: Model, tasks: RegressionTasks) -> NDArray[np.float64]:
     """‖ŷ_a − ŷ_b‖ per task (over queries and outputs), shape (B,)."""
     diff = predict(model_a, tasks) - predict(model_b, tasks)
     return np.sqrt(np.sum(diff**2, axis=(1, 2)))
 
 
-def model_cos(model_a: Model, model_b: Model, tasks: RegressionTasks) -> np.ndarray:
+def model_cos(model_a: Model, model_b: Model, tasks: RegressionTasks) -> NDArray[np.float64]:
     """cos(∂ŷ_a/∂x_q, ∂ŷ_b/∂x_q) per task, shape (B,); 0 where a gradient vanishes."""
     ga, gb = query_gradient(model_a, tasks), query_gradient(model_b, tasks)
     dot = np.sum(ga * gb, axis=(1, 2))
@@ -114,18 +116,18 @@ def model_cos(model_a: Model, model_b: Model, tasks: RegressionTasks) -> np.ndar
     return np.divide(dot, norms, out=np.zeros_like(dot), where=norms > 0)
 
 
-def model_diff(model_a: Model, model_b: Model, tasks: RegressionTasks) -> np.ndarray:
+def model_diff(model_a: Model, model_b: Model, tasks: RegressionTasks) -> NDArray[np.float64]:
     """‖∂ŷ_a/∂x_q − ∂ŷ_b/∂x_q‖ per task, shape (B,)."""
     diff = query_gradient(model_a, tasks) - query_gradient(model_b, tasks)
     return np.sqrt(np.sum(diff**2, axis=(1, 2)))
 
 
-def mean_interval(samples: object, z: float = 2.576) -> tuple[float, float, float]:
+def mean_interval(samples: ArrayLike, z: float = 2.576) -> tuple[float, float, float]:
     """(mean, low, high): the mean of iid samples ± z standard errors (default 99 % normal interval)."""
     x = finite_array("samples", samples, ndim=1)
     z = finite_scalar("z", z, positive=True)
     if x.size < 2:
-        raise ValueError(f"samples must hold at least 2 values, got {x.size}")
+        raise InvalidArgument(f"samples must hold at least 2 values, got {x.size}")
     with np.errstate(all="ignore"):
         m, se = finite_result(
             (float(np.mean(x)), float(np.std(x, ddof=1) / np.sqrt(x.size))),
@@ -149,7 +151,9 @@ def one_step_rate(tasks: RegressionTasks) -> float:
         power = float(np.sum(p1**2))
         rate = float(np.sum(p1 * tasks.y_q)) / power if power > 0 else np.nan
     if power == 0:
-        raise ValueError("tasks are degenerate: one GD step predicts 0 on every query (zero X or Y), so η is undefined")
+        raise InvalidArgument(
+            "tasks are degenerate: one GD step predicts 0 on every query (zero X or Y), so η is undefined"
+        )
     return finite_result(rate, "tasks overflow float64 in the one-step rate (entries of X, Y or x_q too large)")
 
 
@@ -179,7 +183,7 @@ def line_search_rate(tasks: RegressionTasks, steps: int = 1, upper: float | None
     res = minimize_scalar(loss, bounds=(low, high), method="bounded", options={"xatol": 1e-6 * high})
     eta = float(res.x)
     if eta > high - 1e-4 * high or (upper is not None and eta < 1e-4 * high):
-        raise ValueError(f"upper: the {steps}-step loss is minimised at the edge of (0, {high:g}] (η = {eta:.6g})")
+        raise InvalidArgument(f"upper: the {steps}-step loss is minimised at the edge of (0, {high:g}] (η = {eta:.6g})")
     return eta
 
 
@@ -196,7 +200,7 @@ def _bracket_rate(loss: Callable[[float], float], start: float, factor: float = 
             break
         b /= 2
     else:
-        raise ValueError("loss: no rate below the start improves on η = 0")
+        raise InvalidArgument("loss: no rate below the start improves on η = 0")
     fb = loss(b)
     for _ in range(200):
         c = b * factor
@@ -204,7 +208,7 @@ def _bracket_rate(loss: Callable[[float], float], start: float, factor: float = 
         if fc > fb:
             return a, c
         a, b, fb = b, c, fc
-    raise ValueError(f"loss: still decreasing at η = {b:g}, no minimum bracketed")
+    raise InvalidArgument(f"loss: still decreasing at η = {b:g}, no minimum bracketed")
 
 
 def tune_gdpp(tasks: RegressionTasks, steps: int, eta0: float, gamma0: float = 0.0) -> tuple[float, float]:
@@ -224,13 +228,15 @@ def tune_gdpp(tasks: RegressionTasks, steps: int, eta0: float, gamma0: float = 0
 # Weights: products up to the rescaling symmetry, interpolation
 
 
-def _single_head(params: LSAParams) -> tuple[np.ndarray, np.ndarray]:
+def _single_head(params: LSAParams) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     if params.P.shape[0] != 1:
-        raise ValueError(f"params must have a single head for a product comparison, got {params.P.shape[0]}")
+        raise InvalidArgument(f"params must have a single head for a product comparison, got {params.P.shape[0]}")
     return params.value_map()[0], params.key_query_map()[0]
 
 
-def readout_blocks(V: np.ndarray, K: np.ndarray, nx: int) -> tuple[np.ndarray, np.ndarray]:
+def readout_blocks(
+    V: NDArray[np.float64], K: NDArray[np.float64], nx: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The parts a single layer's readout depends on: V's y-rows (P W_V) and K's x-columns (W_Kᵀ W_Q)."""
     return V[nx:, :], K[:, :nx]
 
@@ -249,10 +255,10 @@ def product_alignment(trained: LSAParams, reference: LSAParams, nx: int | None =
         (V, K), (V_ref, K_ref) = readout_blocks(V, K, nx), readout_blocks(V_ref, K_ref, nx)
     denom = float(np.sum(V * V))
     if denom == 0:
-        raise ValueError("trained has a zero value map P W_V")
+        raise InvalidArgument("trained has a zero value map P W_V")
     s = float(np.sum(V * V_ref)) / denom
     if s == 0:
-        raise ValueError("trained's value map is orthogonal to the reference's")
+        raise InvalidArgument("trained's value map is orthogonal to the reference's")
     err_v = float(np.linalg.norm(s * V - V_ref) / np.linalg.norm(V_ref))
     err_k = float(np.linalg.norm(K / s - K_ref) / np.linalg.norm(K_ref))
     return s, err_v, err_k
@@ -279,7 +285,7 @@ def gd_reference(nx: int, ny: int, eta: float, n_context: int) -> LSAParams:
     return theta_gd(nx, ny, eta, n_context)
 
 
-def effective_preconditioner(params: LSAParams, nx: int, n_context: int) -> np.ndarray:
+def effective_preconditioner(params: LSAParams, nx: int, n_context: int) -> NDArray[np.float64]:
     """A with (label-odd part of ŷ) = x_qᵀ A (1/N) Σ_i y_i x_i, for a single layer with one output.
 
     Writing v = (P W_V)[y, :] and K = W_Kᵀ W_Q, the readout −v C K (x_q, 0) has the label-odd part
@@ -290,39 +296,39 @@ def effective_preconditioner(params: LSAParams, nx: int, n_context: int) -> np.n
     nx, n = positive_int("nx", nx), positive_int("n_context", n_context)
     V, K = params.value_map(), params.key_query_map()
     if V.shape[1] != nx + 1:
-        raise ValueError(f"params must have token width nx + 1 = {nx + 1} (one output), got {V.shape[1]}")
+        raise InvalidArgument(f"params must have token width nx + 1 = {nx + 1} (one output), got {V.shape[1]}")
     v_yy, v_x, k_yx = V[:, nx, nx], V[:, nx, :nx], K[:, nx, :nx]
     A = np.einsum("h,hij->ji", v_yy, K[:, :nx, :nx]) + np.einsum("ha,hb->ab", k_yx, v_x)
     return -n * A
 
 
-def preconditioner_moments(tasks: RegressionTasks) -> tuple[np.ndarray, np.ndarray]:
+def preconditioner_moments(tasks: RegressionTasks) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Sufficient statistics (FᵀF, Fᵀy) of the least-squares fit ŷ = x_qᵀ A g, g = (1/N) Σ_i y_i x_i.
 
     F has one row per query with entries x_q[a] g[c]; sums over groups of tasks pool exactly.
     """
     if tasks.Y.shape[2] != 1:
-        raise ValueError(f"tasks must have a single output (Ny = 1), got Ny = {tasks.Y.shape[2]}")
+        raise InvalidArgument(f"tasks must have a single output (Ny = 1), got Ny = {tasks.Y.shape[2]}")
     g = np.einsum("bn,bnx->bx", tasks.Y[..., 0], tasks.X) / tasks.X.shape[1]
     F = np.einsum("bqa,bc->bqac", tasks.x_q, g).reshape(-1, g.shape[1] ** 2)
     return F.T @ F, F.T @ tasks.y_q.reshape(-1)
 
 
-def fit_preconditioner(moments: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+def fit_preconditioner(moments: tuple[NDArray[np.float64], NDArray[np.float64]]) -> NDArray[np.floating]:
     """The least-squares A from :func:`preconditioner_moments` (possibly summed over groups).
 
     The population minimiser is the optimal one-layer LSA's preconditioner (Zhang–Frei–Bartlett
     2024; Ahn et al. 2023): a Monte Carlo estimate independent of any closed form.
     """
     if not isinstance(moments, tuple) or len(moments) != 2:
-        raise ValueError("moments must be the pair (FᵀF, Fᵀy) of preconditioner_moments")
+        raise InvalidArgument("moments must be the pair (FᵀF, Fᵀy) of preconditioner_moments")
     Fty = finite_array("moments", moments[1], ndim=1, nonempty=True)
     d = math.isqrt(Fty.shape[0])
     if d * d != Fty.shape[0]:
-        raise ValueError(f"moments' Fᵀy must have a square length d², got {Fty.shape[0]}")
+        raise InvalidArgument(f"moments' Fᵀy must have a square length d², got {Fty.shape[0]}")
     FtF = finite_array("moments", moments[0], ndim=2)
     if FtF.shape != (d * d, d * d):
-        raise ValueError(f"moments' FᵀF must have shape {(d * d, d * d)}, got {FtF.shape}")
+        raise InvalidArgument(f"moments' FᵀF must have shape {(d * d, d * d)}, got {FtF.shape}")
     well_conditioned("moments", FtF, "FᵀF (too few or degenerate tasks)")
     return np.linalg.solve(FtF, Fty).reshape(d, d)
 

@@ -14,13 +14,15 @@ Tokens are **rows** here (the paper writes columns); a matrix M acts on a token 
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import softmax
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, same_size
 from icl_verify.numerics.shared.fuzz import Fuzz
 
 
-def interleaved_tokens(X: object, Y: object, x_q: object) -> np.ndarray:
+def interleaved_tokens(X: ArrayLike, Y: ArrayLike, x_q: ArrayLike) -> NDArray[np.float64]:
     """The sequence x_1, y_1, …, x_N, y_N, x_q as rows (x_j, 0, p_t), (0, y_j, p_t), (x_q, 0, p_T).
 
     ``X`` is N × Nx, ``Y`` is N × Ny, ``x_q`` has Nx entries; p_t is the one-hot code of position t
@@ -40,17 +42,19 @@ def interleaved_tokens(X: object, Y: object, x_q: object) -> np.ndarray:
     return np.hstack([content, np.eye(T)])
 
 
-def copy_partner(n_tokens: int) -> np.ndarray:
+def copy_partner(n_tokens: int) -> NDArray[np.intp]:
     """σ(t): the position token t attends to — x_j ↔ y_j swap places, the last token (x_q) attends to itself."""
     T = positive_int("n_tokens", n_tokens)
     if T % 2 == 0:
-        raise ValueError(f"n_tokens must be odd (2N + 1 tokens: N pairs and the query), got {T}")
+        raise InvalidArgument(f"n_tokens must be odd (2N + 1 tokens: N pairs and the query), got {T}")
     partner = np.arange(T)
     partner[0 : T - 1 : 2], partner[1 : T - 1 : 2] = np.arange(1, T - 1, 2), np.arange(0, T - 1, 2)
     return partner
 
 
-def copy_weights(nx: int, ny: int, n_tokens: int, *, one_way: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def copy_weights(
+    nx: int, ny: int, n_tokens: int, *, one_way: bool = False
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(W_V, M) of the copy layer, D × D each with D = Nx + Ny + T.
 
     W_V keeps the y-block of a token and zeroes the rest: W_V e = (0, y, 0). M = W_Kᵀ W_Q reads
@@ -68,7 +72,9 @@ def copy_weights(nx: int, ny: int, n_tokens: int, *, one_way: bool = False) -> t
     return W_V, M
 
 
-def copy_layer(tokens: object, nx: int, ny: int, scale: float | None = None, *, one_way: bool = False) -> np.ndarray:
+def copy_layer(
+    tokens: ArrayLike, nx: int, ny: int, scale: float | None = None, *, one_way: bool = False
+) -> NDArray[np.float64]:
     """One residual attention layer e_t ↦ e_t + Σ_s α_{st} W_V e_s with the copy weights (:func:`copy_weights`).
 
     Linear attention (``scale=None``): α_{st} = e_sᵀ M e_t. Softmax attention: α_{·t} =
@@ -87,7 +93,9 @@ def copy_layer(tokens: object, nx: int, ny: int, scale: float | None = None, *, 
     return finite_result(out, "tokens or scale overflow float64 in the copy layer (entries too large)")
 
 
-def _heads_inputs(context: object, W_V: object, M: object, query: object) -> tuple[np.ndarray, ...]:
+def _heads_inputs(
+    context: ArrayLike, W_V: ArrayLike, M: ArrayLike, query: ArrayLike
+) -> tuple[NDArray[np.float64], ...]:
     context = finite_array("context", context, ndim=2, nonempty=True)
     W_V = finite_array("W_V", W_V, ndim=2, nonempty=True)
     M = finite_array("M", M, ndim=2, nonempty=True)
@@ -100,7 +108,9 @@ def _heads_inputs(context: object, W_V: object, M: object, query: object) -> tup
     return context, W_V, M, query
 
 
-def _scores_and_values(context: object, W_V: object, M: object, query: object) -> tuple[np.ndarray, np.ndarray]:
+def _scores_and_values(
+    context: ArrayLike, W_V: ArrayLike, M: ArrayLike, query: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """a_i = e_iᵀ M e and v_i = W_V e_i, finite."""
     context, W_V, M, query = _heads_inputs(context, W_V, M, query)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -109,7 +119,7 @@ def _scores_and_values(context: object, W_V: object, M: object, query: object) -
     return finite_result((scores, values), message)
 
 
-def lsa_output(context: object, W_V: object, M: object, query: object) -> np.ndarray:
+def lsa_output(context: ArrayLike, W_V: ArrayLike, M: ArrayLike, query: ArrayLike) -> NDArray[np.float64]:
     """Linear self-attention Σ_i (e_iᵀ M e) W_V e_i = W_V Eᵀ E M e (rows; von Oswald et al. eq. 8, P = I)."""
     scores, values = _scores_and_values(context, W_V, M, query)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -118,7 +128,7 @@ def lsa_output(context: object, W_V: object, M: object, query: object) -> np.nda
         )
 
 
-def centred_lsa(context: object, W_V: object, M: object, query: object) -> np.ndarray:
+def centred_lsa(context: ArrayLike, W_V: ArrayLike, M: ArrayLike, query: ArrayLike) -> NDArray[np.float64]:
     """Σ_i (a_i − ā) W_V e_i, a_i = e_iᵀ M e: linear attention with the scores' mean over the context removed."""
     scores, values = _scores_and_values(context, W_V, M, query)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -128,7 +138,9 @@ def centred_lsa(context: object, W_V: object, M: object, query: object) -> np.nd
     )
 
 
-def two_head_difference(context: object, W_V: object, M: object, query: object, eps: float) -> np.ndarray:
+def two_head_difference(
+    context: ArrayLike, W_V: ArrayLike, M: ArrayLike, query: ArrayLike, eps: float
+) -> NDArray[np.float64]:
     """N (h(ε) − h(−ε)) / (2ε), h(±ε) = Σ_i softmax_i(±ε e_iᵀ M e) W_V e_i: two softmax heads subtracted.
 
     The scores are shifted by their maximum inside SciPy's softmax, so large logits never overflow.
@@ -145,12 +157,12 @@ def two_head_difference(context: object, W_V: object, M: object, query: object, 
 # Examples for the bad-input fuzzer (numerics.shared.fuzz)
 
 
-def _example_pairs() -> dict[str, np.ndarray]:
+def _example_pairs() -> dict[str, NDArray[np.float64]]:
     r = np.random.default_rng(6)
     return {"X": r.standard_normal((3, 2)), "Y": r.standard_normal((3, 1)), "x_q": r.standard_normal(2)}
 
 
-def _example_heads() -> dict[str, np.ndarray]:
+def _example_heads() -> dict[str, NDArray[np.float64]]:
     r = np.random.default_rng(7)
     return {
         "context": r.standard_normal((4, 3)),

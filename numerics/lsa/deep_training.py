@@ -19,7 +19,9 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import NDArray
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.lsa.layers import LSAParams
 from icl_verify.numerics.lsa.training import (
     NAMES,
@@ -56,14 +58,14 @@ class UntiedResult:
     """The untied layers after phase 2, phase 2's loss per step, and phase 1's :class:`TrainResult`."""
 
     layers: list[LSAParams]
-    losses: np.ndarray
+    losses: NDArray[np.float64]
     tied: TrainResult
     seed: int
     config: TrainConfig
     seconds: float = field(default=0.0, compare=False)
 
     @property
-    def all_losses(self) -> np.ndarray:
+    def all_losses(self) -> NDArray[np.float64]:
         """Training loss per step over both phases (phase 1's kept attempt, then phase 2)."""
         return np.concatenate([self.tied.losses, self.losses])
 
@@ -71,14 +73,14 @@ class UntiedResult:
 def untie(tied: TrainResult) -> list[Layer]:
     """K independent copies of the trained weight-tied layer, in the training dtype."""
     if not tied.config.recurrent:
-        raise ValueError("tied: expected the result of a weight-tied run (config.recurrent=True)")
+        raise InvalidArgument("tied: expected the result of a weight-tied run (config.recurrent=True)")
     dtype = tied.config.dtype
     return [{k: np.array(getattr(p, k), dtype=dtype) for k in NAMES} for p in tied.layers]
 
 
 def continue_training(
     layers: list[Layer], config: TrainConfig, rng: np.random.Generator
-) -> tuple[list[Layer], np.ndarray]:
+) -> tuple[list[Layer], NDArray[np.float64]]:
     """``config.steps`` Adam steps (fresh moments, clipping, ``config``'s schedule) on fresh tasks, from ``layers``."""
     return run_steps(config, rng, start=layers)
 
@@ -91,12 +93,14 @@ def train_tied_then_untied(tied: TrainConfig, untied: TrainConfig, seed: int) ->
     """
     seed = seed_value("seed", seed)
     if not tied.recurrent:
-        raise ValueError("tied: expected a weight-tied config (recurrent=True)")
+        raise InvalidArgument("tied: expected a weight-tied config (recurrent=True)")
     if untied.recurrent:
-        raise ValueError("untied: expected an untied config (recurrent=False)")
+        raise InvalidArgument("untied: expected an untied config (recurrent=False)")
     for name in SHARED_FIELDS:
         if getattr(tied, name) != getattr(untied, name):
-            raise ValueError(f"untied: {name} must equal tied's {getattr(tied, name)!r}, got {getattr(untied, name)!r}")
+            raise InvalidArgument(
+                f"untied: {name} must equal tied's {getattr(tied, name)!r}, got {getattr(untied, name)!r}"
+            )
     t0 = time.perf_counter()
     first = train(tied, seed)
     layers, losses = continue_training(untie(first), untied, np.random.default_rng([seed, UNTIE_STREAM, 0]))

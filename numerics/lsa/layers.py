@@ -19,7 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, same_size
 from icl_verify.numerics.shared.fuzz import Fuzz
 
@@ -31,10 +33,10 @@ class LSAParams:
     ``P``: (H, D, Dv), ``W_V``: (H, Dv, D), ``W_K`` and ``W_Q``: (H, Dk, D), D = token width.
     """
 
-    P: np.ndarray
-    W_V: np.ndarray
-    W_K: np.ndarray
-    W_Q: np.ndarray
+    P: NDArray[np.float64]
+    W_V: NDArray[np.float64]
+    W_K: NDArray[np.float64]
+    W_Q: NDArray[np.float64]
 
     def __post_init__(self) -> None:
         P = finite_array("P", self.P, ndim=3)
@@ -43,11 +45,11 @@ class LSAParams:
         W_Q = finite_array("W_Q", self.W_Q, ndim=3)
         H, D, Dv = P.shape
         if W_V.shape != (H, Dv, D):
-            raise ValueError(f"W_V must have shape (H, Dv, D) = {(H, Dv, D)}, got {W_V.shape}")
+            raise InvalidArgument(f"W_V must have shape (H, Dv, D) = {(H, Dv, D)}, got {W_V.shape}")
         if W_K.shape[0] != H or W_K.shape[2] != D:
-            raise ValueError(f"W_K must have shape (H, Dk, D) with H = {H}, D = {D}, got {W_K.shape}")
+            raise InvalidArgument(f"W_K must have shape (H, Dk, D) with H = {H}, D = {D}, got {W_K.shape}")
         if W_Q.shape != W_K.shape:
-            raise ValueError(f"W_Q must have the shape of W_K {W_K.shape}, got {W_Q.shape}")
+            raise InvalidArgument(f"W_Q must have the shape of W_K {W_K.shape}, got {W_Q.shape}")
         for name, arr in (("P", P), ("W_V", W_V), ("W_K", W_K), ("W_Q", W_Q)):
             object.__setattr__(self, name, arr)
 
@@ -56,16 +58,16 @@ class LSAParams:
         """Token width D."""
         return self.P.shape[1]
 
-    def value_map(self) -> np.ndarray:
+    def value_map(self) -> NDArray[np.float64]:
         """The products P_h W_{V,h}, shape (H, D, D) — all that matters of P and W_V."""
         return self.P @ self.W_V
 
-    def key_query_map(self) -> np.ndarray:
+    def key_query_map(self) -> NDArray[np.float64]:
         """The products W_{K,h}ᵀ W_{Q,h}, shape (H, D, D) — all that matters of W_K and W_Q."""
         return np.swapaxes(self.W_K, 1, 2) @ self.W_Q
 
 
-def _tokens(tokens: object, width: int | None = None) -> np.ndarray:
+def _tokens(tokens: ArrayLike, width: int | None = None) -> NDArray[np.float64]:
     E = finite_array("tokens", tokens, ndim=3)
     if width is not None:
         same_size("tokens", E.shape[2], width, "token width (axis 2)")
@@ -75,21 +77,21 @@ def _tokens(tokens: object, width: int | None = None) -> np.ndarray:
 def _n_context(n_context: object, n_tokens: int) -> int:
     n = positive_int("n_context", n_context)
     if n > n_tokens:
-        raise ValueError(f"n_context must be at most the number of tokens {n_tokens}, got {n}")
+        raise InvalidArgument(f"n_context must be at most the number of tokens {n_tokens}, got {n}")
     return n
 
 
-def stack_times(a: np.ndarray, w: np.ndarray) -> np.ndarray:
+def stack_times(a: NDArray[np.float64], w: NDArray[np.float64]) -> NDArray[np.float64]:
     """a_b w for every matrix a_b of the stack ``a`` (B, I, J), as one matrix product over all B·I rows."""
     return (a.reshape(-1, a.shape[-1]) @ w).reshape(*a.shape[:-1], w.shape[-1])
 
 
-def times_stack(w: np.ndarray, a: np.ndarray) -> np.ndarray:
+def times_stack(w: NDArray[np.float64], a: NDArray[np.float64]) -> NDArray[np.float64]:
     """w a_b for every matrix a_b of the stack ``a`` (B, I, J), as one matrix product: (a_bᵀ wᵀ)ᵀ."""
     return np.swapaxes(stack_times(np.swapaxes(a, 1, 2), w.T), 1, 2)
 
 
-def attention_maps(V: np.ndarray, C: np.ndarray, K: np.ndarray) -> np.ndarray:
+def attention_maps(V: NDArray[np.float64], C: NDArray[np.float64], K: NDArray[np.float64]) -> NDArray[np.float64]:
     """M_b = Σ_h V_h C_b K_h for every task b: heads' value maps V and key–query maps K (H, D, D), C (B, D, D).
 
     The factors V_h and K_h are shared by the tasks, so each product is one matrix product (not B small ones).
@@ -97,7 +99,9 @@ def attention_maps(V: np.ndarray, C: np.ndarray, K: np.ndarray) -> np.ndarray:
     return sum(times_stack(V[h], stack_times(C, K[h])) for h in range(V.shape[0]))
 
 
-def lsa_update(tokens: object, params: LSAParams, n_context: int, *, include_query: bool = False) -> np.ndarray:
+def lsa_update(
+    tokens: ArrayLike, params: LSAParams, n_context: int, *, include_query: bool = False
+) -> NDArray[np.float64]:
     """The attention term Σ_h P_h W_V,h C W_K,hᵀ W_Q,h e_j for every token, shape of ``tokens``.
 
     C = Σ_i e_i e_iᵀ over the first ``n_context`` tokens, or over all tokens when
@@ -111,8 +115,8 @@ def lsa_update(tokens: object, params: LSAParams, n_context: int, *, include_que
 
 
 def lsa_layer(
-    tokens: object, params: LSAParams, n_context: int, *, include_query: bool = False, damping: float = 1.0
-) -> np.ndarray:
+    tokens: ArrayLike, params: LSAParams, n_context: int, *, include_query: bool = False, damping: float = 1.0
+) -> NDArray[np.float64]:
     """One residual LSA layer e ← e + damping · :func:`lsa_update` (damping = 1 is the paper's layer)."""
     damping = finite_scalar("damping", damping)
     E = _tokens(tokens)
@@ -120,16 +124,16 @@ def lsa_layer(
 
 
 def lsa_stack(
-    tokens: object,
+    tokens: ArrayLike,
     layers: Sequence[LSAParams],
     n_context: int,
     *,
     include_query: bool = False,
     damping: float = 1.0,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Apply the layers in order (a deep LSA; pass the same layer repeatedly for a recurrent one)."""
     if len(layers) == 0:
-        raise ValueError("layers must contain at least one LSAParams")
+        raise InvalidArgument("layers must contain at least one LSAParams")
     E = _tokens(tokens)
     for params in layers:
         E = lsa_layer(E, params, n_context, include_query=include_query, damping=damping)
@@ -137,22 +141,22 @@ def lsa_stack(
 
 
 def lsa_recurrent(
-    tokens: object, params: LSAParams, n_layers: int, n_context: int, *, damping: float = 1.0
-) -> np.ndarray:
+    tokens: ArrayLike, params: LSAParams, n_layers: int, n_context: int, *, damping: float = 1.0
+) -> NDArray[np.float64]:
     """The same layer applied ``n_layers`` times (weight-tied / recurrent LSA, paper §3)."""
     return lsa_stack(tokens, [params] * positive_int("n_layers", n_layers), n_context, damping=damping)
 
 
-def _w0(w0: object | None, nx: int, ny: int) -> np.ndarray:
+def _w0(w0: ArrayLike | None, nx: int, ny: int) -> NDArray[np.float64]:
     if w0 is None:
         return np.zeros((ny, nx))
     W0 = finite_array("w0", w0, ndim=2)
     if W0.shape != (ny, nx):
-        raise ValueError(f"w0 must have shape (Ny, Nx) = {(ny, nx)}, got {W0.shape}")
+        raise InvalidArgument(f"w0 must have shape (Ny, Nx) = {(ny, nx)}, got {W0.shape}")
     return W0
 
 
-def theta_gd(nx: int, ny: int, eta: float, n_context: int, w0: object | None = None) -> LSAParams:
+def theta_gd(nx: int, ny: int, eta: float, n_context: int, w0: ArrayLike | None = None) -> LSAParams:
     """θ_GD of Proposition 1: W_K = W_Q = [[I_x, 0], [0, 0]], W_V = [[0, 0], [W0, −I_y]], P = (η/N) I.
 
     One layer with these weights performs one GD step from ``w0`` (default 0) on
@@ -170,7 +174,7 @@ def theta_gd(nx: int, ny: int, eta: float, n_context: int, w0: object | None = N
     return LSAParams(P=P[None], W_V=W_V[None], W_K=W_KQ[None], W_Q=W_KQ[None])
 
 
-def theta_gdpp(nx: int, ny: int, eta: float, gamma: float, n_context: int, w0: object | None = None) -> LSAParams:
+def theta_gdpp(nx: int, ny: int, eta: float, gamma: float, n_context: int, w0: ArrayLike | None = None) -> LSAParams:
     """GD++ (paper eq. 23): θ_GD with W_V = [[I_x, 0], [W0, −I_y]] and P = [[−γ I_x, 0], [0, (η/N) I_y]].
 
     The layer maps x_j ← (I − γ XXᵀ) x_j (XXᵀ = Σ_i x_i x_iᵀ, unnormalised) and y_j ← y_j − ΔW x_j.
@@ -184,7 +188,7 @@ def theta_gdpp(nx: int, ny: int, eta: float, gamma: float, n_context: int, w0: o
     return LSAParams(P=P, W_V=W_V, W_K=base.W_K, W_Q=base.W_Q)
 
 
-def make_tokens(X: object, Y: object, x_q: object, w0: object | None = None) -> np.ndarray:
+def make_tokens(X: ArrayLike, Y: ArrayLike, x_q: ArrayLike, w0: ArrayLike | None = None) -> NDArray[np.float64]:
     """Stack context tokens (x_i, y_i) and query tokens (x_q, −W0 x_q) into ``(B, N+Q, Nx+Ny)``."""
     X = finite_array("X", X, ndim=3)
     Y = finite_array("Y", Y, ndim=3)
@@ -199,7 +203,7 @@ def make_tokens(X: object, Y: object, x_q: object, w0: object | None = None) -> 
     return np.concatenate([context, query], axis=1)
 
 
-def readout(tokens: object, ny: int, n_context: int) -> np.ndarray:
+def readout(tokens: ArrayLike, ny: int, n_context: int) -> NDArray[np.float64]:
     """Prediction for every query token: minus its y-part, shape ``(B, Q, Ny)``."""
     E = _tokens(tokens)
     ny = positive_int("ny", ny)
@@ -207,7 +211,7 @@ def readout(tokens: object, ny: int, n_context: int) -> np.ndarray:
     return -E[:, n:, E.shape[2] - ny :]
 
 
-def residual_mlp(x: object, W1: object, b1: object, W2: object) -> np.ndarray:
+def residual_mlp(x: ArrayLike, W1: ArrayLike, b1: ArrayLike, W2: ArrayLike) -> NDArray[np.float64]:
     """m(x) = x + W2 tanh(W1 x + b1), applied to the rows of ``x`` (the MLP of Proposition 2)."""
     x = finite_array("x", x, ndim=(2, 3))
     W1 = finite_array("W1", W1, ndim=2, nonempty=True)
@@ -216,7 +220,7 @@ def residual_mlp(x: object, W1: object, b1: object, W2: object) -> np.ndarray:
     same_size("W1", W1.shape[1], x.shape[-1], "input width (axis 1)")
     same_size("b1", b1.shape[0], W1.shape[0], "hidden width")
     if W2.shape != (x.shape[-1], W1.shape[0]):
-        raise ValueError(f"W2 must have shape {(x.shape[-1], W1.shape[0])}, got {W2.shape}")
+        raise InvalidArgument(f"W2 must have shape {(x.shape[-1], W1.shape[0])}, got {W2.shape}")
     with np.errstate(all="ignore"):
         out = x + np.tanh(x @ W1.T + b1) @ W2.T
     return finite_result(out, "x, W1, b1 and W2 overflow float64 in the MLP (entries too large)")
@@ -226,7 +230,7 @@ def residual_mlp(x: object, W1: object, b1: object, W2: object) -> np.ndarray:
 # Examples for the bad-input fuzzer (numerics.shared.fuzz)
 
 
-def _example_tokens() -> dict[str, np.ndarray]:
+def _example_tokens() -> dict[str, NDArray[np.float64]]:
     r = np.random.default_rng(1)
     return {"X": r.standard_normal((2, 4, 3)), "Y": r.standard_normal((2, 4, 1)), "x_q": r.standard_normal((2, 1, 3))}
 

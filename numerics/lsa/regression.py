@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import (
     finite_array,
     finite_result,
@@ -40,11 +42,11 @@ CODE_X_RANGE = 0.5
 class RegressionTasks:
     """A batch of linear-regression tasks: context (X, Y), queries (x_q, y_q) and true weights W."""
 
-    X: np.ndarray  # (B, N, Nx)
-    Y: np.ndarray  # (B, N, Ny)
-    x_q: np.ndarray  # (B, Q, Nx)
-    y_q: np.ndarray  # (B, Q, Ny)
-    W: np.ndarray  # (B, Ny, Nx)
+    X: NDArray[np.float64]  # (B, N, Nx)
+    Y: NDArray[np.float64]  # (B, N, Ny)
+    x_q: NDArray[np.float64]  # (B, Q, Nx)
+    y_q: NDArray[np.float64]  # (B, Q, Ny)
+    W: NDArray[np.float64]  # (B, Ny, Nx)
     seed: int | None = None
 
 
@@ -57,7 +59,7 @@ def sample_tasks(
     *,
     x_dist: Literal["uniform", "gaussian"] = "uniform",
     x_range: float = CODE_X_RANGE,
-    x_std: float | np.ndarray = 1.0,
+    x_std: ArrayLike = 1.0,
     noise_std: float = 0.0,
     n_queries: int = 1,
     seed: int | None = None,
@@ -71,7 +73,7 @@ def sample_tasks(
     ``noise_std`` adds ε ~ N(0, noise_std²) to every label. ``seed`` is only recorded.
     """
     if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        raise InvalidArgument(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     batch, n_context = positive_int("batch", batch), positive_int("n_context", n_context)
     nx, ny, n_queries = positive_int("nx", nx), positive_int("ny", ny), positive_int("n_queries", n_queries)
     noise_std = finite_scalar("noise_std", noise_std, nonnegative=True)
@@ -82,7 +84,7 @@ def sample_tasks(
     elif x_dist == "gaussian":
         x = _x_std(x_std, nx) * rng.standard_normal((batch, n_all, nx))
     else:
-        raise ValueError(f"x_dist must be 'uniform' or 'gaussian', got {x_dist!r}")
+        raise InvalidArgument(f"x_dist must be 'uniform' or 'gaussian', got {x_dist!r}")
     W = rng.standard_normal((batch, ny, nx))
     y = np.einsum("bnx,byx->bny", x, W) + noise_std * rng.standard_normal((batch, n_all, ny))
     return RegressionTasks(
@@ -93,17 +95,17 @@ def sample_tasks(
 _OVERFLOW = "W, X and Y overflow float64 in the loss or its gradient (entries too large)"
 
 
-def _x_std(x_std: object, nx: int) -> float | np.ndarray:
+def _x_std(x_std: ArrayLike, nx: int) -> float | NDArray[np.float64]:
     if np.ndim(x_std) == 0:
         return finite_scalar("x_std", x_std, positive=True)
     std = finite_array("x_std", x_std, ndim=1)
     same_size("x_std", std.shape[0], nx, "length Nx")
     if np.any(std <= 0):
-        raise ValueError("x_std must be positive")
+        raise InvalidArgument("x_std must be positive")
     return std
 
 
-def _check_data(X: object, Y: object) -> tuple[np.ndarray, np.ndarray]:
+def _check_data(X: ArrayLike, Y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     X = finite_array("X", X, ndim=3, nonempty=True)
     Y = finite_array("Y", Y, ndim=3, nonempty=True)
     same_size("Y", Y.shape[0], X.shape[0], "batch size (axis 0) of X")
@@ -111,17 +113,19 @@ def _check_data(X: object, Y: object) -> tuple[np.ndarray, np.ndarray]:
     return X, Y
 
 
-def _check_weights(W: object, X: np.ndarray, Y: np.ndarray, name: str = "W") -> np.ndarray:
+def _check_weights(
+    W: ArrayLike, X: NDArray[np.float64], Y: NDArray[np.float64], name: str = "W"
+) -> NDArray[np.float64]:
     W = finite_array(name, W, ndim=(2, 3))
     want = (Y.shape[2], X.shape[2])
     if W.shape[-2:] != want:
-        raise ValueError(f"{name} must have trailing shape (Ny, Nx) = {want}, got {W.shape}")
+        raise InvalidArgument(f"{name} must have trailing shape (Ny, Nx) = {want}, got {W.shape}")
     if W.ndim == 3 and W.shape[0] != X.shape[0]:
-        raise ValueError(f"{name} must have the batch size of X = {X.shape[0]} (axis 0), got {W.shape[0]}")
+        raise InvalidArgument(f"{name} must have the batch size of X = {X.shape[0]} (axis 0), got {W.shape[0]}")
     return np.broadcast_to(W, (X.shape[0], *want))
 
 
-def linreg_loss(W: object, X: object, Y: object) -> np.ndarray:
+def linreg_loss(W: ArrayLike, X: ArrayLike, Y: ArrayLike) -> NDArray[np.float64]:
     """L(W) = 1/(2N) Σ_i ‖W x_i − y_i‖² per task, shape ``(B,)``."""
     X, Y = _check_data(X, Y)
     W = _check_weights(W, X, Y)
@@ -130,20 +134,20 @@ def linreg_loss(W: object, X: object, Y: object) -> np.ndarray:
         return finite_result(0.5 * np.sum(r**2, axis=(1, 2)) / X.shape[1], _OVERFLOW)
 
 
-def linreg_grad(W: object, X: object, Y: object) -> np.ndarray:
+def linreg_grad(W: ArrayLike, X: ArrayLike, Y: ArrayLike) -> NDArray[np.float64]:
     """∇_W L = (1/N) Σ_i (W x_i − y_i) x_iᵀ per task, shape ``(B, Ny, Nx)``."""
     X, Y = _check_data(X, Y)
     with np.errstate(over="ignore", invalid="ignore"):
         return finite_result(_grad(_check_weights(W, X, Y), X, Y), _OVERFLOW)
 
 
-def _grad(W: np.ndarray, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+def _grad(W: NDArray[np.float64], X: NDArray[np.float64], Y: NDArray[np.float64]) -> NDArray[np.float64]:
     """∇_W L on validated arrays (shared by :func:`linreg_grad` and :func:`gd`)."""
     r = np.einsum("byx,bnx->bny", W, X) - Y
     return np.einsum("bny,bnx->byx", r, X) / X.shape[1]
 
 
-def gd(W0: object, X: object, Y: object, eta: float, steps: int = 1) -> np.ndarray:
+def gd(W0: ArrayLike, X: ArrayLike, Y: ArrayLike, eta: float, steps: int = 1) -> NDArray[np.float64]:
     """``steps`` steps of W ← W − η ∇L(W) from ``W0``; returns ``(B, Ny, Nx)``."""
     X, Y = _check_data(X, Y)
     W = np.array(_check_weights(W0, X, Y, "W0"))
@@ -154,12 +158,12 @@ def gd(W0: object, X: object, Y: object, eta: float, steps: int = 1) -> np.ndarr
     return finite_result(W, f"gd diverged (non-finite weights): eta = {eta!r} is too large for X")
 
 
-def half_mse(pred: object, target: object) -> float:
+def half_mse(pred: ArrayLike, target: ArrayLike) -> float:
     """½·mean squared error, the loss von Oswald et al. report."""
     pred = finite_array("pred", pred, nonempty=True)
     target = finite_array("target", target)
     if pred.shape != target.shape:
-        raise ValueError(f"pred and target must have the same shape, got {pred.shape} and {target.shape}")
+        raise InvalidArgument(f"pred and target must have the same shape, got {pred.shape} and {target.shape}")
     with np.errstate(over="ignore"):
         return finite_result(0.5 * float(np.mean((pred - target) ** 2)), "pred and target overflow float64 in the MSE")
 
@@ -168,7 +172,7 @@ def half_mse(pred: object, target: object) -> float:
 # Examples for the bad-input fuzzer (numerics.shared.fuzz)
 
 
-def _example_batch() -> dict[str, np.ndarray]:
+def _example_batch() -> dict[str, NDArray[np.float64]]:
     r = np.random.default_rng(1)
     return {"W": r.standard_normal((2, 1, 3)), "X": r.standard_normal((2, 4, 3)), "Y": r.standard_normal((2, 4, 1))}
 

@@ -32,7 +32,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
+from numpy.typing import NDArray
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.lsa.layers import LSAParams, attention_maps, stack_times, times_stack
 from icl_verify.numerics.lsa.regression import CODE_X_RANGE, RegressionTasks, sample_tasks
 from icl_verify.numerics.shared.checks import finite_scalar, positive_int, seed_value
@@ -79,17 +81,17 @@ class TrainConfig:
         finite_scalar("noise_std", self.noise_std, nonnegative=True)
         for name in ("escape_step", "restarts"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
-                raise ValueError(f"{name} must be a non-negative integer, got {getattr(self, name)!r}")
+                raise InvalidArgument(f"{name} must be a non-negative integer, got {getattr(self, name)!r}")
         if self.escape_step and not 2 * ESCAPE_WINDOW <= self.escape_step <= self.steps:
-            raise ValueError(
+            raise InvalidArgument(
                 f"escape_step must be 0 or lie in [{2 * ESCAPE_WINDOW}, steps = {self.steps}], got {self.escape_step}"
             )
         if not 0 < finite_scalar("escape_ratio", self.escape_ratio) < 1:
-            raise ValueError(f"escape_ratio must lie in (0, 1), got {self.escape_ratio!r}")
+            raise InvalidArgument(f"escape_ratio must lie in (0, 1), got {self.escape_ratio!r}")
         if isinstance(self.x_std, list):
             object.__setattr__(self, "x_std", tuple(self.x_std))
         if np.any(np.asarray(self.x_std, dtype=float) <= 0) or np.size(self.x_std) not in (1, self.nx):
-            raise ValueError(f"x_std must be positive, a scalar or one value per input, got {self.x_std!r}")
+            raise InvalidArgument(f"x_std must be positive, a scalar or one value per input, got {self.x_std!r}")
         _choice("schedule", self.schedule, ("constant", "cosine"))
         _choice("x_dist", self.x_dist, ("uniform", "gaussian"))
         _choice("loss", self.loss, ("half_mse", "mse"))
@@ -121,7 +123,7 @@ class TrainConfig:
 
 def _choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        raise InvalidArgument(f"{name} must be one of {allowed}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,7 @@ class TrainResult:
     """Trained layers (as :class:`~numerics.lsa.layers.LSAParams`), the loss per step, the seed and the settings."""
 
     layers: list[LSAParams]
-    losses: np.ndarray
+    losses: NDArray[np.float64]
     seed: int
     config: TrainConfig
     seconds: float = field(default=0.0, compare=False)
@@ -177,17 +179,17 @@ def as_params(layers: list[Layer], config: TrainConfig) -> list[LSAParams]:
 # Forward and backward
 
 
-def _maps(layer: Layer) -> tuple[np.ndarray, np.ndarray]:
+def _maps(layer: Layer) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """V_h = P_h W_{V,h} and K_h = W_{K,h}ᵀ W_{Q,h}, each (H, D, D)."""
     return layer["P"] @ layer["W_V"], np.swapaxes(layer["W_K"], 1, 2) @ layer["W_Q"]
 
 
-def _summed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _summed(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
     """Σ_b a_b b_b over the stacks ``a`` (B, I, J) and ``b`` (B, J, K), as one GEMM over (b, j)."""
     return np.tensordot(a, b, axes=([0, 2], [0, 1]))
 
 
-def _layer_forward(E: np.ndarray, layer: Layer, n: int) -> tuple[np.ndarray, dict]:
+def _layer_forward(E: NDArray[np.float64], layer: Layer, n: int) -> tuple[NDArray[np.float64], dict]:
     """One layer E ↦ E + E Mᵀ (paper eq. 8 in rows) and the intermediates the backward pass needs.
 
     Only C_b and E_b M_bᵀ are products of per-task matrices; V_h C_b K_h are GEMMs with shared factors.
@@ -199,7 +201,7 @@ def _layer_forward(E: np.ndarray, layer: Layer, n: int) -> tuple[np.ndarray, dic
     return E + E @ np.swapaxes(M, 1, 2), {"E": E, "C": C, "M": M, "V": V, "K": K}
 
 
-def _layer_backward(G: np.ndarray, cache: dict, layer: Layer, n: int) -> tuple[np.ndarray, Layer]:
+def _layer_backward(G: NDArray[np.float64], cache: dict, layer: Layer, n: int) -> tuple[NDArray[np.float64], Layer]:
     """Gradients w.r.t. the layer's input tokens and its four arrays, given G = ∂L/∂(output).
 
     With S_b = G_bᵀ E_b = ∂L/∂M_b: ∂V_h = Σ_b S_b K_hᵀ C_b, ∂K_h = Σ_b C_b V_hᵀ S_b,
@@ -231,7 +233,7 @@ def _schedule_of(config: TrainConfig) -> list[int]:
 
 
 def loss_and_grads(
-    layers: list[Layer], tokens: np.ndarray, y_q: np.ndarray, config: TrainConfig
+    layers: list[Layer], tokens: NDArray[np.float64], y_q: NDArray[np.float64], config: TrainConfig
 ) -> tuple[float, list[Layer]]:
     """The training loss on one batch and its exact gradient w.r.t. every stored array.
 
@@ -303,7 +305,7 @@ def train(config: TrainConfig, seed: int, *, log_every: int = 0) -> TrainResult:
     raise AssertionError("unreachable: the last attempt runs all steps")
 
 
-def _loss_ratio(losses: np.ndarray) -> float:
+def _loss_ratio(losses: NDArray[np.float64]) -> float:
     """Mean of the last ESCAPE_WINDOW losses over the mean of the first ESCAPE_WINDOW."""
     return float(np.mean(losses[-ESCAPE_WINDOW:]) / np.mean(losses[:ESCAPE_WINDOW]))
 
@@ -315,7 +317,7 @@ def run_steps(
     start: list[Layer] | None = None,
     check_at: int | None = None,
     log_every: int = 0,
-) -> tuple[list[Layer], np.ndarray]:
+) -> tuple[list[Layer], NDArray[np.float64]]:
     """``config.steps`` Adam steps (fresh moments, clipping, ``config``'s schedule) on fresh tasks from ``rng``,
     from ``start`` (default: layers initialised from ``rng``); stops early (returning the losses so far) if at
     step ``check_at`` the loss ratio is not below ``config.escape_ratio``."""

@@ -37,6 +37,7 @@ from functools import partial
 
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.raw.primitives import Div, Mul, Op, Program, Raw, hidden_state
 from icl_verify.numerics.raw.transformer import Head, Layer, layer_forward
 from icl_verify.numerics.shared.checks import finite_scalar
@@ -113,7 +114,7 @@ def encode(H: object, geometry: Geometry, scales: Scales) -> np.ndarray:
     H = hidden_state("H", H)
     g = geometry
     if H.shape != (g.T, g.D):
-        raise ValueError(f"H must have shape (T, D) = {(g.T, g.D)}, got {H.shape}")
+        raise InvalidArgument(f"H must have shape (T, D) = {(g.T, g.D)}, got {H.shape}")
     h = np.zeros((g.positions, g.width))
     h[1:, : g.D] = H
     h[np.arange(g.positions), g.pos0 + np.arange(g.positions)] = 1.0
@@ -381,14 +382,14 @@ def check_parallel(items: Sequence[Item], T: int) -> None:
     for n, it in enumerate(items):
         for key in _support(it, T):
             if key in seen:
-                raise ValueError(
+                raise InvalidArgument(
                     f"items {seen[key]} and {n} both write unit {key[1]} at timestep {key[0]} (overlapping write rows)"
                 )
             seen[key] = n
     n_div = sum(isinstance(it, Div) for it in items)
     n_mul = sum(isinstance(it, Raw) and it.op == "*" for it in items)
     if n_div > 1 or (n_div and n_mul):
-        raise ValueError("a division needs the layer's MLP to itself (no other ⊙ or division in the layer)")
+        raise InvalidArgument("a division needs the layer's MLP to itself (no other ⊙ or division in the layer)")
 
 
 def _temp_positions(items: Sequence[Item], T: int) -> frozenset[int]:
@@ -489,10 +490,10 @@ class Compiled:
     def __post_init__(self) -> None:
         rtol = finite_scalar("rtol", self.rtol, positive=True)
         if rtol >= 1:
-            raise ValueError(f"rtol must be below 1, got {self.rtol!r}")
+            raise InvalidArgument(f"rtol must be below 1, got {self.rtol!r}")
         object.__setattr__(self, "rtol", rtol)
         if self.checkpoints and len(self.checkpoints) != len(self.layers):
-            raise ValueError(
+            raise InvalidArgument(
                 f"checkpoints must have one entry per layer ({len(self.layers)}), got {len(self.checkpoints)}"
             )
 
@@ -518,7 +519,7 @@ class Compiled:
             detail = f"the hidden state has norm {norm:.3g} > {self.max_norm:.3g}"
         else:
             detail = f"the denominator {z[at[j], checkpoint.denominator]:.3g} is too small for the hidden state"
-        raise ValueError(
+        raise InvalidArgument(
             f"H is outside the range this network was compiled for: at timestep {t}, {where}, {detail} "
             f"(estimated relative error {err[j]:.2g} > rtol = {self.rtol:.2g} at gelu = {self.scales.gelu:g}, "
             f"anchor = {self.scales.anchor:g}, divide = {self.scales.divide:g}); scale H down or compile with larger Scales"
@@ -569,11 +570,11 @@ def compile_items(
 def compile_raws(raws: Sequence[Raw], D: int, scales: Scales | None = None, *, rtol: float = DEFAULT_RTOL) -> Compiled:
     """One layer running the independent RAWs ``raws`` (all on the same T) in parallel, accurate to ``rtol``."""
     if not raws:
-        raise ValueError("raws must contain at least one Raw")
+        raise InvalidArgument("raws must contain at least one Raw")
     T = raws[0].T
     for n, it in enumerate(raws):
         if it.T != T:
-            raise ValueError(f"raws[{n}] is defined on T = {it.T} timesteps, expected {T}")
+            raise InvalidArgument(f"raws[{n}] is defined on T = {it.T} timesteps, expected {T}")
         it.check_width(D)
     scales = scales or Scales()
     layers, geometry = compile_items([list(raws)], T, D, scales)
@@ -588,7 +589,7 @@ def compile_program(
     ``rtol``: the relative error per product/division the network guarantees; :meth:`Compiled.run`
     refuses inputs outside that range."""
     if not isinstance(program, Program):
-        raise ValueError(f"program must be a numerics.raw.primitives.Program, got {type(program).__name__}")
+        raise InvalidArgument(f"program must be a numerics.raw.primitives.Program, got {type(program).__name__}")
     scales = scales or Scales()
     groups = pack(program, parallel=parallel)
     items = [[it for op in g for it in _items(op, program.T)] for g in groups]

@@ -17,6 +17,7 @@ from functools import partial
 
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import (
     finite_array,
     finite_result,
@@ -34,7 +35,7 @@ def _data(X: object, y: object) -> tuple[np.ndarray, np.ndarray]:
     X = finite_array("X", X, ndim=2)
     y = finite_array("y", y, ndim=1)
     if X.shape[0] != y.shape[0] or X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"X must be (n, d) with n, d >= 1 and y (n,), got {X.shape} and {y.shape}")
+        raise InvalidArgument(f"X must be (n, d) with n, d >= 1 and y (n,), got {X.shape} and {y.shape}")
     return X, y
 
 
@@ -43,7 +44,7 @@ def _w0(w0: object, d: int) -> np.ndarray:
         return np.zeros(d)
     w0 = finite_array("w0", w0, ndim=1)
     if w0.shape != (d,):
-        raise ValueError(f"w0 must have shape ({d},), got {w0.shape}")
+        raise InvalidArgument(f"w0 must have shape ({d},), got {w0.shape}")
     return w0
 
 
@@ -109,7 +110,7 @@ def sgd_weights(X: object, y: object, alpha: float, lam: float = 0.0, w0: object
         steps = np.maximum(np.abs(1 - 2 * alpha * (np.sum(X**2, axis=1) + lam)), abs(1 - 2 * alpha * lam))
         amplification = float(np.sum(np.log(np.maximum(steps, 1.0))))
     if not growth <= SGD_GROWTH_LIMIT and not amplification <= np.log(SGD_GROWTH_LIMIT):
-        raise ValueError(
+        raise InvalidArgument(
             f"sgd_weights diverged: max |w_j| = {largest:.3g} is {growth:.3g} times the bound of a non-expanding"
             f" pass (limit {SGD_GROWTH_LIMIT:g}); alpha or lam too large for these X, y (need 0 ≤ 2α(‖x_i‖² + λ) ≤ 2)"
         )
@@ -129,7 +130,7 @@ def bayes_weights(X: object, y: object, sigma2: float, tau2: float) -> np.ndarra
 def _queries(X_query: object, d: int) -> np.ndarray:
     Q = finite_array("X_query", X_query, ndim=2)
     if Q.shape[1] != d:
-        raise ValueError(f"X_query must have d = {d} columns, got shape {Q.shape}")
+        raise InvalidArgument(f"X_query must have d = {d} columns, got shape {Q.shape}")
     return Q
 
 
@@ -150,7 +151,7 @@ def knn(X: object, y: object, X_query: object, k: int = 3, weighting: str = "uni
     Q = _queries(X_query, X.shape[1])
     k = min(positive_int("k", k), X.shape[0])
     if weighting not in ("uniform", "distance"):
-        raise ValueError(f"weighting must be 'uniform' or 'distance', got {weighting!r}")
+        raise InvalidArgument(f"weighting must be 'uniform' or 'distance', got {weighting!r}")
     dist = np.linalg.norm(Q[:, None, :] - X[None, :, :], axis=-1)
     idx = np.argsort(dist, axis=1, kind="stable")[:, :k]
     near, labels = np.take_along_axis(dist, idx, axis=1), y[idx]
@@ -263,7 +264,7 @@ def ilwd(
     n, d, n_tasks, noise_std = _check_sizes(n, d, n_tasks, noise_std)
     m = 4 * d if n_probes is None else positive_int("n_probes", n_probes)
     if m < d:
-        raise ValueError(f"n_probes must be at least d = {d}, got {m}")
+        raise InvalidArgument(f"n_probes must be at least d = {d}, got {m}")
     rng = np.random.default_rng(seed_value("seed", seed))
     values = []
     for _ in range(n_tasks):

@@ -29,6 +29,7 @@ from typing import Literal
 
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_array, positive_int
 
 Rows = tuple[int, int]
@@ -43,21 +44,21 @@ def hidden_state(name: str, H: object) -> np.ndarray:
     """``H`` as a ``(T, D)`` array: float64 (finite) or an ``object`` array for exact evaluation."""
     if isinstance(H, np.ndarray) and H.dtype == object:
         if H.ndim != 2:
-            raise ValueError(f"{name} must have shape (T, D), got {H.shape}")
+            raise InvalidArgument(f"{name} must have shape (T, D), got {H.shape}")
         return H
     arr = finite_array(name, H, ndim=2)
     if 0 in arr.shape:
-        raise ValueError(f"{name} must have at least one timestep and one unit, got shape {arr.shape}")
+        raise InvalidArgument(f"{name} must have at least one timestep and one unit, got shape {arr.shape}")
     return arr
 
 
 def unit_range(name: str, rows: object, width: int) -> tuple[int, ...]:
     """The units of a half-open range ``(start, stop)`` inside ``[0, width)``; ``ValueError`` otherwise."""
     if not isinstance(rows, (tuple, list)) or len(rows) != 2:
-        raise ValueError(f"{name} must be a (start, stop) pair, got {rows!r}")
+        raise InvalidArgument(f"{name} must be a (start, stop) pair, got {rows!r}")
     start, stop = (int(v) for v in rows)
     if not 0 <= start < stop <= width:
-        raise ValueError(f"{name} = {tuple(rows)} is out of range: need 0 <= start < stop <= {width}")
+        raise InvalidArgument(f"{name} = {tuple(rows)} is out of range: need 0 <= start < stop <= {width}")
     return tuple(range(start, stop))
 
 
@@ -65,9 +66,9 @@ def _units(name: str, units: Iterable[int], width: int, *, distinct: bool = Fals
     out = tuple(int(u) for u in units)
     bad = [u for u in out if not 0 <= u < width]
     if bad:
-        raise ValueError(f"{name} has units {bad} out of range [0, {width})")
+        raise InvalidArgument(f"{name} has units {bad} out of range [0, {width})")
     if distinct and len(set(out)) != len(out):
-        raise ValueError(f"{name} writes a unit more than once (overlapping write rows): {out}")
+        raise InvalidArgument(f"{name} writes a unit more than once (overlapping write rows): {out}")
     return out
 
 
@@ -80,7 +81,7 @@ def weights(name: str, value: object, *, ndim: int) -> np.ndarray:
     """A finite float64 weight array, or an ``object`` array of exact values passed through."""
     if isinstance(value, np.ndarray) and value.dtype == object:
         if value.ndim != ndim:
-            raise ValueError(f"{name} must have {ndim} dimensions, got shape {value.shape}")
+            raise InvalidArgument(f"{name} must have {ndim} dimensions, got shape {value.shape}")
         return value
     return finite_array(name, value, ndim=ndim)
 
@@ -88,7 +89,7 @@ def weights(name: str, value: object, *, ndim: int) -> np.ndarray:
 def _matrix(name: str, M: object, shape: tuple[int, int]) -> np.ndarray:
     arr = weights(name, M, ndim=2)
     if arr.shape != shape:
-        raise ValueError(f"{name} must have shape {shape}, got {arr.shape}")
+        raise InvalidArgument(f"{name} must have shape {shape}, got {arr.shape}")
     return arr
 
 
@@ -97,7 +98,7 @@ def _columns(name: str, columns: Iterable[int] | None, T: int) -> tuple[int, ...
         return tuple(range(T))
     cols = tuple(sorted({int(c) for c in columns}))
     if not cols or cols[0] < 0 or cols[-1] >= T:
-        raise ValueError(f"{name} must be non-empty timesteps in [0, {T}), got {columns!r}")
+        raise InvalidArgument(f"{name} must be non-empty timesteps in [0, {T}), got {columns!r}")
     return cols
 
 
@@ -125,33 +126,33 @@ class Raw:
 
     def __post_init__(self) -> None:
         if self.op not in ("+", "*"):
-            raise ValueError(f"op must be '+' or '*' (⊙), got {self.op!r}")
+            raise InvalidArgument(f"op must be '+' or '*' (⊙), got {self.op!r}")
         r, s = tuple(int(u) for u in self.r), tuple(int(u) for u in self.s)
         w = tuple(int(u) for u in self.w)
         if not r or not w:
-            raise ValueError("r and w must be non-empty unit lists")
+            raise InvalidArgument("r and w must be non-empty unit lists")
         if len(set(w)) != len(w):
-            raise ValueError(f"w writes a unit more than once (overlapping write rows): {w}")
+            raise InvalidArgument(f"w writes a unit more than once (overlapping write rows): {w}")
         W_a = weights("W_a", self.W_a, ndim=2)
         p = W_a.shape[0]
         if W_a.shape[1] != len(r):
-            raise ValueError(f"W_a must have |r| = {len(r)} columns, got shape {W_a.shape}")
+            raise InvalidArgument(f"W_a must have |r| = {len(r)} columns, got shape {W_a.shape}")
         W = None if self.W is None else _matrix("W", self.W, (p, len(s)))
         if self.op == "*" and W is None:
-            raise ValueError("op '*' (⊙) needs W")
+            raise InvalidArgument("op '*' (⊙) needs W")
         W_o = _matrix("W_o", self.W_o, (len(w), p))
         bias = None if self.bias is None else weights("bias", self.bias, ndim=1)
         if bias is not None and bias.shape != (len(w),):
-            raise ValueError(f"bias must have shape ({len(w)},), got {bias.shape}")
+            raise InvalidArgument(f"bias must have shape ({len(w)},), got {bias.shape}")
         K = tuple(tuple(int(j) for j in Ki) for Ki in self.K)
         if not K:
-            raise ValueError("K must give the read set of every timestep")
+            raise InvalidArgument("K must give the read set of every timestep")
         for i, Ki in enumerate(K):
             future = [j for j in Ki if j > i]
             if future:
-                raise ValueError(f"K[{i}] reads from a future timestep {future}: need K(i) ⊆ {{j <= i}}")
+                raise InvalidArgument(f"K[{i}] reads from a future timestep {future}: need K(i) ⊆ {{j <= i}}")
             if any(j < 0 for j in Ki) or len(set(Ki)) != len(Ki):
-                raise ValueError(f"K[{i}] must list distinct timesteps in [0, {i}], got {Ki}")
+                raise InvalidArgument(f"K[{i}] must list distinct timesteps in [0, {i}], got {Ki}")
         for name, value in (
             ("r", r),
             ("s", s),
@@ -193,10 +194,10 @@ class Raw:
         """
         H = hidden_state("H", H)
         if H.shape[0] != self.T:
-            raise ValueError(f"H must have T = {self.T} timesteps (rows), got {H.shape[0]}")
+            raise InvalidArgument(f"H must have T = {self.T} timesteps (rows), got {H.shape[0]}")
         self.check_width(H.shape[1])
         if mask not in ("inclusive", "strict"):
-            raise ValueError(f"mask must be 'inclusive' or 'strict', got {mask!r}")
+            raise InvalidArgument(f"mask must be 'inclusive' or 'strict', got {mask!r}")
         out = H.copy()
         r, s, w = list(self.r), list(self.s), list(self.w)
         for i, Ki in enumerate(self.K):
@@ -233,7 +234,7 @@ def apply_parallel(H: object, raws: Sequence[Raw]) -> np.ndarray:
                 continue
             for u in op.w:
                 if (i, u) in written:
-                    raise ValueError(f"raws[{n}] and raws[{written[(i, u)]}] both write unit {u} at timestep {i}")
+                    raise InvalidArgument(f"raws[{n}] and raws[{written[(i, u)]}] both write unit {u} at timestep {i}")
                 written[(i, u)] = n
             out[i, list(op.w)] = new[i, list(op.w)]
     return out
@@ -264,12 +265,12 @@ class Mov:
     def validate(self, T: int, D: int) -> None:
         a, b = unit_range("rows_from", self.rows_from, D), unit_range("rows_to", self.rows_to, D)
         if len(a) != len(b):
-            raise ValueError(f"rows_from and rows_to must have the same length, got {len(a)} and {len(b)}")
+            raise InvalidArgument(f"rows_from and rows_to must have the same length, got {len(a)} and {len(b)}")
         for name, t in (("src", self.src), ("dst", self.dst)):
             if not 0 <= t < T:
-                raise ValueError(f"{name} = {t} is out of range [0, {T})")
+                raise InvalidArgument(f"{name} = {t} is out of range [0, {T})")
         if self.dst < self.src:
-            raise ValueError(f"mov reads from a future timestep: src = {self.src} > dst = {self.dst}")
+            raise InvalidArgument(f"mov reads from a future timestep: src = {self.src} > dst = {self.dst}")
 
     def reads(self) -> frozenset[int]:
         return frozenset(range(*self.rows_from))
@@ -328,7 +329,7 @@ class Aff(_TwoOperands):
         _matrix("W1", self.W1, (len(out), len(r1)))
         _matrix("W2", self.W2, (len(out), len(r2)))
         if self.b.shape != (len(out),):
-            raise ValueError(f"b must have shape ({len(out)},), got {self.b.shape}")
+            raise InvalidArgument(f"b must have shape ({len(out)},), got {self.b.shape}")
         _columns("columns", self.columns, T)
 
     def apply(self, H: object) -> np.ndarray:
@@ -369,7 +370,7 @@ class Mul(_TwoOperands):
         for name, size in (("rows1", a * b), ("rows2", b * c), ("rows_out", a * c)):
             units = unit_range(name, getattr(self, name), D)
             if len(units) != size:
-                raise ValueError(f"{name} must span {size} units for a={a}, b={b}, c={c}, got {len(units)}")
+                raise InvalidArgument(f"{name} must span {size} units for a={a}, b={b}, c={c}, got {len(units)}")
         _columns("columns", self.columns, T)
 
     def apply(self, H: object) -> np.ndarray:
@@ -409,7 +410,7 @@ class Div:
     def validate(self, T: int, D: int) -> None:
         a, b = unit_range("rows", self.rows, D), unit_range("rows_out", self.rows_out, D)
         if len(a) != len(b):
-            raise ValueError(f"rows and rows_out must have the same length, got {len(a)} and {len(b)}")
+            raise InvalidArgument(f"rows and rows_out must have the same length, got {len(a)} and {len(b)}")
         _units("denom", [self.denom], D)
         _columns("columns", self.columns, T)
 
@@ -426,7 +427,7 @@ class Div:
         for t in _columns("columns", self.columns, H.shape[0]):
             c = H[t, self.denom]
             if c == 0:
-                raise ValueError(f"div: denominator unit {self.denom} is zero at timestep {t}")
+                raise InvalidArgument(f"div: denominator unit {self.denom} is zero at timestep {t}")
             out[t, slice(*self.rows_out)] = H[t, slice(*self.rows)] / abs(c)
         return out
 
@@ -483,14 +484,16 @@ class Program:
         positive_int("D", self.D)
         ops = tuple(self.ops)
         if not ops:
-            raise ValueError("ops must contain at least one primitive")
+            raise InvalidArgument("ops must contain at least one primitive")
         for n, op in enumerate(ops):
             if not isinstance(op, (Mov, Aff, Mul, Div)):
-                raise ValueError(f"ops[{n}] is not a supported primitive (Mov, Aff, Mul, Div): {type(op).__name__}")
+                raise InvalidArgument(
+                    f"ops[{n}] is not a supported primitive (Mov, Aff, Mul, Div): {type(op).__name__}"
+                )
             try:
                 op.validate(self.T, self.D)
-            except ValueError as exc:
-                raise ValueError(f"ops[{n}] ({type(op).__name__}): {exc}") from None
+            except InvalidArgument as exc:
+                raise InvalidArgument(f"ops[{n}] ({type(op).__name__}): {exc}") from None
         for name, rows in self.layout.items():
             unit_range(f"layout[{name!r}]", rows, self.D)
         object.__setattr__(self, "ops", ops)
@@ -499,7 +502,7 @@ class Program:
         """The reference semantics: apply the primitives in order."""
         H = hidden_state("H", H)
         if H.shape != (self.T, self.D):
-            raise ValueError(f"H must have shape (T, D) = {(self.T, self.D)}, got {H.shape}")
+            raise InvalidArgument(f"H must have shape (T, D) = {(self.T, self.D)}, got {H.shape}")
         for op in self.ops:
             H = op.apply(H)
         return H
@@ -507,7 +510,7 @@ class Program:
     def read(self, H: np.ndarray, name: str, t: int) -> np.ndarray:
         """Units ``layout[name]`` of timestep ``t``."""
         if name not in self.layout:
-            raise ValueError(f"layout has no block {name!r}; blocks: {sorted(self.layout)}")
+            raise InvalidArgument(f"layout has no block {name!r}; blocks: {sorted(self.layout)}")
         return H[t, slice(*self.layout[name])]
 
 

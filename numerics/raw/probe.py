@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, seed_value
 from icl_verify.numerics.shared.fuzz import Fuzz
 from icl_verify.numerics.shared.optim import Adam, clip_by_global_norm
@@ -208,7 +209,7 @@ def as_learner(model: Trained):
         X, y = finite_array("X", X, ndim=2), finite_array("y", y, ndim=1)
         Q = finite_array("X_query", X_query, ndim=2)
         if X.shape != (cfg.n, cfg.d) or y.shape != (cfg.n,) or Q.shape[1:] != (cfg.d,):
-            raise ValueError(f"the model takes X ({cfg.n}, {cfg.d}), y ({cfg.n},), X_query (m, {cfg.d})")
+            raise InvalidArgument(f"the model takes X ({cfg.n}, {cfg.d}), y ({cfg.n},), X_query (m, {cfg.d})")
         return forward(model.params, X[None], y[None], Q[None])[0][0]
 
     return learner
@@ -238,7 +239,7 @@ def probe(
     cfg = model.config
     m = 4 * cfg.d if n_probes is None else positive_int("n_probes", n_probes)
     if m < cfg.d:
-        raise ValueError(f"n_probes must be at least d = {cfg.d}, got {m}")
+        raise InvalidArgument(f"n_probes must be at least d = {cfg.d}, got {m}")
     n_tasks = positive_int("n_tasks", n_tasks)
     rng = np.random.default_rng([seed_value("seed", seed), 7])
     X, y, P, _ = sample_tasks(rng, n_tasks, cfg.n, m, cfg.d, cfg.noise_std)
@@ -256,9 +257,9 @@ def ratio_of_means(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     """ā / b̄ for paired samples and its delta-method standard error √(Var(a − R b) / N) / b̄."""
     a, b = finite_array("a", a, ndim=1), finite_array("b", b, ndim=1)
     if a.shape != b.shape or a.size < 2:
-        raise ValueError(f"a and b must be paired samples of the same length >= 2, got {a.shape} and {b.shape}")
+        raise InvalidArgument(f"a and b must be paired samples of the same length >= 2, got {a.shape} and {b.shape}")
     if not b.mean() > 0:
-        raise ValueError(f"b must have a positive mean, got {b.mean()!r}")
+        raise InvalidArgument(f"b must have a positive mean, got {b.mean()!r}")
     with np.errstate(all="ignore"):
         r = float(a.mean() / b.mean())
         se = float(np.std(a - r * b, ddof=1) / np.sqrt(a.size) / b.mean())
@@ -270,9 +271,9 @@ def paired_log_ratios(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     per-task ratios a_k / b_k, which a few extreme pairs move by at most their share of the mean of the logs."""
     a, b = finite_array("a", a, ndim=1), finite_array("b", b, ndim=1)
     if a.shape != b.shape or a.size < 2:
-        raise ValueError(f"a and b must be paired samples of the same length >= 2, got {a.shape} and {b.shape}")
+        raise InvalidArgument(f"a and b must be paired samples of the same length >= 2, got {a.shape} and {b.shape}")
     if not (np.all(a > 0) and np.all(b > 0)):
-        raise ValueError("a and b must hold positive numbers (a logarithm of each ratio is taken)")
+        raise InvalidArgument("a and b must hold positive numbers (a logarithm of each ratio is taken)")
     return np.log(a) - np.log(b)
 
 

@@ -19,6 +19,7 @@ from typing import Literal
 
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.raw.compiler import Scales, compile_program
 from icl_verify.numerics.raw.learners import Learner
 from icl_verify.numerics.raw.primitives import Aff, Div, Mov, Mul, Op, Program, is_exact, weights
@@ -50,7 +51,7 @@ def _scalar(name: str, value: object, *, positive: bool = False) -> object:
 def _vector(name: str, value: object, d: int) -> np.ndarray:
     v = weights(name, value, ndim=1)
     if v.shape != (d,):
-        raise ValueError(f"{name} must have shape ({d},), got {v.shape}")
+        raise InvalidArgument(f"{name} must have shape ({d},), got {v.shape}")
     return v
 
 
@@ -62,9 +63,9 @@ def encode_examples(X: object, y: object, x_query: object, D: int) -> np.ndarray
     D = positive_int("D", D)
     n, d = X.shape
     if d + 1 > D:
-        raise ValueError(f"D must hold y and x (at least d + 1 = {d + 1} units), got {D}")
+        raise InvalidArgument(f"D must hold y and x (at least d + 1 = {d + 1} units), got {D}")
     if y.shape != (n,) or x_query.shape != (d,):
-        raise ValueError(f"y must have shape ({n},) and x_query ({d},), got {y.shape} and {x_query.shape}")
+        raise InvalidArgument(f"y must have shape ({n},) and x_query ({d},), got {y.shape} and {x_query.shape}")
     H = np.zeros((2 * n + 1, D))
     H[0 : 2 * n : 2, 1 : 1 + d] = X
     H[1 : 2 * n : 2, 0] = y
@@ -82,7 +83,7 @@ def theorem1(d: int, w: object, alpha: float, lam: float, lam_term: LamTerm = "f
     w = _vector("w", w, d)
     alpha, lam = _scalar("alpha", alpha), _scalar("lam", lam)
     if lam_term not in LAMBDA_COEFFICIENT:
-        raise ValueError(f"lam_term must be one of {sorted(LAMBDA_COEFFICIENT)}, got {lam_term!r}")
+        raise InvalidArgument(f"lam_term must be one of {sorted(LAMBDA_COEFFICIENT)}, got {lam_term!r}")
     L = _blocks(d, [("u", 1), ("r", 1), ("g", d), ("w_new", d), ("pred", 1)])
     y, x, u, r, g, wn, pred = (L[k] for k in ("y", "x", "u", "r", "g", "w_new", "pred"))
     col = (1,)
@@ -217,7 +218,7 @@ def compiled_learner(
     elif kind == "sgd":
         program, (block, t) = sgd_chain(n, d, np.zeros(d) if w0 is None else w0, alpha, lam)
     else:
-        raise ValueError(f"kind must be 'ridge' or 'sgd', got {kind!r}")
+        raise InvalidArgument(f"kind must be 'ridge' or 'sgd', got {kind!r}")
     network = compile_program(program, scales or Scales())
 
     def learner(X: np.ndarray, y: np.ndarray, X_query: np.ndarray) -> np.ndarray:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import erf
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar
 from icl_verify.numerics.shared.fuzz import Fuzz
 
@@ -46,7 +47,7 @@ def layer_norm(z: np.ndarray, eps: float = 0.0) -> np.ndarray:
         centred = z - z.mean(axis=-1, keepdims=True)
         var = finite_result(np.mean(centred**2, axis=-1, keepdims=True) + eps, "z overflows float64 in the variance")
     if np.any(var <= 0):
-        raise ValueError("z has a timestep with zero variance (set eps > 0)")
+        raise InvalidArgument("z has a timestep with zero variance (set eps > 0)")
     return centred / np.sqrt(var)
 
 
@@ -63,9 +64,9 @@ class Head:
         W_K = finite_array("W_K", self.W_K, ndim=2)
         W_V = finite_array("W_V", self.W_V, ndim=2)
         if W_K.shape != W_Q.shape:
-            raise ValueError(f"W_K must have the shape of W_Q {W_Q.shape}, got {W_K.shape}")
+            raise InvalidArgument(f"W_K must have the shape of W_Q {W_Q.shape}, got {W_K.shape}")
         if W_V.shape[1] != W_Q.shape[1]:
-            raise ValueError(f"W_V must have D = {W_Q.shape[1]} columns, got shape {W_V.shape}")
+            raise InvalidArgument(f"W_V must have D = {W_Q.shape[1]} columns, got shape {W_V.shape}")
         for name, arr in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V)):
             object.__setattr__(self, name, arr)
 
@@ -82,18 +83,18 @@ class Layer:
     def __post_init__(self) -> None:
         heads = tuple(self.heads)
         if not heads or not all(isinstance(h, Head) for h in heads):
-            raise ValueError("heads must be a non-empty sequence of Head")
+            raise InvalidArgument("heads must be a non-empty sequence of Head")
         D = heads[0].W_Q.shape[1]
         if any(h.W_Q.shape[1] != D for h in heads):
-            raise ValueError(f"every head must read D = {D} hidden units")
+            raise InvalidArgument(f"every head must read D = {D} hidden units")
         W_F = finite_array("W_F", self.W_F, ndim=2)
         v = sum(h.W_V.shape[0] for h in heads)
         if W_F.shape != (D, v):
-            raise ValueError(f"W_F must have shape (D, Σv) = {(D, v)}, got {W_F.shape}")
+            raise InvalidArgument(f"W_F must have shape (D, Σv) = {(D, v)}, got {W_F.shape}")
         W_1 = finite_array("W_1", self.W_1, ndim=2)
         W_2 = finite_array("W_2", self.W_2, ndim=2)
         if W_1.shape[1] != D or W_2.shape != (D, W_1.shape[0]):
-            raise ValueError(f"W_1 must be (U, {D}) and W_2 ({D}, U), got {W_1.shape} and {W_2.shape}")
+            raise InvalidArgument(f"W_1 must be (U, {D}) and W_2 ({D}, U), got {W_1.shape} and {W_2.shape}")
         for name, value in (("heads", heads), ("W_F", W_F), ("W_1", W_1), ("W_2", W_2)):
             object.__setattr__(self, name, value)
 
@@ -111,9 +112,9 @@ class Layer:
 def _hidden(h: object, width: int) -> np.ndarray:
     arr = finite_array("h", h)
     if arr.ndim < 2:
-        raise ValueError(f"h must have shape (..., T, D), got {arr.shape}")
+        raise InvalidArgument(f"h must have shape (..., T, D), got {arr.shape}")
     if arr.shape[-1] != width:
-        raise ValueError(f"h must have D = {width} hidden units (last axis), got {arr.shape[-1]}")
+        raise InvalidArgument(f"h must have D = {width} hidden units (last axis), got {arr.shape[-1]}")
     return arr
 
 
@@ -121,7 +122,7 @@ def causal_softmax(scores: np.ndarray) -> np.ndarray:
     """Row-wise softmax of ``(..., T, T)`` scores over keys j ≤ i (query i, key j)."""
     scores = finite_array("scores", scores, ndim=tuple(range(2, 33)), nonempty=True)
     if scores.shape[-1] != scores.shape[-2]:
-        raise ValueError(f"scores must be square (..., T, T), got shape {scores.shape}")
+        raise InvalidArgument(f"scores must be square (..., T, T), got shape {scores.shape}")
     T = scores.shape[-1]
     masked = np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf)
     masked = masked - masked.max(axis=-1, keepdims=True)
@@ -160,7 +161,7 @@ def layer_forward(
 def forward(h: object, layers: Sequence[Layer], *, eps: float = 0.0) -> np.ndarray:
     """Apply ``layers`` in order."""
     if len(layers) == 0:
-        raise ValueError("layers must contain at least one Layer")
+        raise InvalidArgument("layers must contain at least one Layer")
     out = _hidden(h, layers[0].width)
     for layer in layers:
         out = layer_forward(out, layer, eps=eps)

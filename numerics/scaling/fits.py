@@ -33,6 +33,7 @@ import numpy as np
 from scipy import optimize, stats
 from scipy.special import expit
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import (
     confidence_level,
     finite_array,
@@ -62,11 +63,11 @@ _BEYOND = "x and y give a power law beyond float64 (y spans too many decades)"
 def _positive_pairs(x: object, y: object) -> tuple[np.ndarray, np.ndarray]:
     xa, ya = finite_array("x", x, ndim=1), finite_array("y", y, ndim=1)
     if xa.shape != ya.shape:
-        raise ValueError(f"x and y must have the same length, got {xa.size} and {ya.size}")
+        raise InvalidArgument(f"x and y must have the same length, got {xa.size} and {ya.size}")
     if np.any(xa <= 0) or np.any(ya <= 0):
-        raise ValueError("x and y must be positive for a power-law fit")
+        raise InvalidArgument("x and y must be positive for a power-law fit")
     if np.unique(xa).size < 2:
-        raise ValueError("x must take at least 2 distinct values")
+        raise InvalidArgument("x must take at least 2 distinct values")
     return xa, ya
 
 
@@ -118,7 +119,7 @@ def fit(x: object, y: object, method: Method = "loglog") -> PowerLaw:
         return loglog_fit(x, y)
     if method == "nonlinear":
         return nonlinear_fit(x, y)
-    raise ValueError(f"method must be 'loglog' or 'nonlinear', got {method!r}")
+    raise InvalidArgument(f"method must be 'loglog' or 'nonlinear', got {method!r}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -128,7 +129,7 @@ def fit(x: object, y: object, method: Method = "loglog") -> PowerLaw:
 def _strata(x: np.ndarray) -> list[np.ndarray]:
     strata = [np.flatnonzero(x == v) for v in np.unique(x)]
     if min(len(s) for s in strata) < 2:
-        raise ValueError(
+        raise InvalidArgument(
             "a stratified bootstrap needs at least 2 runs at every x; pass groups to resample whole groups"
         )
     return strata
@@ -151,7 +152,7 @@ def _group_weights(groups: np.ndarray, n_boot: int, rng: np.random.Generator) ->
     """Run weights ``(n_boot, n)``: how often each run's group was drawn when resampling groups."""
     labels, inverse = np.unique(groups, return_inverse=True)
     if labels.size < 2:
-        raise ValueError("groups must contain at least 2 distinct groups")
+        raise InvalidArgument("groups must contain at least 2 distinct groups")
     counts = rng.multinomial(labels.size, np.full(labels.size, 1.0 / labels.size), size=n_boot)
     return counts[:, inverse].astype(np.float64)
 
@@ -174,7 +175,7 @@ def bootstrap_exponents(
     xa, ya = _positive_pairs(x, y)
     n_boot = positive_int("n_boot", n_boot)
     if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        raise InvalidArgument(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     lx = np.log(xa)
     if groups is None:
         _, ly = _stratified_resample(xa, np.log(ya), n_boot, rng)
@@ -182,7 +183,7 @@ def bootstrap_exponents(
     else:
         g = np.asarray(groups)
         if g.shape != xa.shape:
-            raise ValueError(f"groups must have one entry per run ({xa.size}), got shape {g.shape}")
+            raise InvalidArgument(f"groups must have one entry per run ({xa.size}), got shape {g.shape}")
         w = _group_weights(g, n_boot, rng)
         ly = np.broadcast_to(np.log(ya), w.shape)
     ok = np.array([np.unique(lx[row > 0]).size >= 2 for row in w])
@@ -260,7 +261,7 @@ def holdout_error(x: object, y: object, *, n_holdout: int = 1, method: Method = 
     levels = np.unique(xa)
     n_holdout = positive_int("n_holdout", n_holdout)
     if levels.size - n_holdout < 2:
-        raise ValueError(f"n_holdout must leave at least 2 distinct x to fit, got {n_holdout} of {levels.size}")
+        raise InvalidArgument(f"n_holdout must leave at least 2 distinct x to fit, got {n_holdout} of {levels.size}")
     held = levels[-n_holdout:]
     train = ~np.isin(xa, held)
     law = fit(xa[train], ya[train], method)
@@ -388,7 +389,7 @@ def fit_sigmoid(u: object, acc: object, *, lo: float | None = 0.5, hi: float | N
     """
     ua, aa = finite_array("u", u, ndim=1), finite_array("acc", acc, ndim=1)
     if ua.shape != aa.shape or np.unique(ua).size < 3:
-        raise ValueError("u and acc must have the same length and u at least 3 distinct values")
+        raise InvalidArgument("u and acc must have the same length and u at least 3 distinct values")
     sig = require_transition(_fit_sigmoid(ua, aa, lo, hi), ua, aa)
     finite_result((sig.center, sig.width, sig.center_se), "u and acc give a non-finite sigmoid fit (u beyond float64)")
     return sig
@@ -524,12 +525,12 @@ def fit_threshold(
     """
     na, ka, aa = (finite_array(name, v, ndim=1) for name, v in (("n", n), ("k", k), ("acc", acc)))
     if not na.shape == ka.shape == aa.shape:
-        raise ValueError("n, k and acc must have the same length")
+        raise InvalidArgument("n, k and acc must have the same length")
     levels = np.unique(na)
     if levels.size < 2:
-        raise ValueError("n must take at least 2 distinct values for a slope")
+        raise InvalidArgument("n must take at least 2 distinct values for a slope")
     if np.any(ka <= 0) or np.any(na <= 0):
-        raise ValueError("n and k must be positive (their logarithms are fitted)")
+        raise InvalidArgument("n and k must be positive (their logarithms are fitted)")
     u = np.log10(ka)
     point = _point_fits(na, u, aa, levels)
     centers = np.array([s.center for s in point])
@@ -540,7 +541,7 @@ def fit_threshold(
         if all(np.unique(u[idx][na[idx] == v]).size >= 3 for v in levels):
             reps.append(_centers(na[idx], u[idx], aa[idx], levels))
     if not reps:
-        raise ValueError("no bootstrap replicate kept 3 distinct K at every N: use more K values per N")
+        raise InvalidArgument("no bootstrap replicate kept 3 distinct K at every N: use more K values per N")
     boot = np.array(reps)
     ln_n, ln_k = np.log(levels), centers * np.log(10)
     slope = float(_weighted_ols(ln_n, ln_k, np.ones_like(ln_k))[0])

@@ -51,6 +51,7 @@ import numpy as np
 from scipy.integrate import cumulative_trapezoid, trapezoid
 from scipy.linalg.blas import get_blas_funcs
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_result, finite_scalar, positive_int, seed_value, time_series
 from icl_verify.numerics.shared.fuzz import Fuzz, logged_series
 from icl_verify.numerics.shared.items import constants, even_k, sample_items
@@ -263,15 +264,15 @@ class MemorizationSettings:
         finite_scalar("c1_tol", self.c1_tol, positive=True)
         finite_scalar("rtol", self.rtol, positive=True)
         if not 0 < finite_scalar("iwl_threshold", self.iwl_threshold) <= 1:
-            raise ValueError(f"iwl_threshold must lie in (0, 1], got {self.iwl_threshold!r}")
+            raise InvalidArgument(f"iwl_threshold must lie in (0, 1], got {self.iwl_threshold!r}")
         if finite_scalar("log_ratio", self.log_ratio) <= 1:
-            raise ValueError(f"log_ratio must be > 1, got {self.log_ratio!r}")
+            raise InvalidArgument(f"log_ratio must be > 1, got {self.log_ratio!r}")
         if self.dtype not in ("float32", "float64"):
-            raise ValueError(f"dtype must be 'float32' or 'float64', got {self.dtype!r}")
+            raise InvalidArgument(f"dtype must be 'float32' or 'float64', got {self.dtype!r}")
         if self.backend not in BACKENDS:
-            raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, got {self.backend!r}")
+            raise InvalidArgument(f"backend must be one of {', '.join(map(repr, BACKENDS))}, got {self.backend!r}")
         if not isinstance(self.device, str) or (self.backend == "numpy" and self.device != "cpu"):
-            raise ValueError(
+            raise InvalidArgument(
                 f"device must be 'cpu' with the numpy backend (a torch device with torch), got {self.device!r}"
             )
 
@@ -419,7 +420,7 @@ def memorize(
     ks = [even_k("ks", k) for k in ks]
     seeds = [seed_value("seeds", sd) for sd in seeds]
     if len(ks) != len(seeds) or not ks:
-        raise ValueError(f"ks and seeds must be non-empty and of equal length, got {len(ks)} and {len(seeds)}")
+        raise InvalidArgument(f"ks and seeds must be non-empty and of equal length, got {len(ks)} and {len(seeds)}")
     runs = [MemorizationRun(k, seed, s) for k, seed in zip(ks, seeds)]
     stack = _Stack(ks, seeds, s)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is detected at the next log and reported
@@ -474,17 +475,17 @@ def sweep_job(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     ``settings["backend"] == "torch"``.
     """
     if not isinstance(config, Mapping):
-        raise ValueError(f"config must be a mapping with keys 'ks' and 'seeds', got {type(config).__name__}")
+        raise InvalidArgument(f"config must be a mapping with keys 'ks' and 'seeds', got {type(config).__name__}")
     unknown = set(config) - {"ks", "seeds", "settings"}
     if unknown:
-        raise ValueError(f"config has unknown keys {sorted(unknown)}")
+        raise InvalidArgument(f"config has unknown keys {sorted(unknown)}")
     missing = {"ks", "seeds"} - set(config)
     if missing:
-        raise ValueError(f"config is missing the keys {sorted(missing)}")
+        raise InvalidArgument(f"config is missing the keys {sorted(missing)}")
     try:
         settings = MemorizationSettings(**config.get("settings", {}))
     except TypeError as exc:
-        raise ValueError(f"config['settings'] has a field MemorizationSettings does not know: {exc}") from None
+        raise InvalidArgument(f"config['settings'] has a field MemorizationSettings does not know: {exc}") from None
     with blas_threads(1), ExitStack() as threads:
         if settings.backend == "torch":
             from icl_verify.numerics.scaling.torch_backend import torch_threads

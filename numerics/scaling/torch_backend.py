@@ -18,6 +18,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_scalar, positive_int
 from icl_verify.numerics.shared.mlp import MLP
 
@@ -30,17 +31,21 @@ except ImportError:  # pragma: no cover - exercised where torch is absent
 def torch_device(device: str) -> torch.device:
     """The PyTorch device named ``device`` ("cpu", "cuda", "cuda:1"…), checked to exist; ValueError otherwise."""
     if torch is None:
-        raise ValueError("backend 'torch' needs PyTorch, which is not installed (pip install 'icl-verify[torch]')")
+        raise InvalidArgument("backend 'torch' needs PyTorch, which is not installed (pip install 'icl-verify[torch]')")
     try:
         dev = torch.device(device)
     except (RuntimeError, TypeError):
-        raise ValueError(f"device must be a PyTorch device such as 'cpu', 'cuda' or 'cuda:1', got {device!r}") from None
+        raise InvalidArgument(
+            f"device must be a PyTorch device such as 'cpu', 'cuda' or 'cuda:1', got {device!r}"
+        ) from None
     if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device {device!r}: CUDA is not available to PyTorch {torch.__version__} on this machine")
+        raise InvalidArgument(
+            f"device {device!r}: CUDA is not available to PyTorch {torch.__version__} on this machine"
+        )
     if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
-        raise ValueError(f"device {device!r}: only {torch.cuda.device_count()} CUDA device(s) visible")
+        raise InvalidArgument(f"device {device!r}: only {torch.cuda.device_count()} CUDA device(s) visible")
     if dev.type not in ("cpu", "cuda"):
-        raise ValueError(f"device must be 'cpu' or a CUDA device, got {device!r}")
+        raise InvalidArgument(f"device must be 'cpu' or a CUDA device, got {device!r}")
     return dev
 
 

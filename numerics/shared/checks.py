@@ -1,24 +1,30 @@
-"""Input validation shared by the numerics: bad input raises a ``ValueError`` naming the argument."""
+"""Input validation shared by the numerics: bad input raises :class:`~icl_verify.errors.InvalidArgument` (a
+``ValueError``) naming the argument."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+from numpy.typing import NDArray
+
+from icl_verify.errors import InvalidArgument
+
+T = TypeVar("T")
 
 
 def positive_int(name: str, value: object) -> int:
-    """Return ``value`` as an ``int`` if it is a positive integer, else raise ``ValueError``."""
+    """Return ``value`` as an ``int`` if it is a positive integer, else raise :class:`InvalidArgument`."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        raise InvalidArgument(f"{name} must be a positive integer, got {value!r}")
     return int(value)
 
 
 def nonnegative_int(name: str, value: object) -> int:
-    """Return ``value`` as an ``int`` if it is a non-negative integer (not a bool), else raise ``ValueError``."""
+    """Return ``value`` as an ``int`` if it is a non-negative integer (not a bool), else raise :class:`InvalidArgument`."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        raise InvalidArgument(f"{name} must be a non-negative integer, got {value!r}")
     return int(value)
 
 
@@ -36,13 +42,13 @@ def finite_scalar(name: str, value: object, *, positive: bool = False, nonnegati
     try:
         x = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real number, got {value!r}") from None
+        raise InvalidArgument(f"{name} must be a real number, got {value!r}") from None
     if not np.isfinite(x):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise InvalidArgument(f"{name} must be finite, got {value!r}")
     if positive and x <= 0:
-        raise ValueError(f"{name} must be positive, got {value!r}")
+        raise InvalidArgument(f"{name} must be positive, got {value!r}")
     if nonnegative and x < 0:
-        raise ValueError(f"{name} must be non-negative, got {value!r}")
+        raise InvalidArgument(f"{name} must be non-negative, got {value!r}")
     return x
 
 
@@ -53,7 +59,7 @@ def finite_array(
     ndim: int | Sequence[int] | None = None,
     nonempty: bool = False,
     allow_inf: bool = False,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Return ``value`` as a finite float64 array with the given number of dimensions.
 
     ``nonempty=True`` also requires every axis to have length at least 1; ``allow_inf=True`` admits
@@ -65,38 +71,38 @@ def finite_array(
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an array of real numbers, got {type(value).__name__}") from None
+        raise InvalidArgument(f"{name} must be an array of real numbers, got {type(value).__name__}") from None
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in allowed:
             want = " or ".join(str(d) for d in allowed)
-            raise ValueError(f"{name} must have {want} dimensions, got shape {arr.shape}")
+            raise InvalidArgument(f"{name} must have {want} dimensions, got shape {arr.shape}")
     if allow_inf and np.any(np.isnan(arr)):
-        raise ValueError(f"{name} must not contain NaN")
+        raise InvalidArgument(f"{name} must not contain NaN")
     if not allow_inf and arr.size and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
+        raise InvalidArgument(f"{name} must contain only finite values (no NaN or inf)")
     if nonempty and 0 in arr.shape:
-        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
+        raise InvalidArgument(f"{name} must not be empty, got shape {arr.shape}")
     return arr
 
 
 def confidence_level(name: str, value: object) -> float:
-    """Return a confidence level as a ``float`` in the open interval (0, 1), else raise ``ValueError``."""
+    """Return a confidence level as a ``float`` in the open interval (0, 1), else raise :class:`InvalidArgument`."""
     level = finite_scalar(name, value)
     if not 0 < level < 1:
-        raise ValueError(f"{name} must lie in (0, 1), got {value!r}")
+        raise InvalidArgument(f"{name} must lie in (0, 1), got {value!r}")
     return level
 
 
 def same_size(name: str, actual: int, expected: int, what: str) -> None:
-    """Raise ``ValueError`` unless an axis of ``name`` has the ``expected`` length."""
+    """Raise :class:`InvalidArgument` unless an axis of ``name`` has the ``expected`` length."""
     if actual != expected:
-        raise ValueError(f"{name} must have {what} = {expected}, got {actual}")
+        raise InvalidArgument(f"{name} must have {what} = {expected}, got {actual}")
 
 
 def time_series(
     times_name: str, times: object, values_name: str, values: object, *, strict: bool = False, infinite: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Validate samples of a function of time: non-empty 1-D finite ``times`` (increasing; strictly
     if ``strict``) and finite ``values`` of the same length (``infinite=True`` admits ±inf values, e.g.
     a quantity that blew up, never NaN). Returns both as float64 arrays."""
@@ -105,7 +111,7 @@ def time_series(
     same_size(values_name, v.size, t.size, f"the length of {times_name}")
     steps = np.diff(t)
     if np.any(steps <= 0 if strict else steps < 0):
-        raise ValueError(f"{times_name} must be {'strictly increasing' if strict else 'non-decreasing'}")
+        raise InvalidArgument(f"{times_name} must be {'strictly increasing' if strict else 'non-decreasing'}")
     return t, v
 
 
@@ -114,22 +120,22 @@ CONDITION_LIMIT = 1e12
 up to κ·ε ≈ 2e-4 at κ = 1e12 (float64 ε ≈ 2.2e-16; Golub & Van Loan 2013, §2.6)."""
 
 
-def well_conditioned(name: str, matrix: np.ndarray, what: str) -> np.ndarray:
+def well_conditioned(name: str, matrix: NDArray[np.float64], what: str) -> NDArray[np.float64]:
     """Return the square ``matrix`` if its 2-norm condition number is at most :data:`CONDITION_LIMIT`,
-    else raise ``ValueError`` naming ``name`` (the arguments that made ``what`` singular)."""
+    else raise :class:`InvalidArgument` naming ``name`` (the arguments that made ``what`` singular)."""
     with np.errstate(all="ignore"):
         cond = float(np.linalg.cond(matrix)) if matrix.size and np.all(np.isfinite(matrix)) else np.inf
     if not cond <= CONDITION_LIMIT:
-        raise ValueError(f"{name} make {what} singular or ill-conditioned (condition number {cond:.3g} > 1e12)")
+        raise InvalidArgument(f"{name} make {what} singular or ill-conditioned (condition number {cond:.3g} > 1e12)")
     return matrix
 
 
-def finite_result(value: Any, message: str) -> Any:
+def finite_result(value: T, message: str) -> T:
     """Return ``value`` (an array, a number or a tuple of them) if every entry is finite, else raise
-    ``ValueError(message)`` (divergence or overflow)."""
-    parts = value if isinstance(value, tuple) else (value,)
+    ``InvalidArgument(message)`` (divergence or overflow)."""
+    parts: tuple[Any, ...] = value if isinstance(value, tuple) else (value,)
     if not all(np.all(np.isfinite(part)) for part in parts):
-        raise ValueError(message)
+        raise InvalidArgument(message)
     return value
 
 

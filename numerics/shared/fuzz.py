@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 
 @dataclass(frozen=True)
@@ -32,14 +33,14 @@ class Fuzz:
     nan_result: bool = False
 
 
-def linear_data(n: int = 5, d: int = 2, seed: int = 0) -> dict[str, np.ndarray]:
+def linear_data(n: int = 5, d: int = 2, seed: int = 0) -> dict[str, NDArray[np.float64]]:
     """Examples of a noisy linear regression: ``X`` (n, d) Gaussian, ``y = X (1, …, d) + 0.1 ε``."""
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d))
     return {"X": X, "y": X @ np.arange(1.0, d + 1) + 0.1 * rng.standard_normal(n)}
 
 
-def logged_series() -> dict[str, np.ndarray]:
+def logged_series() -> dict[str, NDArray[np.float64]]:
     """A logged series: increasing ``times`` and a decaying ``c1`` on them."""
     return {"times": np.array([0.0, 1.0, 2.0, 4.0]), "c1": np.array([0.5, 0.3, 0.1, 0.01])}
 

@@ -8,8 +8,10 @@ sample their items and measure c₁, c₂, c₃ here) and the scaling group (the
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import positive_int
 from icl_verify.numerics.shared.mlp import bce
 
@@ -18,24 +20,26 @@ def even_k(name: str, value: object) -> int:
     """K for a balanced ±1 task: an even integer ≥ 2 (K/2 items of each label)."""
     k = positive_int(name, value)
     if k < 2 or k % 2:
-        raise ValueError(f"{name} must be an even integer >= 2 for balanced labels, got {value!r}")
+        raise InvalidArgument(f"{name} must be an even integer >= 2 for balanced labels, got {value!r}")
     return k
 
 
-def sample_items(rng: np.random.Generator, k: int, d: int, dtype: type = np.float32) -> tuple[np.ndarray, np.ndarray]:
+def sample_items(
+    rng: np.random.Generator, k: int, d: int, dtype: type = np.float32
+) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
     """K items x_k ~ N(0, I_D/D) as rows ``(K, D)`` and balanced labels ±1 ``(K,)`` in random order.
 
     Nguyen & Reddy 2025, §2: K/2 items labelled +1 and K/2 labelled −1.
     """
     if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        raise InvalidArgument(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     k, d = even_k("k", k), positive_int("d", d)
     x = rng.standard_normal((k, d)) / np.sqrt(d)
     labels = np.repeat(np.array([1.0, -1.0]), k // 2)
     return x.astype(dtype), rng.permutation(labels).astype(dtype)
 
 
-def constants(logits: np.ndarray, labels: np.ndarray) -> dict[str, float]:
+def constants(logits: ArrayLike, labels: NDArray[np.floating]) -> dict[str, float]:
     """c₁, c₂, c₃ from the logits on items labelled +1 and the IWL accuracy over all items.
 
     Nguyen & Reddy 2025, §3.4: c₁ = ⟨σ(−φ₊)⟩, c₂ = 1 − ⟨σ(−φ₊)²⟩/c₁, c₃ = ⟨e^{−φ₊}⟩.

@@ -20,8 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.special import expit
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import positive_int
 
 
@@ -29,17 +31,17 @@ from icl_verify.numerics.shared.checks import positive_int
 class MLP:
     """Weights of one MLP D → H → H → 1, or of a stack of them (leading axes); layout in the module docstring."""
 
-    W1: np.ndarray
-    b1: np.ndarray
-    W2: np.ndarray
-    b2: np.ndarray
-    w3: np.ndarray
-    b3: np.ndarray
+    W1: NDArray[np.floating]
+    b1: NDArray[np.floating]
+    W2: NDArray[np.floating]
+    b2: NDArray[np.floating]
+    w3: NDArray[np.floating]
+    b3: NDArray[np.floating]
 
-    def arrays(self) -> tuple[np.ndarray, ...]:
+    def arrays(self) -> tuple[NDArray[np.floating], ...]:
         return (self.W1, self.b1, self.W2, self.b2, self.w3, self.b3)
 
-    def take(self, keep: np.ndarray) -> MLP:
+    def take(self, keep: NDArray[np.bool_] | NDArray[np.integer]) -> MLP:
         """The stacked networks selected by ``keep`` (boolean or index array), as contiguous copies."""
         return MLP(*(np.ascontiguousarray(a[keep]) for a in self.arrays()))
 
@@ -53,7 +55,7 @@ def init_mlp(d: int, hidden: int, rng: np.random.Generator, *, dtype: type = np.
     """
     d, hidden = positive_int("d", d), positive_int("hidden", hidden)
 
-    def u(fan_in: int, shape: tuple[int, ...]) -> np.ndarray:
+    def u(fan_in: int, shape: tuple[int, ...]) -> NDArray[np.floating]:
         return rng.uniform(-1 / np.sqrt(fan_in), 1 / np.sqrt(fan_in), shape).astype(dtype)
 
     return MLP(u(d, (d, hidden)), u(d, (hidden,)), u(hidden, (hidden, hidden)), u(hidden, (hidden,)),
@@ -77,19 +79,19 @@ class MLPPass:
     pass that is reused (``mlp_forward(p, x, work)``) overwrites them.
     """
 
-    def __init__(self, p: MLP, x: np.ndarray) -> None:
+    def __init__(self, p: MLP, x: NDArray[np.floating]) -> None:
         dtype = np.result_type(x, p.W1)
         rows = x.shape[:-1]
         self.x = x
         self.h1, self.h2 = np.empty(rows + p.W1.shape[-1:], dtype), np.empty(rows + p.W1.shape[-1:], dtype)
         self.z = np.empty(rows + (1,), dtype)
-        self.d1: np.ndarray | None = None
-        self.d2: np.ndarray | None = None
-        self.mask: np.ndarray | None = None
+        self.d1: NDArray[np.floating] | None = None
+        self.d2: NDArray[np.floating] | None = None
+        self.mask: NDArray[np.bool_] | None = None
         self.grads: MLP | None = None
 
 
-def mlp_forward(p: MLP, x: np.ndarray, work: MLPPass | None = None) -> tuple[np.ndarray, MLPPass]:
+def mlp_forward(p: MLP, x: NDArray[np.floating], work: MLPPass | None = None) -> tuple[NDArray[np.floating], MLPPass]:
     """Logits φ(x), ``x (…, B, D)`` → ``(…, B)``, and the pass for :func:`mlp_backward`.
 
     ``work``: a pass of the same shapes to reuse (its buffers are overwritten; the logits are a view of them).
@@ -108,21 +110,24 @@ def mlp_forward(p: MLP, x: np.ndarray, work: MLPPass | None = None) -> tuple[np.
     return work.z[..., 0], work
 
 
-def _allocate_backward(p: MLP, work: MLPPass) -> None:
-    if work.grads is None:
+def _backward_buffers(
+    p: MLP, work: MLPPass
+) -> tuple[MLP, NDArray[np.floating], NDArray[np.floating], NDArray[np.bool_]]:
+    """The gradient buffers of ``work`` (``grads``, ``d1``, ``d2``, ``mask``), allocated at its first backward pass."""
+    if work.grads is None or work.d1 is None or work.d2 is None or work.mask is None:
         work.d1, work.d2 = np.empty_like(work.h1), np.empty_like(work.h2)
         work.mask = np.empty(work.h1.shape, bool)
         work.grads = MLP(*(np.empty(a.shape, work.h1.dtype) for a in p.arrays()))
+    return work.grads, work.d1, work.d2, work.mask
 
 
-def mlp_backward(p: MLP, work: MLPPass, g: np.ndarray) -> MLP:
+def mlp_backward(p: MLP, work: MLPPass, g: NDArray[np.floating]) -> MLP:
     """Gradients of Σ_b g_b φ(x_b) with respect to every parameter (backprop through the ReLUs), for
     the pass ``work`` of :func:`mlp_forward` and upstream gradients ``g (…, B)``.
 
     The result lives in ``work``'s buffers (same layout as :class:`MLP`).
     """
-    _allocate_backward(p, work)
-    grads, d1, d2, mask = work.grads, work.d1, work.d2, work.mask
+    grads, d1, d2, mask = _backward_buffers(p, work)
     gz = g[..., None]
     np.matmul(np.swapaxes(work.h2, -1, -2), gz, out=grads.w3[..., None])
     np.sum(g, axis=-1, out=grads.b3)
@@ -139,14 +144,16 @@ def mlp_backward(p: MLP, work: MLPPass, g: np.ndarray) -> MLP:
     return grads
 
 
-def mlp_input_gradient(p: MLP, work: MLPPass) -> np.ndarray:
+def mlp_input_gradient(p: MLP, work: MLPPass) -> NDArray[np.floating]:
     """Gradient of Σ_b g_b φ(x_b) with respect to the input ``x (…, B, D)``, after :func:`mlp_backward`."""
     if work.d1 is None:
-        raise ValueError("work has no backward pass: call mlp_backward first")
+        raise InvalidArgument("work has no backward pass: call mlp_backward first")
     return work.d1 @ np.swapaxes(p.W1, -1, -2)
 
 
-def bce(logits: np.ndarray, labels: np.ndarray, axis: int | None = -1) -> np.ndarray:
+def bce(
+    logits: NDArray[np.floating], labels: NDArray[np.floating], axis: int | None = -1
+) -> NDArray[np.floating] | np.floating:
     """BCE on ±1 labels, softplus(−ℓφ) = log(1 + e^{−ℓφ}), averaged over ``axis``.
 
     The default (the last axis, the batch) gives one loss per stacked network; ``axis=None`` the mean
@@ -159,8 +166,11 @@ def bce(logits: np.ndarray, labels: np.ndarray, axis: int | None = -1) -> np.nda
 
 
 def bce_gradient(
-    logits: np.ndarray, labels: np.ndarray, scale: float = 1.0, out: np.ndarray | None = None
-) -> np.ndarray:
+    logits: NDArray[np.floating],
+    labels: NDArray[np.floating],
+    scale: float = 1.0,
+    out: NDArray[np.floating] | None = None,
+) -> NDArray[np.floating]:
     """∂/∂φ_b of ``scale`` × :func:`bce` over the last axis (B entries): −scale · ℓ_b σ(−ℓ_b φ_b) / B.
 
     ``out``: an array of the logits' shape to write into (no allocation).

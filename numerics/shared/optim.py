@@ -9,10 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_scalar
 
-Layer = dict[str, np.ndarray]
+Layer = dict[str, NDArray[np.floating]]
 """The named arrays of one layer (or block) of parameters or gradients."""
 
 
@@ -44,7 +46,7 @@ class Adam:
         for name in ("beta1", "beta2"):
             b = finite_scalar(name, getattr(self, name))
             if not 0 <= b < 1:
-                raise ValueError(f"{name} must lie in [0, 1), got {b!r}")
+                raise InvalidArgument(f"{name} must lie in [0, 1), got {b!r}")
         finite_scalar("eps", self.eps, positive=True)
 
     def step(self, params: list[Layer], grads: list[Layer], lr: float | None = None) -> list[Layer]:

@@ -13,8 +13,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import (
     confidence_level,
     finite_array,
@@ -56,7 +58,7 @@ def student_interval(estimate: float, se: float, dof: int, level: float = 0.95) 
     return Interval(estimate, estimate - half, estimate + half)
 
 
-def t_interval(values: object, level: float = 0.95) -> Interval:
+def t_interval(values: ArrayLike, level: float = 0.95) -> Interval:
     """Mean of iid values with its Student-t interval: x̄ ± t_{n−1} s/√n (s the sample standard deviation).
 
     >>> t_interval([1.0, 2.0, 3.0])  # s/√n = 1/√3, t_{2, 0.975} = 4.303 (tables)
@@ -64,7 +66,7 @@ def t_interval(values: object, level: float = 0.95) -> Interval:
     """
     x = finite_array("values", values, ndim=1)
     if x.size < 2:
-        raise ValueError(f"values must hold at least 2 numbers, got {x.size}")
+        raise InvalidArgument(f"values must hold at least 2 numbers, got {x.size}")
     with np.errstate(all="ignore"):
         mean, sem = finite_result(
             (float(np.mean(x)), float(stats.sem(x))), "values overflow float64 (entries too large)"
@@ -72,7 +74,7 @@ def t_interval(values: object, level: float = 0.95) -> Interval:
     return student_interval(mean, sem, x.size - 1, level)
 
 
-def fit_line(x: object, y: object, level: float = 0.95) -> Line:
+def fit_line(x: ArrayLike, y: ArrayLike, level: float = 0.95) -> Line:
     """Least-squares line through the points (x_i, y_i) (:func:`scipy.stats.linregress`), with the
     Student-t interval of the slope on n − 2 degrees of freedom.
 
@@ -87,9 +89,9 @@ def fit_line(x: object, y: object, level: float = 0.95) -> Line:
     xa, ya = finite_array("x", x, ndim=1), finite_array("y", y, ndim=1)
     same_size("y", ya.size, xa.size, "the length of x")
     if xa.size < 3:
-        raise ValueError(f"x must hold at least 3 points for a slope interval, got {xa.size}")
+        raise InvalidArgument(f"x must hold at least 3 points for a slope interval, got {xa.size}")
     if np.unique(xa).size < 2:
-        raise ValueError("x must take at least 2 distinct values")
+        raise InvalidArgument("x must take at least 2 distinct values")
     if np.ptp(ya) == 0:  # a horizontal line: linregress's correlation, and so its stderr, is 0/0
         return Line(Interval(0.0, 0.0, 0.0), float(ya[0]))
     with np.errstate(all="ignore"):
@@ -98,7 +100,7 @@ def fit_line(x: object, y: object, level: float = 0.95) -> Line:
     return Line(student_interval(fit.slope, fit.stderr, xa.size - 2, level), float(fit.intercept))
 
 
-def first_crossing(times: np.ndarray, values: np.ndarray, threshold: float) -> float | None:
+def first_crossing(times: ArrayLike, values: ArrayLike, threshold: float) -> float | None:
     """First time ``values`` reaches ``threshold``, linearly interpolated between logged times; None if never.
 
     ``values`` may hold ±inf (a quantity that blew up), never NaN."""

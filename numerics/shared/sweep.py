@@ -49,6 +49,8 @@ from typing import Any
 
 from tqdm import tqdm
 
+from icl_verify.errors import InvalidArgument
+
 Config = Mapping[str, Any]
 
 GRACE_SECONDS = 2.0
@@ -79,7 +81,7 @@ def function_name(fn: Callable[..., Any]) -> str:
     """``module:qualname`` of a module-level function (what a job's hash records)."""
     name = f"{fn.__module__}:{fn.__qualname__}"
     if "<" in name:
-        raise ValueError(f"fn must be a module-level function (picklable), got {name}")
+        raise InvalidArgument(f"fn must be a module-level function (picklable), got {name}")
     return name
 
 
@@ -87,7 +89,7 @@ def _digest(payload: object) -> str:
     try:
         text = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"config and result must be JSON-serialisable with finite numbers: {exc}") from None
+        raise InvalidArgument(f"config and result must be JSON-serialisable with finite numbers: {exc}") from None
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -138,7 +140,7 @@ def load_results(path: str | Path) -> dict[str, dict[str, Any]]:
     if not path.exists():
         return {}
     if not path.is_file():
-        raise ValueError(f"results file {path} is not a regular file")
+        raise InvalidArgument(f"results file {path} is not a regular file")
     data = path.read_bytes()
     text = data.decode("utf-8", errors="replace")
     *complete, tail = text.split("\n")
@@ -149,14 +151,16 @@ def load_results(path: str | Path) -> dict[str, dict[str, Any]]:
         except json.JSONDecodeError:
             problem = "is not JSON"
         if problem:
-            raise ValueError(
+            raise InvalidArgument(
                 f"{path} line {number} {problem}; not a results file of this sweep, or damaged: left as is"
             )
         record = json.loads(line)
         records[record["hash"]] = record
     if tail:
         if not _torn(tail):
-            raise ValueError(f"{path} line {len(complete) + 1} is not a sweep record: not a results file, left as is")
+            raise InvalidArgument(
+                f"{path} line {len(complete) + 1} is not a sweep record: not a results file, left as is"
+            )
         _cut(path, len(data) - len(tail.encode("utf-8", errors="replace")))
         warnings.warn(
             f"{path} line {len(complete) + 1} was a torn record (an interrupted write): removed it, kept "
@@ -184,13 +188,13 @@ def open_results(path: str | Path) -> dict[str, dict[str, Any]]:
     path = Path(path)
     existing = next(p for p in (path.parent, *path.parent.parents) if p.exists() or p == p.parent)
     if existing.exists() and not existing.is_dir():
-        raise ValueError(f"cannot write results file {path}: {existing} is not a directory")
+        raise InvalidArgument(f"cannot write results file {path}: {existing} is not a directory")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a", encoding="utf-8"):
             pass
     except OSError as exc:
-        raise ValueError(f"cannot write results file {path}: {exc.strerror or exc}") from None
+        raise InvalidArgument(f"cannot write results file {path}: {exc.strerror or exc}") from None
     return load_results(path)
 
 
@@ -273,8 +277,12 @@ def dask_executor(scheduler: str) -> Iterator[Executor]:
     try:
         from distributed import Client
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ValueError('the dask executor needs the optional extra: pip install "icl-verify[dask]"') from exc
-    with Client(scheduler) as client:
+        raise InvalidArgument('the dask executor needs the optional extra: pip install "icl-verify[dask]"') from exc
+    try:
+        client = Client(scheduler)
+    except ValueError as exc:  # a malformed address, e.g. an unknown scheme
+        raise InvalidArgument(f"scheduler {scheduler!r}: {exc}") from None
+    with client:
         yield client.get_executor()
 
 

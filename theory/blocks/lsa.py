@@ -14,6 +14,7 @@ from typing import Any
 
 from icl_verify.blocks.backend import block, eye, hstack, inverse, scale, vstack, zeros
 from icl_verify.core.statement import matrix, scalar
+from icl_verify.errors import InvalidArgument
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ def regression_symbols(*, w0: str = "any", bound: float = 3.0) -> dict[str, Any]
     ``w0``: ``"any"``, ``"nonzero"`` (never all zero on the numeric side) or ``"zero"`` (no W0).
     """
     if w0 not in ("any", "nonzero", "zero"):
-        raise ValueError(f"w0 must be 'any', 'nonzero' or 'zero', got {w0!r}")
+        raise InvalidArgument(f"w0 must be 'any', 'nonzero' or 'zero', got {w0!r}")
     symbols = {"X": matrix("Nx", "N", bound=bound), "Y": matrix("Ny", "N", bound=bound)}
     if w0 != "zero":
         symbols["W0"] = matrix("Ny", "Nx", nonzero=w0 == "nonzero", bound=bound)

@@ -9,6 +9,7 @@ import sympy as sp
 from scipy import special
 
 from icl_verify.blocks.backend import elementwise, is_symbolic, sqrt, total
+from icl_verify.errors import InvalidArgument
 
 
 def gelu(x: Any) -> Any:
@@ -39,7 +40,7 @@ def sgd_step(w: Any, x: Any, y: Any, alpha: Any, lam: Any, *, convention: str = 
     ``w`` and ``x`` are columns, ``y`` a scalar.
     """
     if convention not in SGD_CONVENTIONS:
-        raise ValueError(f"convention must be one of {SGD_CONVENTIONS}, got {convention!r}")
+        raise InvalidArgument(f"convention must be one of {SGD_CONVENTIONS}, got {convention!r}")
     factor = 1 if convention == "half" else 2
     residual = (x.T @ w)[0, 0] - y
     return w - factor * alpha * (x * residual + lam * w)

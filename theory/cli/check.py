@@ -24,6 +24,7 @@ from icl_verify.cli import InputError
 from icl_verify.cli._params import MAX_EXAMPLES, count
 from icl_verify.core.claims import Claim
 from icl_verify.core.derivation import Derivation
+from icl_verify.errors import InvalidArgument
 from icl_verify.output import report, strict_json
 from icl_verify.running import registry, runner
 from icl_verify.running.verdict_cache import ENV_VAR, VerdictCache
@@ -45,7 +46,7 @@ def _gather(targets: tuple[str, ...]) -> tuple[list[Claim], list[Derivation]]:
             claims, derivations = _select(fams, names)
         registry.validate_ledger(claims)
         return claims, derivations
-    except ValueError as exc:
+    except InvalidArgument as exc:
         raise InputError(str(exc)) from None
 
 
@@ -59,7 +60,7 @@ def _select(fams: list[registry.Family], names: list[str]) -> tuple[list[Claim],
     claim_names = {c.name for c in claims}
     unknown = [n for n in names if n not in claim_names and n not in derivations]
     if unknown:
-        raise ValueError(f"unknown claim(s) or derivation(s): {', '.join(unknown)} (see `icl-verify list`)")
+        raise InvalidArgument(f"unknown claim(s) or derivation(s): {', '.join(unknown)} (see `icl-verify list`)")
     chosen = registry.select(claims, [n for n in names if n in claim_names])
     return chosen, [derivations[n] for n in names if n in derivations]
 
@@ -98,7 +99,7 @@ def open_cache(cache_dir: str | None) -> VerdictCache:
     """The verdict cache in ``cache_dir`` (None: the default folder); a bad folder is an input error."""
     try:
         return VerdictCache(cache_dir)
-    except ValueError as exc:
+    except InvalidArgument as exc:
         raise InputError(str(exc).replace("cache_dir", "--cache-dir", 1)) from None
 
 
@@ -110,7 +111,7 @@ def validate_runner(jobs: int | None, executor: str, scheduler: str | None) -> N
         raise InputError("--scheduler is only used with --executor dask")
     try:
         runner.validate(jobs, executor, scheduler)
-    except ValueError as exc:
+    except InvalidArgument as exc:
         raise InputError(str(exc)) from None
 
 

@@ -18,6 +18,7 @@ from icl_verify.cli._params import MAX_EXAMPLES, OutputDir, count
 from icl_verify.cli.check import open_cache, runner_options, validate_runner
 from icl_verify.core.claims import Result
 from icl_verify.core.derivation import DerivationResult
+from icl_verify.errors import InvalidArgument
 from icl_verify.output import docs, figure_cache, report
 from icl_verify.running import registry, runner
 
@@ -113,7 +114,7 @@ def command(
             rendered = docs.user_documents(fams, results, fmt=fmt, **common)
         else:
             rendered = docs.build(results, families=[f.name for f in fams] if only else None, **common)
-    except ValueError as exc:
+    except InvalidArgument as exc:
         raise InputError(str(exc)) from None
     if check_only:
         stale = docs.stale_files(rendered, out_dir, strict=strict)
@@ -131,7 +132,7 @@ def _chosen(fams: list[registry.Family], names: Sequence[str]) -> list[registry.
     known = [fam.name for fam in fams]
     unknown = [name for name in names if name not in known]
     if unknown:
-        raise ValueError(f"--family: unknown family {unknown[0]!r}; the families are {', '.join(known)}")
+        raise InvalidArgument(f"--family: unknown family {unknown[0]!r}; the families are {', '.join(known)}")
     return [fam for fam in fams if not names or fam.name in names]
 
 

@@ -23,6 +23,7 @@ from icl_verify.cli._params import (
     reject_given,
     within_memory,
 )
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.kinetics import models as icl_models
 from icl_verify.numerics.kinetics import task as icl_task
 from icl_verify.numerics.kinetics.ode import BETA_CAP
@@ -208,7 +209,7 @@ def command(
             clock=clock,
             constants_labels=constants_labels,
         )
-    except ValueError as exc:
+    except InvalidArgument as exc:
         raise click.UsageError(str(exc)) from None
     if as_json:
         reject_given(click.get_current_context(), "every", "does not apply with --json (the full series is printed)")

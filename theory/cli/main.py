@@ -1,9 +1,10 @@
 """The ``icl-verify`` group: every command module of :mod:`icl_verify.cli` is discovered and added.
 
 Errors the user can fix are one line on stderr with exit status 2 and no traceback: click's usage
-errors, :class:`~icl_verify.cli.InputError`, and a ``ValueError`` raised by the numerics for an input
-the command line let through (the library's documented answer to bad input). Any other exception is
-a bug and keeps its traceback.
+errors, :class:`~icl_verify.cli.InputError` and :class:`~icl_verify.errors.InvalidArgument` (the
+library's answer to bad input, for an input the command line let through). Any other exception
+escaping a command is a bug in icl-verify: its traceback, then one line asking for a report, and
+exit status 1.
 """
 
 from __future__ import annotations
@@ -11,15 +12,20 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import sys
+import traceback
 
 import click
 
 import icl_verify.cli as cli_package
 from icl_verify.cli import InputError
+from icl_verify.errors import InvalidArgument
+
+#: The request that ends an internal error's line, after its traceback.
+REPORT = "please report it with the traceback above"
 
 
 class _RejectedInput(InputError):
-    """An :class:`InputError` or a ``ValueError`` of the numerics, with the command it came from."""
+    """An :class:`InputError` or an :class:`InvalidArgument`, with the command it came from."""
 
     def __init__(self, where: str, message: str) -> None:
         super().__init__(message)
@@ -32,7 +38,7 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except (ValueError, InputError) as exc:
+        except (InvalidArgument, InputError) as exc:
             message = exc.format_message() if isinstance(exc, InputError) else str(exc)
             raise _RejectedInput(" ".join(filter(None, [ctx.command_path, ctx.invoked_subcommand])), message) from None
 
@@ -46,6 +52,8 @@ class _Group(click.Group):
             context = getattr(exc, "ctx", None)
             where = context.command_path if context else getattr(exc, "where", "icl-verify")
             _fail(where, exc.format_message(), exc.exit_code)
+        except Exception as exc:
+            _internal_error(exc)
         sys.exit(status if isinstance(status, int) else 0)
 
 
@@ -53,6 +61,15 @@ def _fail(where: str, message: str, status: int) -> None:
     """Print ``where: error: message`` as one line on stderr and exit with ``status``."""
     click.echo(f"{where}: error: {' '.join(message.split())}", err=True)
     sys.exit(status)
+
+
+def _internal_error(exc: Exception) -> None:
+    """Print the traceback of ``exc``, a bug in icl-verify, and one line asking for a report; exit with status 1."""
+    traceback.print_exception(exc, file=sys.stderr)
+    detail = " ".join(str(exc).split())
+    summary = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+    click.echo(f"icl-verify: internal error: {summary} — {REPORT}", err=True)
+    sys.exit(1)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

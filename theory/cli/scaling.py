@@ -24,6 +24,7 @@ import numpy as np
 
 from icl_verify.cli import InputError
 from icl_verify.core.claims import check
+from icl_verify.errors import InvalidArgument
 from icl_verify.experiments.scaling import PRESETS, Preset, report_claims, scaling_report, usable
 from icl_verify.numerics.scaling import fits as scaling
 from icl_verify.numerics.shared import sweep
@@ -43,7 +44,7 @@ def _executor(kind: str, scheduler: str | None, workers: int | None) -> Iterator
         try:
             with sweep.dask_executor(scheduler) as ex:
                 yield ex
-        except ValueError as exc:
+        except InvalidArgument as exc:
             raise click.UsageError(str(exc)) from None
         return
     with sweep.local_executor(workers) as ex:
@@ -153,7 +154,7 @@ def _with_backend(preset: Preset, backend: str, device: str | None) -> Preset:
 
     try:
         torch_backend.torch_device(device)
-    except ValueError as exc:
+    except InvalidArgument as exc:
         raise InputError(f"--backend torch --device {device}: {exc}") from None
     return replace(preset, settings=replace(preset.settings, backend=backend, device=device))
 
@@ -164,7 +165,7 @@ def _check_results_file(path: Path) -> None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", sweep.TornRecord)
             sweep.open_results(path)
-    except ValueError as exc:
+    except InvalidArgument as exc:
         raise InputError(f"--out: {exc}") from None
     for w in caught:
         click.echo(f"note: {w.message}", err=True)

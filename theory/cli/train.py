@@ -20,6 +20,7 @@ import numpy as np
 import sympy as sp
 
 from icl_verify.cli._params import FiniteFloat, count, max_memory_option, within_memory
+from icl_verify.errors import InvalidArgument
 from icl_verify.experiments.lsa import paired_loss, paper_values
 from icl_verify.numerics.lsa.alignment import (
     gd_model,
@@ -107,7 +108,7 @@ def _config(test_tasks: int, max_memory: float, **kwargs) -> TrainConfig:
     """Settings from the options; a bad value or a run too large for ``--max-memory`` is a usage error (exit 2)."""
     try:
         config = TrainConfig(**kwargs)
-    except ValueError as exc:
+    except InvalidArgument as exc:
         raise click.UsageError(str(exc)) from None
     what = f"train with {config.n_layers} layer(s), batch {config.batch}, {test_tasks} test tasks"
     within_memory(memory_estimate(config, test_tasks), max_memory, what)

@@ -28,6 +28,7 @@ from icl_verify.core import display, verdicts
 from icl_verify.core.checks.base import Check, Found, guarded
 from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Residual, Status
 from icl_verify.core.verdicts import Verdict
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import seed_value
 
 USER_FAMILY = "user"
@@ -48,12 +49,14 @@ class Corrected:
 
     def __init__(self, claim: str = "", **forms: Any) -> None:
         if not isinstance(claim, str):
-            raise ValueError(f"claim must be the name of the claim stating the corrected form, got {claim!r}")
+            raise InvalidArgument(f"claim must be the name of the claim stating the corrected form, got {claim!r}")
         if not claim and not forms:
-            raise ValueError("Corrected needs a corrected counterpart for a check (e.g. numeric=...) or a claim name")
+            raise InvalidArgument(
+                "Corrected needs a corrected counterpart for a check (e.g. numeric=...) or a claim name"
+            )
         for kind, form in forms.items():
             if form is None:
-                raise ValueError(f"{kind} must be the corrected counterpart of the {kind} check, got None")
+                raise InvalidArgument(f"{kind} must be the corrected counterpart of the {kind} check, got None")
         object.__setattr__(self, "claim", claim)
         object.__setattr__(self, "forms", tuple(forms.items()))
 
@@ -77,7 +80,7 @@ class NoControl:
 
     def __post_init__(self) -> None:
         if not isinstance(self.why, str) or not self.why:
-            raise ValueError(f"why must say why there is no corrected form, got {self.why!r}")
+            raise InvalidArgument(f"why must say why there is no corrected form, got {self.why!r}")
 
     def form(self, kind: str) -> None:
         """No counterpart for any check."""
@@ -107,32 +110,32 @@ class Claim:
 
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):
-            raise ValueError("name must be a non-empty string")
+            raise InvalidArgument("name must be a non-empty string")
         checks = self.checks
         if not isinstance(checks, (tuple, list)) or not checks or not all(isinstance(c, Check) for c in checks):
-            raise ValueError(f"claim {self.name!r}: checks must be a non-empty tuple of checks, got {checks!r}")
+            raise InvalidArgument(f"claim {self.name!r}: checks must be a non-empty tuple of checks, got {checks!r}")
         object.__setattr__(self, "checks", tuple(checks))
         self._check_corrected()
         for key in ("assumptions", "builds_on"):
             value = getattr(self, key)
             if not isinstance(value, tuple) or not all(isinstance(v, str) and v for v in value):
-                raise ValueError(f"claim {self.name!r}: {key} must be a tuple of non-empty strings, got {value!r}")
+                raise InvalidArgument(f"claim {self.name!r}: {key} must be a tuple of non-empty strings, got {value!r}")
 
     def _check_corrected(self) -> None:
         corrected = self.corrected
         if self.holds and corrected is not None:
-            raise ValueError(f"claim {self.name!r}: corrected is for claims expected to be false (holds=False)")
+            raise InvalidArgument(f"claim {self.name!r}: corrected is for claims expected to be false (holds=False)")
         if self.holds:
             return
         if not isinstance(corrected, (Corrected, NoControl)):
-            raise ValueError(
+            raise InvalidArgument(
                 f"claim {self.name!r}: holds=False needs corrected=Corrected(...) or NoControl('why'), got {corrected!r}"
             )
         stray = [kind for kind in corrected.kinds if kind not in self.kinds]
         if stray:
             kinds = ", ".join(map(str, self.kinds))
             forms = ", ".join(map(str, stray))
-            raise ValueError(f"claim {self.name!r}: corrected has a form for {forms}, but its checks are {kinds}")
+            raise InvalidArgument(f"claim {self.name!r}: corrected has a form for {forms}, but its checks are {kinds}")
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -222,6 +225,11 @@ class Result:
         }
 
 
+def _control_of(check: Check, at: Any, form: Any) -> Found:
+    """The control row of ``check`` run with its corrected counterpart ``form`` at ``at`` (None: every size)."""
+    return Found(check.control_at(at, form))
+
+
 def _controls(corrected: Corrected | NoControl, runs: Sequence[tuple[Check, Found]]) -> list[Evidence]:
     """Control rows for an expected-false claim with this ``corrected`` form.
 
@@ -232,7 +240,7 @@ def _controls(corrected: Corrected | NoControl, runs: Sequence[tuple[Check, Foun
     due = [(c, found.at) for c, found in runs if found.at is not None]
     due += [(c, None) for c, _ in runs if c.proves and refuted]
     rows = [
-        guarded(Kind.CONTROL, lambda c=c, at=at, form=form: Found(c.control_at(at, form))).evidence
+        guarded(Kind.CONTROL, partial(_control_of, c, at, form)).evidence
         for c, at in due
         if (form := corrected.form(c.kind)) is not None
     ]
@@ -251,7 +259,7 @@ def check(claim: Claim, seed: int = 0, max_examples: int = 100) -> Result:
     """
     seed = seed_value("seed", seed)
     if isinstance(max_examples, bool) or not isinstance(max_examples, int) or max_examples < 1:
-        raise ValueError(f"max_examples must be a positive integer, got {max_examples!r}")
+        raise InvalidArgument(f"max_examples must be a positive integer, got {max_examples!r}")
     t0 = time.perf_counter()
     runs = [(c, guarded(c.kind, partial(c.run, seed, max_examples))) for c in claim.checks]
     controls = [] if claim.corrected is None else _controls(claim.corrected, runs)  # holds=False has one

@@ -23,6 +23,7 @@ from icl_verify.core import display, verdicts
 from icl_verify.core.claims import USER_FAMILY
 from icl_verify.core.evidence import StepStatus
 from icl_verify.core.verdicts import Verdict
+from icl_verify.errors import InvalidArgument
 from icl_verify.maths.symbolic import find_witness, is_zero
 
 
@@ -50,9 +51,9 @@ class Derivation:
 
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):
-            raise ValueError("derivation name must be a non-empty string")
+            raise InvalidArgument("derivation name must be a non-empty string")
         if not self.steps:
-            raise ValueError(f"derivation {self.name!r} needs at least one step")
+            raise InvalidArgument(f"derivation {self.name!r} needs at least one step")
 
     @property
     def expected(self) -> Verdict:

@@ -15,6 +15,7 @@ from graphlib import CycleError, TopologicalSorter
 
 from icl_verify.core import verdicts
 from icl_verify.core.claims import Claim, Result
+from icl_verify.errors import InvalidArgument
 
 
 def failed(result: Result) -> bool:
@@ -33,7 +34,7 @@ def validate(claims: Iterable[Claim], known: Iterable[str] = ()) -> None:
     for claim in claims:
         unknown = [name for name in claim.builds_on if name not in names]
         if unknown:
-            raise ValueError(
+            raise InvalidArgument(
                 f"claim {claim.name!r}: builds_on names unknown claim(s) {', '.join(map(repr, unknown))} "
                 "(expected names of claims being checked or built in, see `icl-verify list`)"
             )
@@ -41,7 +42,7 @@ def validate(claims: Iterable[Claim], known: Iterable[str] = ()) -> None:
         _order(claims)
     except CycleError as exc:
         cycle = exc.args[1]
-        raise ValueError(
+        raise InvalidArgument(
             f"claims build on each other in a cycle: {' → '.join(reversed(cycle))} (→: builds on)"
         ) from None
 
@@ -62,7 +63,7 @@ def undermined(results: Iterable[Result]) -> dict[str, tuple[str, ...]]:
     try:
         order = _order(r.claim for r in by_name.values())
     except CycleError:
-        raise ValueError("claims build on each other in a cycle (see ledger.validate)") from None
+        raise InvalidArgument("claims build on each other in a cycle (see ledger.validate)") from None
     roots: dict[str, set[str]] = {}
     for name in order:
         result = by_name.get(name)

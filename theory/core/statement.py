@@ -32,6 +32,7 @@ from icl_verify.core.checks.explicit import Explicit
 from icl_verify.core.checks.numeric import Numeric
 from icl_verify.core.checks.symbolic import Symbolic
 from icl_verify.core.claims import Claim, Corrected, NoControl
+from icl_verify.errors import InvalidArgument
 from icl_verify.maths.strategies import Dimension, dimension, matrices, nonzero_matrices, reals
 from icl_verify.maths.symbolic import as_explicit, grid
 from icl_verify.maths.tolerance import ATOL, RTOL, term_scale
@@ -62,9 +63,9 @@ def matrix(rows: Size, cols: Size, *, nonzero: bool = False, bound: float = 3.0)
     """Declare a matrix of shape (rows, cols); a size is a name such as ``"N"`` or an integer."""
     for arg, value in (("rows", rows), ("cols", cols)):
         if isinstance(value, bool) or not isinstance(value, (str, int)) or (isinstance(value, int) and value < 1):
-            raise ValueError(f"{arg} must be a size name or a positive integer, got {value!r}")
+            raise InvalidArgument(f"{arg} must be a size name or a positive integer, got {value!r}")
         if isinstance(value, str) and not value.isidentifier():
-            raise ValueError(f"{arg} must be a size name that is a Python identifier, got {value!r}")
+            raise InvalidArgument(f"{arg} must be a size name that is a Python identifier, got {value!r}")
     _positive_bound(bound)
     return MatrixSpec(rows, cols, nonzero, float(bound))
 
@@ -77,7 +78,7 @@ def scalar(*, positive: bool = False, nonzero: bool = False, bound: float = 2.0)
 
 def _positive_bound(bound: Any) -> None:
     if isinstance(bound, bool) or not isinstance(bound, (int, float)) or not np.isfinite(bound) or bound <= 0:
-        raise ValueError(f"bound must be a positive finite number, got {bound!r}")
+        raise InvalidArgument(f"bound must be a positive finite number, got {bound!r}")
 
 
 Spec = MatrixSpec | ScalarSpec
@@ -162,7 +163,7 @@ def residuals(lhs: Callable[..., Any], rhs: Callable[..., Any], values: Mapping[
     """lhs − rhs, part by part when the sides return tuples."""
     left, right = parts(_call(lhs, values)), parts(_call(rhs, values))
     if len(left) != len(right):
-        raise ValueError(f"lhs returns {len(left)} part(s) but rhs returns {len(right)}")
+        raise InvalidArgument(f"lhs returns {len(left)} part(s) but rhs returns {len(right)}")
     return [a - b for a, b in zip(left, right)]
 
 
@@ -198,30 +199,34 @@ class _Sides:
 
 def _check_side(arg: str, fn: Any, known: Iterable[str]) -> None:
     if not callable(fn):
-        raise ValueError(f"{arg} must be a function of the declared symbols, got {type(fn).__name__}")
+        raise InvalidArgument(f"{arg} must be a function of the declared symbols, got {type(fn).__name__}")
     known = set(known)
     for p in _inputs(fn):
         if p not in known:
-            raise ValueError(f"{arg} takes {p!r}, which is neither a declared symbol nor a size ({sorted(known)})")
+            raise InvalidArgument(f"{arg} takes {p!r}, which is neither a declared symbol nor a size ({sorted(known)})")
 
 
 def _check_symbols(symbols: Any) -> None:
     if not isinstance(symbols, Mapping) or not symbols:
-        raise ValueError("symbols must be a non-empty dict of name -> iv.matrix(...) or iv.scalar(...)")
+        raise InvalidArgument("symbols must be a non-empty dict of name -> iv.matrix(...) or iv.scalar(...)")
     for name, spec in symbols.items():
         if not (isinstance(name, str) and name.isidentifier()):
-            raise ValueError(f"symbols: every name must be a Python identifier, got {name!r}")
+            raise InvalidArgument(f"symbols: every name must be a Python identifier, got {name!r}")
         if not isinstance(spec, (MatrixSpec, ScalarSpec)):
-            raise ValueError(f"symbols[{name!r}] must be iv.matrix(...) or iv.scalar(...), got {type(spec).__name__}")
+            raise InvalidArgument(
+                f"symbols[{name!r}] must be iv.matrix(...) or iv.scalar(...), got {type(spec).__name__}"
+            )
 
 
-def _check_control(holds: bool, corrected: Any, no_control: str, correction: str) -> None:
+def _check_control(holds: bool, corrected: Callable[..., Any] | None, no_control: str, correction: str) -> None:
     if holds and (corrected is not None or no_control):
-        raise ValueError("corrected and no_control are for statements expected to be false (holds=False)")
+        raise InvalidArgument("corrected and no_control are for statements expected to be false (holds=False)")
     if not holds and (corrected is None) == (not no_control):
-        raise ValueError("a statement with holds=False needs exactly one of corrected (its true rhs) or no_control")
+        raise InvalidArgument(
+            "a statement with holds=False needs exactly one of corrected (its true rhs) or no_control"
+        )
     if correction and corrected is None:
-        raise ValueError("correction names the claim stating the corrected form: give its rhs as corrected too")
+        raise InvalidArgument("correction names the claim stating the corrected form: give its rhs as corrected too")
 
 
 def _corrected(
@@ -244,18 +249,18 @@ def _ordered_sizes(symbols: Mapping[str, Spec], sizes: Mapping[str, Any], explic
     names = size_names(symbols)
     clash = set(names) & set(symbols)
     if clash:
-        raise ValueError(f"symbols: {sorted(clash)} name both a symbol and a size")
+        raise InvalidArgument(f"symbols: {sorted(clash)} name both a symbol and a size")
     for arg, given in (("sizes", sizes), ("explicit_sizes", explicit_sizes)):
         unknown = set(given) - set(names)
         if unknown:
-            raise ValueError(f"{arg} names {sorted(unknown)}, which no declared matrix uses (sizes: {names})")
+            raise InvalidArgument(f"{arg} names {sorted(unknown)}, which no declared matrix uses (sizes: {names})")
     return [n for n in sizes if n in names] + [n for n in names if n not in sizes]
 
 
 def _explicit_values(name: str, values: Iterable[int]) -> list[int]:
     values = list(values) if isinstance(values, Iterable) else []
     if not values or not all(type(v) is int and v >= 1 for v in values):
-        raise ValueError(f"explicit_sizes[{name!r}] must be a non-empty list of positive ints")
+        raise InvalidArgument(f"explicit_sizes[{name!r}] must be a non-empty list of positive ints")
     return values
 
 

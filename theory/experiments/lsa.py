@@ -15,6 +15,7 @@ import sympy as sp
 from sympy.matrices.expressions import MatrixSymbol, Trace
 
 from icl_verify.core.caches import cached
+from icl_verify.errors import InvalidArgument
 from icl_verify.maths.moments import Law, expectation
 from icl_verify.numerics.lsa.alignment import Model, mean_interval, task_losses
 from icl_verify.numerics.lsa.regression import RegressionTasks
@@ -31,7 +32,7 @@ def density_moment(kind: str, k: int, scale: sp.Expr) -> sp.Expr:
     if kind == "gaussian":
         density = sp.exp(-(x**2) / (2 * scale**2)) / sp.sqrt(2 * sp.pi * scale**2)
         return sp.simplify(sp.integrate(x**k * density, (x, -sp.oo, sp.oo)))
-    raise ValueError(f"kind must be 'uniform' or 'gaussian', got {kind!r}")
+    raise InvalidArgument(f"kind must be 'uniform' or 'gaussian', got {kind!r}")
 
 
 def kurtosis(kind: str, scale: sp.Expr = sp.S.One) -> sp.Expr:
@@ -49,7 +50,7 @@ def symmetric_moments(s2: sp.Expr, kappa: sp.Expr) -> Moment:
             return s2
         if k == 4:
             return kappa * s2**2
-        raise ValueError(f"moment of order {k} is not determined by variance and kurtosis")
+        raise InvalidArgument(f"moment of order {k} is not determined by variance and kurtosis")
 
     return moment
 

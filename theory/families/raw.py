@@ -21,6 +21,7 @@ from icl_verify.core.checks.numeric import Numeric
 from icl_verify.core.checks.symbolic import Symbolic
 from icl_verify.core.claims import Claim, Corrected
 from icl_verify.core.figure import Figure
+from icl_verify.errors import InvalidArgument
 from icl_verify.maths.strategies import dims, matrices, reals
 from icl_verify.maths.symbolic import grid
 from icl_verify.numerics.raw import compiler as rc
@@ -264,7 +265,7 @@ def _mov_as_printed(case: dict) -> tuple:
     intended = Mov(case["src"], case["dst"], (case["a"], case["a"] + case["k"]), (case["b"], case["b"] + case["k"]))
     try:
         swapped = Mov(case["dst"], case["src"], intended.rows_from, intended.rows_to).apply(case["H"])
-    except ValueError:  # reads from a future timestep: the swapped program is rejected
+    except InvalidArgument:  # reads from a future timestep: the swapped program is rejected
         return np.array([0.0]), np.array([1.0])
     return np.array([float(np.array_equal(swapped, intended.apply(case["H"])))]), np.array([1.0])
 

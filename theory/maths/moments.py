@@ -51,6 +51,8 @@ from sympy.matrices.expressions import (
     ZeroMatrix,
 )
 
+from icl_verify.errors import InvalidArgument
+
 
 @dataclass(frozen=True)
 class Law:
@@ -186,7 +188,7 @@ def _pairings(symbol: MatrixSymbol, occurrences: Sequence[_Occurrence], law: Law
     """(coefficient, blocks) of each partition of one symbol's occurrences that contributes to the moment."""
     gaussian = law.cumulant4 == 0
     if not gaussian and len(occurrences) > 5:
-        raise ValueError(
+        raise InvalidArgument(
             f"law of {symbol}: moments above the fourth ({len(occurrences)} occurrences) are not fixed by variance and kurtosis"
         )
     for blocks in _blocks(list(occurrences), (2,) if gaussian else (2, 4)):
@@ -211,9 +213,12 @@ def _symmetric(matrix: MatrixExpr, laws: Mapping[MatrixSymbol, Law]) -> bool:
     return any(law.covariance == matrix for law in laws.values())
 
 
-def _walk(net: _Network, start: int, incident: dict[int, list[int]], used: set[int], laws) -> tuple[list, int]:
+def _walk(
+    net: _Network, start: int, incident: dict[int, list[int]], used: set[int], laws: Mapping[MatrixSymbol, Law]
+) -> tuple[list[_Factor], int]:
     """Follow unused edges from ``start`` until none is left; the oriented factors and the end node."""
-    factors, node = [], start
+    factors: list[_Factor] = []
+    node = start
     while True:
         free = [e for e in incident[node] if e not in used]
         if not free:
@@ -253,7 +258,7 @@ def _contract(net: _Network, ends: tuple[int, int] | None, laws: Mapping[MatrixS
     for r in roots:
         degree = 1 if r in tips and len(tips) == 2 else 0 if r in tips else 2
         if len(incident[r]) not in {0, degree}:
-            raise ValueError(
+            raise InvalidArgument(
                 "a fourth-cumulant index meets a matrix other than the identity: a Hadamard-type sum, not a trace"
             )
     used: set[int] = set()
@@ -263,7 +268,7 @@ def _contract(net: _Network, ends: tuple[int, int] | None, laws: Mapping[MatrixS
         start, end = net.find(ends[0]), net.find(ends[1])
         path, last = _walk(net, start, incident, used, laws)
         if last != end:
-            raise ValueError("the open ends of the product are not joined (inconsistent shapes)")
+            raise InvalidArgument("the open ends of the product are not joined (inconsistent shapes)")
         result = _product(path) if path else Identity(net.dims[start])
     for r in sorted(roots - tips):
         if not incident[r]:
@@ -315,7 +320,7 @@ def _trace_words(expr: sp.Expr) -> list[tuple[sp.Expr, list[tuple[_Factor, ...]]
                 size = base.arg.shape[0]
                 options += [[(c * (size if not fs else 1), fs) for c, fs in _words(base.arg)]] * int(power)
             elif factor.atoms(Trace) or factor.atoms(MatrixSymbol):
-                raise ValueError(f"unsupported scalar factor {factor}: expected a product of traces and constants")
+                raise InvalidArgument(f"unsupported scalar factor {factor}: expected a product of traces and constants")
             else:
                 coeff *= factor
         for combo in itertools.product(*options):
@@ -338,7 +343,7 @@ def expectation(expr: Any, laws: Mapping[MatrixSymbol, Law]) -> Any:
     """
     for symbol in laws:
         if not isinstance(symbol, MatrixSymbol):
-            raise ValueError(f"laws: keys must be MatrixSymbols, got {symbol!r}")
+            raise InvalidArgument(f"laws: keys must be MatrixSymbols, got {symbol!r}")
     if isinstance(expr, MatrixExpr):
         total: Any = ZeroMatrix(*expr.shape)
         for coeff, factors in _words(expr):
@@ -363,7 +368,9 @@ def trace_gradient(expr: sp.Expr, variable: MatrixSymbol) -> MatrixExpr:
     for coeff, cycles in _trace_words(expr):
         hits = [(i, cycle) for i, cycle in enumerate(cycles) if any(f.matrix == variable for f in cycle)]
         if len(hits) != 1 or sum(f.matrix == variable for f in hits[0][1]) != 1:
-            raise ValueError(f"expr must be linear in {variable}, got a term with {len(hits)} traces containing it")
+            raise InvalidArgument(
+                f"expr must be linear in {variable}, got a term with {len(hits)} traces containing it"
+            )
         i, cycle = hits[0]
         k = next(j for j, f in enumerate(cycle) if f.matrix == variable)
         if cycle[k].transposed:
@@ -405,7 +412,7 @@ def commutative_value(expr: Any, symbol: MatrixSymbol, scalar: sp.Symbol) -> sp.
         if isinstance(e, sp.Pow):
             return value(e.base) ** e.exp
         if isinstance(e, MatrixExpr):
-            raise ValueError(f"commutative_value: {e} is not a function of {symbol}")
+            raise InvalidArgument(f"commutative_value: {e} is not a function of {symbol}")
         return e
 
     return sp.simplify(value(expr.xreplace(traces)))

@@ -15,6 +15,8 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from icl_verify.errors import InvalidArgument
+
 
 def dims(min_value: int = 1, max_value: int = 4) -> st.SearchStrategy[int]:
     """A dimension (size of an axis) in [min_value, max_value]; shrinks towards ``min_value``."""
@@ -44,7 +46,7 @@ def spd_matrices(n: int, *, min_eigenvalue: float = 0.1, max_eigenvalue: float =
     number is at most max_eigenvalue / min_eigenvalue.
     """
     if not 0 < min_eigenvalue <= max_eigenvalue:
-        raise ValueError(f"need 0 < min_eigenvalue <= max_eigenvalue, got {min_eigenvalue}, {max_eigenvalue}")
+        raise InvalidArgument(f"need 0 < min_eigenvalue <= max_eigenvalue, got {min_eigenvalue}, {max_eigenvalue}")
     eigenvalues = hnp.arrays(np.float64, (n,), elements=st.floats(min_eigenvalue, max_eigenvalue))
 
     @st.composite
@@ -68,12 +70,11 @@ Dimension = int | tuple[int, int]
 
 def dimension(name: str, value: Dimension) -> st.SearchStrategy[int]:
     """A strategy for a dimension given as an ``int`` (fixed) or a ``(low, high)`` pair (shrinks to low)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = (value, value)
-    ok = isinstance(value, tuple) and len(value) == 2 and all(type(v) is int and v >= 1 for v in value)
-    if not ok or value[0] > value[1]:
-        raise ValueError(f"{name} must be a positive int or a (low, high) pair of them, got {value!r}")
-    return dims(*value)
+    pair = (value, value) if isinstance(value, int) and not isinstance(value, bool) else value
+    positive = isinstance(pair, tuple) and len(pair) == 2 and all(type(v) is int and v >= 1 for v in pair)
+    if not (positive and isinstance(pair, tuple) and pair[0] <= pair[1]):
+        raise InvalidArgument(f"{name} must be a positive int or a (low, high) pair of them, got {pair!r}")
+    return dims(*pair)
 
 
 def nonzero_matrices(rows: int, cols: int, bound: float = 3.0) -> st.SearchStrategy[np.ndarray]:
@@ -109,7 +110,7 @@ def regression_cases(
     W0 = 0, ``"nonzero"`` draws a W0 that is never all zero.
     """
     if w0 not in W0_CHOICES:
-        raise ValueError(f"w0 must be one of {W0_CHOICES}, got {w0!r}")
+        raise InvalidArgument(f"w0 must be one of {W0_CHOICES}, got {w0!r}")
     nx, ny, n = draw(dimension("Nx", Nx)), draw(dimension("Ny", Ny)), draw(dimension("N", N))
     if w0 == "nonzero":
         W0 = draw(nonzero_matrices(ny, nx, bound))

@@ -18,7 +18,7 @@ divisions by differences that cancel are not bounded this way: give such stateme
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -72,7 +72,9 @@ class Magnitude(np.ndarray):
         ufunc = _MAGNITUDE_OF.get(ufunc, ufunc)
         return _wrap(getattr(ufunc, method)(*_unwrap(inputs), **kwargs))
 
-    def __array_function__(self, func: Callable, types: tuple, args: tuple, kwargs: dict) -> Any:
+    def __array_function__(
+        self, func: Callable[..., Any], types: Iterable[type], args: Iterable[Any], kwargs: Mapping[str, Any]
+    ) -> Any:
         """NumPy functions (stacking, reductions, …) on the magnitudes, the result again a Magnitude."""
         return _wrap(func(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()}))
 

@@ -22,6 +22,7 @@ from icl_verify.core import ledger as claims_ledger
 from icl_verify.core.claims import Claim, Result, check
 from icl_verify.core.derivation import DerivationResult
 from icl_verify.core.verdicts import Verdict
+from icl_verify.errors import InvalidArgument
 from icl_verify.output import ledger, render
 from icl_verify.output.figure_cache import drawn_figure
 from icl_verify.output.files import write_files
@@ -178,11 +179,11 @@ def user_documents(
     ``ValueError`` for an unknown ``fmt`` or two files that would write one document.
     """
     if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+        raise InvalidArgument(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     writers: dict[str, registry.Family] = {}
     for fam in fams:
         if fam.name in writers:
-            raise ValueError(f"{writers[fam.name].path} and {fam.path} would both write the document {fam.name!r}")
+            raise InvalidArgument(f"{writers[fam.name].path} and {fam.path} would both write the document {fam.name!r}")
         writers[fam.name] = fam
     all_claims = {c.name: c for fam in fams for c in fam.claims}
     results = dict(results or {})
@@ -252,7 +253,7 @@ def write(files: Mapping[str, bytes], out: Path = DEFAULT_OUT) -> None:
     previous documents intact); an existing file that this command did not write is never overwritten."""
     foreign = [rel for rel in files if (out / rel).exists() and not is_generated(out / rel)]
     if foreign:
-        raise ValueError(
+        raise InvalidArgument(
             f"out: {out / foreign[0]} exists and was not written by icl-verify docs; refusing to overwrite"
         )
     write_files({out / rel: content for rel, content in files.items()})

@@ -12,6 +12,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from icl_verify.errors import InvalidArgument
+
 _WORDS = {"nan": "NaN (undefined)", "inf": "+infinity", "-inf": "−infinity"}
 
 
@@ -46,7 +48,7 @@ def _clean(value: Any, path: tuple[str, ...], reasons: dict[str, str]) -> Any:
 def sanitise(document: Mapping[str, Any]) -> dict[str, Any]:
     """``document`` with every non-finite float as ``null`` and, if there were any, ``null_reasons``."""
     if "null_reasons" in document:
-        raise ValueError("document must not already have a 'null_reasons' key")
+        raise InvalidArgument("document must not already have a 'null_reasons' key")
     reasons: dict[str, str] = {}
     clean = _clean(document, (), reasons)
     return {**clean, "null_reasons": reasons} if reasons else clean

@@ -33,6 +33,7 @@ from icl_verify.core import display, ledger
 from icl_verify.core.claims import USER_FAMILY, Claim
 from icl_verify.core.derivation import Derivation
 from icl_verify.core.figure import Figure
+from icl_verify.errors import InvalidArgument
 
 FAMILIES_PACKAGE = "icl_verify.families"
 
@@ -140,7 +141,7 @@ def unique(fams: Iterable[Family]) -> None:
     seen: dict[tuple[str, str], str] = {}
     for kind, name, origin in _items(fams):
         if (kind, name) in seen:
-            raise ValueError(f"two {kind}s named {name!r}: {seen[kind, name]} and {origin} (names must be unique)")
+            raise InvalidArgument(f"two {kind}s named {name!r}: {seen[kind, name]} and {origin} (names must be unique)")
         seen[kind, name] = origin
 
 
@@ -165,12 +166,12 @@ def load_family(path: str | Path) -> Family:
     """Import a user's Python file as a :class:`Family`; ``ValueError`` if it cannot load or declares nothing."""
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"claims file {str(path)!r} does not exist")
+        raise InvalidArgument(f"claims file {str(path)!r} does not exist")
     digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
     module_name = f"icl_verify_user_{path.stem}_{digest}"  # two files with one stem do not collide
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
-        raise ValueError(f"claims file {str(path)!r} is not a Python file")
+        raise InvalidArgument(f"claims file {str(path)!r} is not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     saved_path = list(sys.path)
@@ -179,12 +180,12 @@ def load_family(path: str | Path) -> Family:
         spec.loader.exec_module(module)
     except (Exception, SystemExit, KeyboardInterrupt) as exc:  # a file's failure is the user's input error
         del sys.modules[module_name]
-        raise ValueError(f"claims file {str(path)!r} failed to import: {type(exc).__name__}: {exc}") from None
+        raise InvalidArgument(f"claims file {str(path)!r} failed to import: {type(exc).__name__}: {exc}") from None
     finally:
         sys.path[:] = saved_path
     fam = family_of(module, path)
     if not fam.claims and not fam.derivations:
-        raise ValueError(f"claims file {str(path)!r} defines no Claim or Derivation objects at module level")
+        raise InvalidArgument(f"claims file {str(path)!r} defines no Claim or Derivation objects at module level")
     return fam
 
 
@@ -208,7 +209,7 @@ def select(claims: Iterable[Claim], names: Iterable[str]) -> list[Claim]:
     by_name = {c.name: c for c in claims}
     unknown = [n for n in names if n not in by_name]
     if unknown:
-        raise ValueError(f"unknown claim(s): {', '.join(unknown)} (see `icl-verify list`)")
+        raise InvalidArgument(f"unknown claim(s): {', '.join(unknown)} (see `icl-verify list`)")
     return [by_name[n] for n in names]
 
 

@@ -40,6 +40,7 @@ from tqdm import tqdm
 from icl_verify.core.claims import Claim, Result, check
 from icl_verify.core.evidence import Evidence, Kind, Status
 from icl_verify.core.verdicts import Verdict
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared import sweep
 from icl_verify.numerics.shared.checks import positive_int
 from icl_verify.numerics.shared.threads import blas_threads
@@ -135,8 +136,10 @@ def jobs_of(claims: Sequence[Claim], origin: Mapping[str, str], recorded: Mappin
 
 
 @contextlib.contextmanager
-def _executor(kind: str, jobs: int, scheduler: str | None) -> Iterator[Executor]:
-    if kind == "dask":
+def _executor(jobs: int, scheduler: str | None) -> Iterator[Executor]:
+    """The Dask cluster's executor at ``scheduler`` if given (:func:`validate`: only with executor 'dask'), else
+    ``jobs`` local worker processes."""
+    if scheduler is not None:
         with sweep.dask_executor(scheduler) as ex:
             yield ex
     else:
@@ -145,15 +148,15 @@ def _executor(kind: str, jobs: int, scheduler: str | None) -> Iterator[Executor]
 
 
 def validate(jobs: int | None, executor: str, scheduler: str | None) -> int:
-    """The number of workers; ``ValueError`` naming the argument when the three do not go together."""
+    """The number of workers; :class:`InvalidArgument` naming the argument when the three do not go together."""
     if executor not in EXECUTORS:
-        raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+        raise InvalidArgument(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
     if executor == "dask" and not scheduler:
-        raise ValueError("executor 'dask' needs scheduler, the address of a Dask scheduler")
+        raise InvalidArgument("executor 'dask' needs scheduler, the address of a Dask scheduler")
     if executor == "dask" and importlib.util.find_spec("distributed") is None:
-        raise ValueError("executor 'dask' needs the optional extra: pip install \"icl-verify[dask]\"")
+        raise InvalidArgument("executor 'dask' needs the optional extra: pip install \"icl-verify[dask]\"")
     if scheduler is not None and executor != "dask":
-        raise ValueError("scheduler is only used with executor 'dask'")
+        raise InvalidArgument("scheduler is only used with executor 'dask'")
     return default_jobs() if jobs is None else positive_int("jobs", jobs)
 
 
@@ -170,7 +173,7 @@ def default_jobs() -> int:
     try:
         return positive_int(JOBS_VAR, int(value))
     except ValueError:
-        raise ValueError(f"{JOBS_VAR} must be a positive integer, got {value!r}") from None
+        raise InvalidArgument(f"{JOBS_VAR} must be a positive integer, got {value!r}") from None
 
 
 def check_claims(
@@ -198,12 +201,14 @@ def check_claims(
     """
     jobs = validate(jobs, executor, scheduler)
     origin = {c.name: str(f) for f in files for c in registry.load_file(f)}
-    keys = claim_keys(claims, origin, seed, max_examples) if cache is not None else {}
+    keys: dict[str, str] = {}
     outcomes: dict[str, Outcome] = {}
-    for name, key in keys.items():
-        found = cache.get(key)
-        if found is not None:
-            outcomes[name] = found
+    if cache is not None:
+        keys = claim_keys(claims, origin, seed, max_examples)
+        for name, key in keys.items():
+            found = cache.get(key)
+            if found is not None:
+                outcomes[name] = found
     cached = frozenset(outcomes)
     recorded = cache.costs() if cache is not None else {}
     todo = jobs_of([c for c in claims if c.name not in outcomes], origin, recorded)
@@ -212,7 +217,7 @@ def check_claims(
     def finish(name: str, outcome: Outcome) -> None:
         """Keep the outcome, and store it at once (an interrupted run keeps what it finished)."""
         fresh[name] = outcome
-        if name in keys and outcome.verdict is not Verdict.ERROR:
+        if cache is not None and name in keys and outcome.verdict is not Verdict.ERROR:
             cache.put(keys[name], outcome)
         bar.update(1)
 
@@ -232,7 +237,7 @@ def check_claims(
                 for job in todo
             ]
             configs = _with_extras(configs, todo, extras)
-            with _executor(executor, min(jobs, len(configs)), scheduler) as ex:
+            with _executor(min(jobs, len(configs)), scheduler) as ex:
                 unknown = _parallel(configs, ex, jobs, bar, finish)
             _serial([c for job in todo for c in job if c.name in unknown], seed, max_examples, bar, finish)
     if cache is not None and fresh:

@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from pathlib import Path
 
+from icl_verify.errors import InvalidArgument
+
 PACKAGE = "icl_verify"
 
 Finder = Callable[[str], Path | None]
@@ -154,7 +156,7 @@ def files_of(where: str, finder: Finder = installed_file) -> list[Path]:
         return dependencies(where, finder=finder)
     path = finder(where)
     if path is None:
-        raise ValueError(f"where must name a module of icl_verify or a .py file, got {where!r}")
+        raise InvalidArgument(f"where must name a module of icl_verify or a .py file, got {where!r}")
     return dependencies(path, name=where, finder=finder)
 
 

@@ -41,6 +41,7 @@ import platformdirs
 from icl_verify.core.claims import Claim, Result
 from icl_verify.core.evidence import Evidence
 from icl_verify.core.verdicts import Verdict
+from icl_verify.errors import InvalidArgument
 
 ENV_VAR = "ICL_VERIFY_CACHE_DIR"
 FORMAT = 1  # bumped when the entry layout changes
@@ -118,7 +119,7 @@ class VerdictCache:
     def __init__(self, folder: str | Path | None = None) -> None:
         self.folder = Path(folder) if folder is not None else default_dir()
         if self.folder.exists() and not self.folder.is_dir():
-            raise ValueError(f"cache_dir must be a directory, got the file {str(self.folder)!r}")
+            raise InvalidArgument(f"cache_dir must be a directory, got the file {str(self.folder)!r}")
 
     def _path(self, key: str, suffix: str) -> Path:
         return self.folder / f"{key}{suffix}.pickle"

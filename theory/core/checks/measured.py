@@ -12,6 +12,7 @@ import numpy as np
 
 from icl_verify.core.checks.base import Check, Found
 from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, counterexample
+from icl_verify.errors import InvalidArgument
 
 
 @dataclass(frozen=True)
@@ -32,11 +33,11 @@ class Estimate:
     def __post_init__(self) -> None:
         for name in ("value", "low", "high", "predicted", "tolerance"):
             if not np.isfinite(getattr(self, name)):
-                raise ValueError(f"{name} must be finite, got {getattr(self, name)!r}")
+                raise InvalidArgument(f"{name} must be finite, got {getattr(self, name)!r}")
         if not self.low <= self.value <= self.high:
-            raise ValueError(f"need low <= value <= high, got {self.low}, {self.value}, {self.high}")
+            raise InvalidArgument(f"need low <= value <= high, got {self.low}, {self.value}, {self.high}")
         if self.tolerance < 0:
-            raise ValueError(f"tolerance must be non-negative, got {self.tolerance}")
+            raise InvalidArgument(f"tolerance must be non-negative, got {self.tolerance}")
 
     def __str__(self) -> str:
         """The estimate and its interval to the precision the interval supports (:func:`format_interval`)."""

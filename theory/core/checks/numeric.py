@@ -15,6 +15,7 @@ from hypothesis.strategies import SearchStrategy
 
 from icl_verify.core.checks.base import Check, Found
 from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, counterexample
+from icl_verify.errors import InvalidArgument
 from icl_verify.maths.strategies import source_independent_draws
 
 
@@ -29,11 +30,11 @@ def compare_with_tolerance(result: tuple, rtol: float, atol: float) -> tuple[boo
     NaN or inf anywhere is no comparison at all: :class:`NonFiniteComparison` names the part.
     """
     if len(result) not in (2, 3):
-        raise ValueError("compare must return (lhs, rhs) or (lhs, rhs, scale)")
+        raise InvalidArgument("compare must return (lhs, rhs) or (lhs, rhs, scale)")
     lhs = np.asarray(result[0], dtype=np.float64)
     rhs = np.asarray(result[1], dtype=np.float64)
     if lhs.shape != rhs.shape:
-        raise ValueError(f"lhs and rhs have different shapes {lhs.shape} and {rhs.shape}")
+        raise InvalidArgument(f"lhs and rhs have different shapes {lhs.shape} and {rhs.shape}")
     extra = float(result[2]) if len(result) == 3 else 0.0
     for name, part in (("lhs", lhs), ("rhs", rhs), ("scale", extra)):
         if not np.all(np.isfinite(part)):
