@@ -5,64 +5,46 @@ Numerics: ``numerics.raw.learners`` (examples as rows).
 
 from __future__ import annotations
 
-import numpy as np
-import sympy as sp
-from hypothesis import strategies as st
+from typing import Any
 
-from icl_verify.core.checks.explicit import Explicit
+import numpy as np
+
+from icl_verify.blocks import ridge
+from icl_verify.blocks.backend import eye, inverse
 from icl_verify.core.checks.measured import Estimate, Measured
-from icl_verify.core.checks.numeric import Numeric
 from icl_verify.core.claims import Claim
 from icl_verify.core.figure import Figure
-from icl_verify.maths.strategies import dims, matrices
-from icl_verify.maths.symbolic import grid
-from icl_verify.numerics.raw.learners import bayes_weights, ilwd, linear, ols_weights, ridge_weights, spd
+from icl_verify.core.statement import matrix, scalar, statement
+from icl_verify.numerics.raw.learners import ilwd, linear, ols_weights, ridge_weights, spd
 from icl_verify.numerics.raw.programs import compiled_learner
 
 FAMILY = "learners"
 PAPER = "Akyürek et al. 2023"
 
-SIGMA2, TAU2 = sp.symbols("sigma2 tau2", positive=True)
+
+def bayes_posterior_mean(X: Any, Y: Any, sigma2: Any, tau2: Any, n: Any) -> Any:
+    """E[wᵀ | X, Y] = τ² Y (τ² XᵀX + σ² I)⁻¹ Xᵀ by Gaussian conditioning, inputs x_i the columns of X."""
+    return tau2 * Y @ inverse(tau2 * X.T @ X + sigma2 * eye(n, X)) @ X.T
 
 
-def bayes_ridge_residual(n: int, d: int) -> list:
-    """Gaussian-conditioning posterior mean τ²Xᵀ(τ²XXᵀ + σ²I)⁻¹y minus ridge (XᵀX + (σ²/τ²)I)⁻¹Xᵀy."""
-    X = sp.Matrix(n, d, lambda i, j: sp.Symbol(f"x_{i}_{j}", real=True))
-    y = sp.Matrix(n, 1, lambda i, _: sp.Symbol(f"y_{i}", real=True))
-    posterior = TAU2 * X.T * (TAU2 * X * X.T + SIGMA2 * sp.eye(n)).inv() * y
-    ridge = (X.T * X + (SIGMA2 / TAU2) * sp.eye(d)).inv() * X.T * y
-    return [(posterior - ridge).applyfunc(sp.simplify)]
-
-
-@st.composite
-def bayes_cases(draw) -> dict:
-    n, d = draw(dims(1, 6)), draw(dims(1, 6))
-    return {
-        "n": n,
-        "d": d,
-        "X": draw(matrices(n, d)),
-        "y": draw(matrices(1, n))[0],
-        "sigma2": draw(st.floats(0.1, 4.0)),
-        "tau2": draw(st.floats(0.1, 4.0)),
-    }
-
-
-def _bayes_vs_ridge(case: dict) -> tuple:
-    X, y, s2, t2 = case["X"], case["y"], case["sigma2"], case["tau2"]
-    scale = np.linalg.norm(X) * np.linalg.norm(y) * t2 / s2  # ‖(XᵀX + λI)⁻¹Xᵀ‖ ≤ ‖X‖/λ
-    return bayes_weights(X, y, s2, t2), ridge_weights(X, y, s2 / t2), scale
-
-
-BAYES_IS_RIDGE = Claim(
+BAYES_IS_RIDGE = statement(
     name="bayes-posterior-mean-is-ridge",
     source=f"{PAPER}, §4 (Bayes estimator for w ~ N(0, τ²I), noise N(0, σ²))",
     assumptions=("prior w ~ N(0, τ² I)", "label noise N(0, σ²)"),
     statement=r"\mathbb E[w \mid X, y] = \tau^2 X^\top(\tau^2 XX^\top + \sigma^2 I)^{-1} y = (X^\top X + \tfrac{\sigma^2}{\tau^2} I)^{-1} X^\top y",
-    checks=(
-        Explicit(bayes_ridge_residual, grid(n=range(1, 3), d=range(1, 3))),
-        Numeric(bayes_cases(), _bayes_vs_ridge, rtol=1e-10, atol=1e-12),
-    ),
+    symbols={
+        "X": matrix("d", "n"),
+        "Y": matrix(1, "n"),
+        "sigma2": scalar(positive=True, bound=4.0),
+        "tau2": scalar(positive=True, bound=4.0),
+    },
+    lhs=bayes_posterior_mean,
+    rhs=lambda X, Y, sigma2, tau2: ridge(X, Y, sigma2 / tau2),
+    symbolic=False,
+    sizes={"n": (1, 6), "d": (1, 6)},
+    rtol=1e-10,
 )
+"""Inputs as columns (``blocks.ridge``): the statement's X is the transpose of this X; the inverses need an explicit rtol."""
 
 LAMBDAS = np.array([1e-4, 1e-3, 1e-2])
 CONFIGS = ((4, 8), (16, 8))  # (n, d): under- and over-determined

@@ -15,12 +15,14 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
+from icl_verify import blocks
 from icl_verify.core.checks.explicit import Explicit
 from icl_verify.core.checks.measured import Estimate, Measured
 from icl_verify.core.checks.numeric import Numeric
 from icl_verify.core.checks.symbolic import Symbolic
 from icl_verify.core.claims import Claim, Corrected
 from icl_verify.core.figure import Figure
+from icl_verify.core.statement import scalar, statement
 from icl_verify.errors import InvalidArgument
 from icl_verify.maths.strategies import dims, matrices, reals
 from icl_verify.maths.symbolic import grid
@@ -331,24 +333,14 @@ GELU_MUL = Claim(
 )
 
 
-def gelu_odd_pair() -> list:
-    """GeLU(x) − GeLU(−x) − x (exactly zero: erf is odd)."""
-    return [_symbolic_gelu(X) - _symbolic_gelu(-X) - X]
-
-
-GELU_ODD_PAIR = Claim(
+GELU_ODD_PAIR = statement(
     name="gelu-odd-pair-identity",
     source=f"{PAPER}, appendix (GeLU bypass); exact form used by the compiler",
     statement=r"\mathrm{GeLU}(x) - \mathrm{GeLU}(-x) = x \ \text{for every } x",
-    checks=(
-        Symbolic(gelu_odd_pair),
-        Numeric(
-            st.fixed_dictionaries({"x": reals(50.0)}),
-            lambda c: (gelu(c["x"]) - gelu(-c["x"]), c["x"]),
-            rtol=1e-15,
-            atol=1e-15,
-        ),
-    ),
+    symbols={"x": scalar(bound=50.0)},
+    lhs=lambda x: blocks.gelu(x) - blocks.gelu(-x),
+    rhs=lambda x: x,
+    explicit=False,
 )
 
 
