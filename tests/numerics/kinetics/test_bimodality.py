@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from icl_verify import Verdict, check
-from icl_verify.core.claims import Claim, Measured
+from icl_verify.core.checks.measured import Measured
+from icl_verify.core.claims import Claim, Corrected
 from icl_verify.families.scaling import final_accuracy
 from icl_verify.numerics.kinetics import bimodality
 from icl_verify.numerics.kinetics.models import ReducedConfig
@@ -90,13 +91,14 @@ def test_bad_input_is_refused_naming_the_argument(call, message):
 
 
 def _p_claim(p: float, *, unimodal: bool, holds: bool = True) -> Claim:
-    control = final_accuracy.DIP_LEVEL - (1 - final_accuracy.DIP_LEVEL) / 2 if not holds else None
+    bimodal_band = final_accuracy.DIP_LEVEL - (1 - final_accuracy.DIP_LEVEL) / 2  # [.., α] at the same tolerance
     return Claim(
         name="p-band",
         source="test",
         statement="p",
-        measured=Measured(lambda seed: final_accuracy._p_estimate(p, "", unimodal=unimodal, control=control)),
+        checks=(Measured(lambda seed: final_accuracy._p_estimate(p, "", unimodal=unimodal)),),
         holds=holds,
+        corrected=None if holds else Corrected(measured=bimodal_band),
     )
 
 
