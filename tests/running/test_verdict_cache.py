@@ -18,7 +18,7 @@ from icl_verify.running import registry, runner, sources, verdict_cache
 from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key
 
 KEY_INPUTS = {"sources": "p" * 64, "seed": 0, "max_examples": 100}
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _check(path, cache, **kwargs):
