@@ -1,11 +1,12 @@
-"""The family-level checks: every built-in family must pass them, and each is run once per family.
+"""The family-level checks: every built-in family must pass them, each run once per family.
 
-Every test here is parametrized by family, its id starting with the family's name (``FAMILY``), so
-``python -m pytest tests/test_families.py -k <family>`` runs the checks of one family: its claims
-reach their expected verdicts, its refutations discriminate (their controls pass), its derivations
-are as expected, its committed document is up to date, it is discovered with names no other family
-uses, and the numerics it imports name every public function in ``FUZZ`` or ``FUZZ_EXEMPT``.
-"""
+Every test here is parametrized by family, its id the family's name (``FAMILY``), never by claim, so
+``python -m pytest tests/test_families.py -k <family>`` runs the checks of the families whose names
+contain ``<family>`` (``-k raw`` also those of raw-probe and raw-programs; ``-k "raw and not raw-"``
+raw's alone), whatever their claims are called: its claims reach their expected verdicts, its
+refutations discriminate (their controls pass), its derivations are as expected, its committed
+document is up to date, it is discovered with names no other family uses, and the numerics it
+imports name every public function in ``FUZZ`` or ``FUZZ_EXEMPT``."""
 
 from __future__ import annotations
 
