@@ -1,4 +1,4 @@
-"""Every built-in derivation is as expected, and a wrong step in one fails `icl-verify check` and `docs`.
+"""A wrong step in a built-in derivation fails `icl-verify check` and `docs`; derivations are targets of `check`.
 
 The failing case edits one step of a family module in a copy of the package (``theory/`` as
 ``icl_verify``, ``numerics/`` as ``icl_verify.numerics``) put first on ``PYTHONPATH``, so the
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from icl_verify import Step, Verdict
+from icl_verify import Step
 from icl_verify.cli.main import main
 from icl_verify.running import registry
 
@@ -29,14 +29,6 @@ BUILTIN = {d.name: d for fam in FAMILIES for d in fam.derivations}
 
 CORRECT_STEP = 'steps=[Step(C2 * W**2, "the e^β terms cancel")],'
 WRONG_STEP = 'steps=[Step(2 * C2 * W**2, "the e^β terms cancel")],'
-
-
-@pytest.mark.parametrize("name", sorted(BUILTIN))
-def test_builtin_derivation_is_as_expected(name):
-    result = BUILTIN[name].check()
-    assert result.as_expected, [m.status for m in result.marks]
-    assert result.verdict is (Verdict.PROVED if BUILTIN[name].holds else Verdict.REFUTED)
-    assert all(m.status == "proved" for m in result.marks) or not BUILTIN[name].holds
 
 
 def test_builtin_derivations_are_found():

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pkgutil
+import re
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -66,3 +70,63 @@ def test_clear_caches_empties_the_compiled_networks():
     iv.clear_caches()
     assert raw_programs._compiled_theorem2.cache_info().currsize == 0
     assert raw_programs._compiled_theorem2(2, 0.5) is not first
+
+
+# ---------------------------------------------------------------------------------------------
+# Every subpackage is installed and documented
+
+
+ROOT = Path(__file__).resolve().parents[1]
+FOLDERS = {"icl_verify": "theory", "icl_verify.numerics": "numerics"}  # [tool.setuptools.package-dir]
+
+
+def subpackages() -> list[str]:
+    """Every subpackage of the imported icl_verify (numerics walked from its own folder: setuptools maps it)."""
+    import icl_verify.numerics
+
+    found = set()
+    for package in (iv, icl_verify.numerics):
+        prefix = package.__name__ + "."
+        found |= {m.name for m in pkgutil.walk_packages(package.__path__, prefix) if m.ispkg}
+    return sorted(found | {"icl_verify.numerics"})
+
+
+def folder(package: str) -> str:
+    """The repository folder of ``package``, e.g. ``theory/core/checks/``."""
+    base = "icl_verify.numerics" if package.startswith("icl_verify.numerics") else "icl_verify"
+    rest = package.removeprefix(base).lstrip(".").replace(".", "/")
+    return "/".join(filter(None, (FOLDERS[base], rest))) + "/"
+
+
+def tree_folders(text: str) -> set[str]:
+    """The folders of the indented trees (```-blocks of ``name/`` lines) in ``text``, as full paths."""
+    paths: set[str] = set()
+    for block in re.findall(r"^```\n(.*?)^```", text, re.M | re.S):
+        stack: list[tuple[int, str]] = []
+        for line in block.splitlines():
+            entry = re.match(r"^( *)([\w.]+/)(\s|$)", line)
+            if entry:
+                indent = len(entry[1])
+                stack = [(i, name) for i, name in stack if i < indent] + [(indent, entry[2])]
+                paths.add("".join(name for _, name in stack))
+    return paths
+
+
+def section(path: Path, title: str) -> str:
+    return path.read_text(encoding="utf-8").split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_every_subpackage_is_listed_for_setuptools():
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        listed = set(tomllib.load(f)["tool"]["setuptools"]["packages"])
+    assert set(subpackages()) | {"icl_verify"} == listed  # a folder missing here is missing from a plain install
+
+
+@pytest.mark.parametrize(("document", "title"), [("README.md", "Architecture"), ("CONTRIBUTING.md", "Layout")])
+def test_every_subpackage_is_described_in_the_architecture(document, title):
+    text = section(ROOT / document, title)
+    mentioned = tree_folders(text)
+    missing = [
+        p for p in subpackages() if f"`{p}`" not in text and folder(p) not in text and folder(p) not in mentioned
+    ]
+    assert not missing, f"{document}, section {title}: describe {missing} (by dotted name or folder)"

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from icl_verify import Claim
+from icl_verify import Claim, Symbolic
 from icl_verify.cli.main import main
 from icl_verify.output import report
 from icl_verify.running import registry, runner, sources, verdict_cache
 from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key
 
 KEY_INPUTS = {"sources": "p" * 64, "seed": 0, "max_examples": 100}
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _check(path, cache, **kwargs):
@@ -128,7 +128,7 @@ def test_editing_a_numerics_module_changes_the_keys_of_the_families_importing_it
     after = _builtin_keys(package_copy)
     changed = {FAMILY_OF[name] for name in before if before[name] != after[name]}
     assert changed == {"kinetics", "scaling"}  # the two family modules that import it
-    _edit(package_copy / "icl_verify" / "numerics" / "scaling" / "bimodality.py")
+    _edit(package_copy / "icl_verify" / "numerics" / "kinetics" / "bimodality.py")
     again = _builtin_keys(package_copy)
     assert {FAMILY_OF[name] for name in after if after[name] != again[name]} == {"scaling"}  # its only importer
 
@@ -285,8 +285,8 @@ def test_docs_takes_the_same_runner_options_and_refuses_bad_ones_before_checking
 
 def test_a_claim_of_unknown_origin_is_never_cached(tmp_path):
     [builtin] = registry.select(registry.builtin_claims(), ["newton-residual-squares"])
-    impostor = dataclasses.replace(builtin, symbolic=lambda: 0)  # a built-in's name, another check
-    made_here = Claim("made-here", "s", "s", symbolic=lambda: 0)
+    impostor = dataclasses.replace(builtin, checks=(Symbolic(lambda: 0),))  # a built-in's name, another check
+    made_here = Claim("made-here", "s", "s", checks=(Symbolic(lambda: 0),))
     assert list(runner.claim_keys([builtin], {}, 0, 100)) == ["newton-residual-squares"]
     assert runner.claim_keys([impostor, made_here], {}, 0, 100) == {}
     cache = VerdictCache(tmp_path / "cache")

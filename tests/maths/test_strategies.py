@@ -82,7 +82,7 @@ def test_spd_rejects_bad_bounds():
 
 
 def test_readme_claim_snippet_runs_with_a_proved_and_a_refuted_lsa_statement():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     snippet = re.search(r"## Write your own claim.*?```python\n(.*?)```", readme, re.S).group(1)
     claims = re.findall(r"^(\w+) = iv\.statement\(.*?$\n(.*?)^\)$", snippet, re.S | re.M)
     assert [name for name, _ in claims] == ["lsa_is_gd", "query_in_keys"]

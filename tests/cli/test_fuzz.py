@@ -214,7 +214,7 @@ def test_docs_write_refuses_a_foreign_file_and_writes_nothing(tmp_path):
 
 
 def test_the_committed_documents_are_recognised_as_generated():
-    folder = Path(__file__).resolve().parents[1] / docs.DEFAULT_OUT
+    folder = Path(__file__).resolve().parents[2] / docs.DEFAULT_OUT
     documents, figures = sorted(folder.glob("*.md")), sorted((folder / "figures").glob("*.svg"))
     assert folder / "index.md" in documents and figures
     assert all(docs.is_generated(p) for p in documents + figures)
@@ -327,7 +327,7 @@ def test_check_help_and_readme_say_a_claim_file_is_code_run_with_the_users_right
     help_text = " ".join(CliRunner().invoke(main, ["check", "--help"]).output.split())
     assert "A claim file is Python code, executed with your user's rights" in help_text
     assert "check only files you trust" in help_text
-    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
     assert (
         "**A claim file is Python code**: `icl-verify check` imports it, so it runs with your user's rights" in readme
     )
