@@ -18,6 +18,7 @@ PUBLIC = {
     "Verdict", "Evidence", "Result", "Report", "Figure", "clear_caches", "compare_with_tolerance",
     "statement", "matrix", "scalar", "load_family",
     "Check", "Found", "Symbolic", "Corrected", "NoControl", "Kind", "Status", "ControlStatus", "StepStatus",
+    "IclVerifyError", "InvalidArgument",
 }  # fmt: skip
 
 
