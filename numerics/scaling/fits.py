@@ -33,7 +33,7 @@ import numpy as np
 from scipy import optimize, stats
 from scipy.special import expit
 
-from icl_verify.errors import InvalidArgument
+from icl_verify.errors import IclVerifyError, InvalidArgument
 from icl_verify.numerics.shared.checks import (
     confidence_level,
     finite_array,
@@ -395,7 +395,7 @@ def fit_sigmoid(u: object, acc: object, *, lo: float | None = 0.5, hi: float | N
     return sig
 
 
-class NoTransitionError(ValueError):
+class NoTransitionError(IclVerifyError, ValueError):
     """The accuracy has no sigmoid transition inside the data (see :func:`require_transition`)."""
 
 

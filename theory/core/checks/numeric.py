@@ -15,11 +15,11 @@ from hypothesis.strategies import SearchStrategy
 
 from icl_verify.core.checks.base import Check, Found
 from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, counterexample
-from icl_verify.errors import InvalidArgument
+from icl_verify.errors import IclVerifyError, InvalidArgument
 from icl_verify.maths.strategies import source_independent_draws
 
 
-class NonFiniteComparison(ValueError):
+class NonFiniteComparison(IclVerifyError, ValueError):
     """A comparison met NaN or inf: the check is broken there, which is no counterexample."""
 
 
