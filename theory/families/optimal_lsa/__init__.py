@@ -70,6 +70,7 @@ from icl_verify.families.optimal_lsa.monte_carlo import LOSS_CURVE
 # isort: on
 
 FAMILY = "optimal-lsa"
+PAPER = "von Oswald et al. 2023; Ahn et al. 2023; Mahankali, Hashimoto & Ma 2024; Zhang, Frei & Bartlett 2024"
 FIGURES = (LOSS_CURVE, UNTIED_CURVE)
 
 __all__ = [
