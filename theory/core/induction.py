@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import sympy as sp
+from hypothesis import strategies as st
 from sympy.matrices.expressions import MatrixExpr, MatrixSymbol
 
 from icl_verify.core.checks.base import Check, Found, parts
@@ -44,9 +45,16 @@ class IntegerSpec:
     high: int | None = None
     name: str = ""
 
-    @property
-    def range(self) -> tuple[int, int]:
-        return self.low, self.low + 3 if self.high is None else self.high
+    def strategy(self, name: str, given: Any = None) -> st.SearchStrategy[int]:
+        """Values in [low, high] (or ``given``: an int or a (low, high) pair, none below ``low``), shrinking to the low end."""
+        pair = (self.low, self.low + 3 if self.high is None else self.high) if given is None else given
+        pair = (pair, pair) if type(pair) is int else pair
+        ok = isinstance(pair, tuple) and len(pair) == 2 and all(type(v) is int for v in pair)
+        if not (ok and self.low <= pair[0] <= pair[1]):
+            raise InvalidArgument(
+                f"sizes[{name!r}] must be an int or a (low, high) pair of ints, none below {self.low}, got {given!r}"
+            )
+        return st.integers(*pair)
 
 
 def integer(name: str = "", *, low: int = 1, high: int | None = None) -> IntegerSpec:

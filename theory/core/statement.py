@@ -143,9 +143,19 @@ def _draw_spec(spec: Spec, sizes: Mapping[str, int]) -> st.SearchStrategy:
     return (nonzero_matrices if spec.nonzero else matrices)(rows, cols, spec.bound)
 
 
-def cases(symbols: Mapping[str, Spec], sizes: Mapping[str, Dimension]) -> st.SearchStrategy[dict]:
+def _dimensions(sizes: Mapping[str, Dimension | st.SearchStrategy[int]]) -> dict[str, st.SearchStrategy[int]]:
+    """A strategy for each size (an integer parameter comes with its own)."""
+    return {
+        name: value if isinstance(value, st.SearchStrategy) else dimension(f"sizes[{name!r}]", value)
+        for name, value in sizes.items()
+    }
+
+
+def cases(
+    symbols: Mapping[str, Spec], sizes: Mapping[str, Dimension | st.SearchStrategy[int]]
+) -> st.SearchStrategy[dict]:
     """Hypothesis cases: every size drawn in its range (shrinking to the low end), then every symbol."""
-    dimensions = {name: dimension(f"sizes[{name!r}]", value) for name, value in sizes.items()}
+    dimensions = _dimensions(sizes)
 
     @st.composite
     def draw_case(draw) -> dict:
@@ -163,6 +173,8 @@ def cases(symbols: Mapping[str, Spec], sizes: Mapping[str, Dimension]) -> st.Sea
 
 def _inputs(fn: Callable[..., Any]) -> list[str]:
     """The parameters of a side without a default value: the symbols and sizes it takes."""
+    if isinstance(fn, Recursion):
+        return fn.inputs()
     params = inspect.signature(fn.fn if isinstance(fn, Expect) else fn).parameters.values()
     return [p.name for p in params if p.default is inspect.Parameter.empty]
 
@@ -342,7 +354,7 @@ def _moment_forms(symbols: Mapping[str, Any], lhs: Any, rhs: Any) -> dict[str, A
 
 def _moment_cases(symbols: Mapping[str, Any], ranges: Mapping[str, Dimension]) -> st.SearchStrategy[dict]:
     """Sizes and deterministic symbols drawn as for equalities; covariances SPD, kurtoses at least 1."""
-    dimensions = {name: dimension(f"sizes[{name!r}]", value) for name, value in ranges.items()}
+    dimensions = _dimensions(ranges)
     covariances = _covariances(symbols)
     kurtoses = {s.kurtosis for s in _randoms(symbols).values() if isinstance(s.kurtosis, str)}
 
@@ -443,10 +455,10 @@ def _ordered_sizes(
     return [n for n in sizes if n in names] + [n for n in names if n not in sizes]
 
 
-def _explicit_values(name: str, values: Iterable[int]) -> list[int]:
+def _explicit_values(name: str, values: Iterable[int], minimum: int = 1) -> list[int]:
     values = list(values) if isinstance(values, Iterable) else []
-    if not values or not all(type(v) is int and v >= 1 for v in values):
-        raise InvalidArgument(f"explicit_sizes[{name!r}] must be a non-empty list of positive ints")
+    if not values or not all(type(v) is int and v >= minimum for v in values):
+        raise InvalidArgument(f"explicit_sizes[{name!r}] must be a non-empty list of ints at least {minimum}")
     return values
 
 
@@ -496,9 +508,14 @@ def statement(
     _check_control(holds, corrected, no_control, correction)
     if corrected is not None:
         _check_side("corrected", corrected, known)
-    ranges = {n: sizes.get(n, integers[n].range if n in integers else (1, 4)) for n in names}
+    ranges = {n: integers[n].strategy(n, sizes.get(n)) if n in integers else sizes.get(n, (1, 4)) for n in names}
     low = {n: integers[n].low for n in integers}
-    exact = grid(**{n: _explicit_values(n, explicit_sizes.get(n, (low.get(n, 1), low.get(n, 1) + 1))) for n in names})
+    exact = grid(
+        **{
+            n: _explicit_values(n, explicit_sizes.get(n, (low.get(n, 1), low.get(n, 1) + 1)), low.get(n, 1))
+            for n in names
+        }
+    )
     forms: Callable[[Any], dict[str, Any]]
     if _randoms(symbols):
         checks = _expectation_checks(symbols, lhs, rhs, ranges, exact, symbolic=symbolic, explicit=explicit)
