@@ -64,6 +64,7 @@ _EXPORTS = {
     "iid": "icl_verify.core.expectation",
     "expect": "icl_verify.core.expectation",
     "trace": "icl_verify.core.expectation",
+    "argmin": "icl_verify.core.optimality",
     "integer": "icl_verify.core.induction",
     "recursion": "icl_verify.core.induction",
     "Derivation": "icl_verify.core.derivation",

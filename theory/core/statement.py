@@ -43,6 +43,8 @@ from icl_verify.core.expectation import (
     sample,
     samples_of,
 )
+from icl_verify.core.checks.bound import NumericBound
+from icl_verify.core.optimality import Argmin, Optimality, conditions
 from icl_verify.core.induction import Induction, IntegerSpec, Recursion, bound, induction_residuals
 from icl_verify.errors import InvalidArgument
 from icl_verify.maths.strategies import Dimension, dimension, matrices, nonzero_matrices, reals, spd_matrices
@@ -175,6 +177,8 @@ def _inputs(fn: Callable[..., Any]) -> list[str]:
     """The parameters of a side without a default value: the symbols and sizes it takes."""
     if isinstance(fn, Recursion):
         return fn.inputs()
+    if isinstance(fn, Argmin):
+        return _inputs(fn.loss)
     params = inspect.signature(fn.fn if isinstance(fn, Expect) else fn).parameters.values()
     return [p.name for p in params if p.default is inspect.Parameter.empty]
 
@@ -223,7 +227,7 @@ class _Sides:
 
 
 def _check_side(arg: str, fn: Any, known: Iterable[str]) -> None:
-    if not callable(fn):
+    if not (callable(fn) or isinstance(fn, Argmin)):
         raise InvalidArgument(f"{arg} must be a function of the declared symbols, got {type(fn).__name__}")
     known = set(known)
     for p in _inputs(fn):
@@ -391,6 +395,53 @@ def _expectation_checks(
 
 
 # ---------------------------------------------------------------------------------------------
+# Optimality: lhs=iv.argmin(loss, over="eta"), rhs the claimed minimiser (icl_verify.core.optimality)
+
+
+def _argmin_forms(symbols: Mapping[str, Any], lhs: Argmin, rhs: Callable[..., Any]) -> dict[str, Any]:
+    """The counterparts of ``argmin L = rhs``: both conditions (symbolic), stationarity (explicit), L(rhs) ≤ L (numeric)."""
+    over, covariances = lhs.over, _covariances(symbols)
+    if not isinstance(symbols.get(over), ScalarSpec):
+        raise InvalidArgument(f"argmin over {over!r}: it must name a declared iv.scalar(...)")
+    if over in _inputs(rhs):
+        raise InvalidArgument(f"the minimiser (rhs or corrected) cannot take {over!r}, the variable minimised over")
+
+    def loss(sizes: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+        values = {**symbolic_values(symbols, sizes), **sizes}
+        inputs, laws = random_symbols(_randoms(symbols), sizes, values)
+        return expected(lhs.loss, values | inputs, laws, _call), values
+
+    def symbolic() -> Any:
+        sizes = {n: _size_symbol(n) for n in size_names(symbols)}
+        value, values = loss(sizes)
+        given = _scalar_assumptions({k: v for k, v in symbols.items() if k != over}, values)
+        return conditions(value, values[over], _call(rhs, values), list(sizes.values()), covariances, given)
+
+    def explicit(**sizes: int) -> list[Any]:
+        value, values = loss(sizes)
+        slope = sp.diff(value, values[over]).subs(values[over], _call(rhs, values))
+        return [explicit_entries(sp.sympify(slope), covariances)]
+
+    def numeric(case: Mapping[str, Any]) -> tuple:
+        star = {**case, over: float(np.asarray(_call(rhs, case), dtype=np.float64).ravel()[0])}
+        return _flat(_call(lhs.loss, star)), _flat(_call(lhs.loss, case))
+
+    forms: dict[str, Any] = {Symbolic.kind: symbolic, Explicit.kind: explicit}
+    return forms if _randoms(symbols) else forms | {Numeric.kind: numeric}
+
+
+def _argmin_checks(
+    forms: Mapping[str, Any], over: str, drawn: st.SearchStrategy, exact: list, rtol: float, timeout: float, symbolic: bool, explicit: bool
+) -> list[Check]:
+    """Both conditions of a minimum, stationarity at small sizes, and (deterministic losses) the numeric search for a lower value."""
+    checks: list[Check] = [Optimality(forms[Symbolic.kind], over, int(timeout * 1000))] if symbolic else []
+    checks += [Explicit(forms[Explicit.kind], exact)] if explicit else []
+    if Numeric.kind in forms:
+        checks.append(NumericBound(drawn, forms[Numeric.kind], "<=", rtol, ATOL))
+    return checks
+
+
+# ---------------------------------------------------------------------------------------------
 # Inequalities: relation="<=", ">=", "<" or ">" (icl_verify.core.bounds)
 
 
@@ -517,7 +568,10 @@ def statement(
         }
     )
     forms: Callable[[Any], dict[str, Any]]
-    if _randoms(symbols):
+    if isinstance(lhs, Argmin):
+        forms = lambda side: _argmin_forms(symbols, lhs, side)  # noqa: E731
+        checks = _argmin_checks(forms(rhs), lhs.over, cases(symbols, ranges), exact, rtol, timeout, symbolic, explicit)
+    elif _randoms(symbols):
         checks = _expectation_checks(symbols, lhs, rhs, ranges, exact, symbolic=symbolic, explicit=explicit)
         _check_laws(symbols, {"corrected": corrected} if corrected is not None else {})
         forms = lambda side: _moment_forms(symbols, lhs, side)  # noqa: E731
