@@ -59,7 +59,9 @@ class Conditions:
     quadratic: bool
 
 
-def conditions(loss: Any, variable: sp.Symbol, minimiser: Any, sizes: list[Any], covariances: set[str], given: list[Any]) -> Conditions:
+def conditions(
+    loss: Any, variable: sp.Symbol, minimiser: Any, sizes: list[Any], covariances: set[str], given: list[Any]
+) -> Conditions:
     """The first- and second-order conditions of ``loss`` (a SymPy scalar in ``variable``) at ``minimiser``."""
     first = sp.diff(loss, variable)
     second = sp.diff(first, variable)
@@ -68,12 +70,16 @@ def conditions(loss: Any, variable: sp.Symbol, minimiser: Any, sizes: list[Any],
     for t in sorted(loss.atoms(Trace), key=str):
         names = {m.name for m in t.atoms(MatrixSymbol)}
         positive = bool(names) and names <= covariances
-        traces[t] = sp.Symbol(f"tr_{len(traces)}", positive=True) if positive else sp.Symbol(f"tr_{len(traces)}", real=True)
+        traces[t] = (
+            sp.Symbol(f"tr_{len(traces)}", positive=True) if positive else sp.Symbol(f"tr_{len(traces)}", real=True)
+        )
     assumptions = [sp.StrictGreaterThan(s, 0, evaluate=False) for s in traces.values() if s.is_positive]
     assumptions += [sp.GreaterThan(n, 1, evaluate=False) for n in sizes] + list(given)
     polynomial = sp.Poly(sp.expand(loss), variable) if sp.expand(loss).is_polynomial(variable) else None
     curvature = sp.simplify(second.subs(at).xreplace(traces))
-    return Conditions(sp.simplify(first.subs(at)), curvature, assumptions, polynomial is not None and polynomial.degree() <= 2)
+    return Conditions(
+        sp.simplify(first.subs(at)), curvature, assumptions, polynomial is not None and polynomial.degree() <= 2
+    )
 
 
 @dataclass(frozen=True)
@@ -88,40 +94,42 @@ class Optimality(Check):
     proves: ClassVar[bool] = True
     rank: ClassVar[int] = 2
 
-    def _decide(self, conditions: Callable[[], Conditions]) -> tuple[str, str, Any]:
-        """(status, detail, counterexample or residual)."""
+    def _decide(self, conditions: Callable[[], Conditions]) -> tuple[str, str, dict[str, Any] | None, Any]:
+        """(status, detail, counterexample (values, violation) when refuted, the open residual when undecided)."""
         c = conditions()
         stationary = is_zero(c.slope)
         if stationary is not True:
             value = definite_value(c.slope) if stationary is False else None
             if value is not None:
-                return Status.REFUTED, f"not stationary: L′({self.over}*) = {value} ≠ 0", value
-            return Status.UNDECIDED, f"L′({self.over}*) not reduced to 0 by SymPy", c.slope
+                cex = counterexample(self.kind, {}, {}, float(abs(value)), 0.0, None, exact_residual=str(value))
+                return Status.REFUTED, f"not stationary: L′({self.over}*) = {value} ≠ 0", cex, None
+            return Status.UNDECIDED, f"L′({self.over}*) not reduced to 0 by SymPy", None, c.slope
         found = decide(c.curvature, sp.S.Zero, ">", c.assumptions, self.timeout_ms)
         if found.outcome == "proved":
             kind = "the global minimum (L is quadratic)" if c.quadratic else "a strict local minimum"
             detail = f"L′({self.over}*) = 0 for symbolic dimensions and L″({self.over}*) > 0 ({found.reason}): {kind}"
-            return Status.PROVED, detail, None
+            return Status.PROVED, detail, None, None
         if found.outcome == "refuted":
-            return Status.REFUTED, f"L″({self.over}*) ≤ 0 at {found.values}: not a minimum", found.values
-        return Status.UNDECIDED, f"stationary, but L″({self.over}*) > 0 not decided: {found.reason}", c.curvature
+            values = {k: str(v) for k, v in found.values.items()}
+            curvature = -found.violation
+            cex = counterexample(
+                self.kind, {}, values, float(found.violation), 0.0, None, exact_residual=str(curvature)
+            )
+            return Status.REFUTED, f"L″({self.over}*) = {curvature} ≤ 0 at {values}: not a minimum", cex, None
+        return Status.UNDECIDED, f"stationary, but L″({self.over}*) > 0 not decided: {found.reason}", None, c.curvature
 
     def run(self, seed: int, max_examples: int) -> Found:
         t0 = time.perf_counter()
-        status, detail, extra = self._decide(self.conditions)
-        seconds = time.perf_counter() - t0
-        if status == Status.REFUTED:
-            values = {k: str(v) for k, v in extra.items()} if isinstance(extra, dict) else {}
-            residual = 0.0 if values else float(abs(sp.N(extra)))
-            cex = counterexample(self.kind, {}, values, residual, 0.0, None)
-            return Found(Evidence(self.kind, status, detail, seconds, cex))
-        residual = explain(extra, None) if status == Status.UNDECIDED else None
-        return Found(Evidence(self.kind, status, detail, seconds, residual=residual))
+        status, detail, cex, open_residual = self._decide(self.conditions)
+        residual = explain(open_residual, None) if open_residual is not None else None
+        return Found(Evidence(self.kind, status, detail, time.perf_counter() - t0, cex, residual))
 
     def control_at(self, at: Any, corrected: Callable[[], Conditions]) -> Evidence:
         """The corrected minimiser must be proved optimal."""
         t0 = time.perf_counter()
-        status, detail, _ = self._decide(corrected)
+        status, detail, _, _ = self._decide(corrected)
         ok = status == Status.PROVED
         text = f"symbolic: the corrected minimiser {'is proved optimal' if ok else 'is not proved: ' + detail}"
-        return Evidence(Kind.CONTROL, ControlStatus.PASSED if ok else ControlStatus.FAILED, text, time.perf_counter() - t0)
+        return Evidence(
+            Kind.CONTROL, ControlStatus.PASSED if ok else ControlStatus.FAILED, text, time.perf_counter() - t0
+        )

@@ -431,7 +431,14 @@ def _argmin_forms(symbols: Mapping[str, Any], lhs: Argmin, rhs: Callable[..., An
 
 
 def _argmin_checks(
-    forms: Mapping[str, Any], over: str, drawn: st.SearchStrategy, exact: list, rtol: float, timeout: float, symbolic: bool, explicit: bool
+    forms: Mapping[str, Any],
+    over: str,
+    drawn: st.SearchStrategy,
+    exact: list,
+    rtol: float,
+    timeout: float,
+    symbolic: bool,
+    explicit: bool,
 ) -> list[Check]:
     """Both conditions of a minimum, stationarity at small sizes, and (deterministic losses) the numeric search for a lower value."""
     checks: list[Check] = [Optimality(forms[Symbolic.kind], over, int(timeout * 1000))] if symbolic else []
