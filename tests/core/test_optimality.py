@@ -73,5 +73,5 @@ def test_a_wrong_expected_loss_minimiser_is_refuted_at_d_1():
 
 
 def test_argmin_over_an_undeclared_or_matrix_symbol_is_refused():
-    with pytest.raises(iv.InvalidArgument, match="must name a declared iv.scalar"):
+    with pytest.raises(iv.InvalidArgument, match=r"must name a declared iv\.scalar"):
         iv.statement("bad", "t", "s", symbols=GAUSSIAN, lhs=iv.argmin(ONE_STEP_LOSS, over="Lambda"), rhs=_best_step)

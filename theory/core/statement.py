@@ -29,6 +29,7 @@ from sympy.matrices.expressions import MatrixSymbol
 
 from icl_verify.core.bounds import DEFAULT_TIMEOUT, check_relation, inequality_checks
 from icl_verify.core.checks.base import Check, parts
+from icl_verify.core.checks.bound import NumericBound
 from icl_verify.core.checks.explicit import Explicit
 from icl_verify.core.checks.numeric import Numeric
 from icl_verify.core.checks.symbolic import Symbolic
@@ -43,9 +44,8 @@ from icl_verify.core.expectation import (
     sample,
     samples_of,
 )
-from icl_verify.core.checks.bound import NumericBound
-from icl_verify.core.optimality import Argmin, Optimality, conditions
 from icl_verify.core.induction import Induction, IntegerSpec, Recursion, bound, induction_residuals
+from icl_verify.core.optimality import Argmin, Optimality, conditions
 from icl_verify.errors import InvalidArgument
 from icl_verify.maths.strategies import Dimension, dimension, matrices, nonzero_matrices, reals, spd_matrices
 from icl_verify.maths.symbolic import as_explicit, grid
