@@ -184,10 +184,8 @@ class Induction(Check):
         t0 = time.perf_counter()
         found = self._open(corrected)
         ok = found is None
-        detail = (
-            "symbolic: the corrected form is proved by induction"
-            if ok
-            else f"symbolic: the corrected form's {found[0]} is not 0"
+        detail = "symbolic: the corrected form is " + (
+            "proved by induction" if found is None else f"not proved: its {found[0]} is not 0"
         )
         return Evidence(
             Kind.CONTROL, ControlStatus.PASSED if ok else ControlStatus.FAILED, detail, time.perf_counter() - t0

@@ -66,7 +66,7 @@ def conditions(
     first = sp.diff(loss, variable)
     second = sp.diff(first, variable)
     at = {variable: minimiser}
-    traces = {}
+    traces: dict[Trace, sp.Symbol] = {}
     for t in sorted(loss.atoms(Trace), key=str):
         names = {m.name for m in t.atoms(MatrixSymbol)}
         positive = bool(names) and names <= covariances
@@ -111,11 +111,9 @@ class Optimality(Check):
             return Status.PROVED, detail, None, None
         if found.outcome == "refuted":
             values = {k: str(v) for k, v in found.values.items()}
-            curvature = -found.violation
-            cex = counterexample(
-                self.kind, {}, values, float(found.violation), 0.0, None, exact_residual=str(curvature)
-            )
-            return Status.REFUTED, f"L″({self.over}*) = {curvature} ≤ 0 at {values}: not a minimum", cex, None
+            gap = sp.sympify(found.violation)
+            cex = counterexample(self.kind, {}, values, float(gap), 0.0, None, exact_residual=str(-gap))
+            return Status.REFUTED, f"L″({self.over}*) = {-gap} ≤ 0 at {values}: not a minimum", cex, None
         return Status.UNDECIDED, f"stationary, but L″({self.over}*) > 0 not decided: {found.reason}", None, c.curvature
 
     def run(self, seed: int, max_examples: int) -> Found:

@@ -44,7 +44,9 @@ class _Encoder:
     """SymPy → z3, collecting the side conditions of divisions and square roots."""
 
     def __init__(self, z3: Any) -> None:
-        self.z3, self.vars, self.side = z3, {}, []
+        self.z3 = z3
+        self.vars: dict[sp.Symbol, Any] = {}
+        self.side: list[Any] = []
 
     def var(self, symbol: sp.Symbol) -> Any:
         if symbol not in self.vars:

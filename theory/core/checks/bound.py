@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+import sympy as sp
 from hypothesis import HealthCheck, Phase, Verbosity, find, settings, target
 from hypothesis.errors import NoSuchExample
 from hypothesis.strategies import SearchStrategy
@@ -158,7 +159,7 @@ class ProofBound(Check):
             return Found(Evidence(self.kind, Status.PROVED, detail, seconds))
         if found.outcome == "refuted":
             values = {k: str(v) for k, v in found.values.items()}
-            violation = found.violation
+            violation = sp.sympify(found.violation)
             cex = counterexample(self.kind, {}, values, float(violation), 0.0, None, exact_residual=str(violation))
             detail = f"exact counterexample {short(values)}: violation {violation} (z3 model, checked exactly)"
             return Found(Evidence(self.kind, Status.REFUTED, detail, seconds, cex))
