@@ -19,4 +19,8 @@ def test_the_readme_bound_expectation_and_induction_examples_reach_their_verdict
     namespace: dict = {}
     exec(compile(snippet, "README.md", "exec"), namespace)
     verdicts = {name: iv.check(namespace[name], max_examples=30).verdict for name, _ in claims}
-    assert verdicts == {"frobenius": iv.Verdict.VERIFIED, "fourth_moment": iv.Verdict.PROVED, "relaxation": iv.Verdict.PROVED}
+    assert verdicts == {
+        "frobenius": iv.Verdict.VERIFIED,
+        "fourth_moment": iv.Verdict.PROVED,
+        "relaxation": iv.Verdict.PROVED,
+    }
