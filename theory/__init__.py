@@ -10,6 +10,11 @@ The public API for writing and checking claims::
 
     claim = iv.statement(name=..., source=..., statement=..., symbols={"X": iv.matrix("Nx", "N"), ...},
                          lhs=lambda X, ...: ..., rhs=lambda X, ...: ...)  # symbolic, explicit, numeric
+    bound = iv.statement(..., relation="<=")       # an inequality: z3 proof (scalars) or a steered search
+    moment = iv.statement(..., symbols={"x": iv.gaussian("d", cov="Lambda"), ...},
+                          lhs=iv.expect(lambda x: ...), rhs=...)   # also iv.iid, iv.trace, iv.argmin(loss, over=)
+    every_k = iv.statement(..., symbols={..., "K": iv.integer(low=0)},
+                           lhs=iv.recursion(base=..., step=..., over="K"), rhs=...)  # PROVED by induction
     claim = iv.Claim(name=..., source=..., statement=..., checks=(iv.Numeric(cases, compare),))
     result = iv.check(claim, seed=0)        # an iv.Result with an iv.Verdict
     report = iv.check_all()                 # every built-in claim
