@@ -108,3 +108,22 @@ def test_a_strict_inequality_is_refuted_at_its_point_of_equality_by_the_proof():
 def test_bad_relations_and_timeouts_are_refused(kwargs, message):
     with pytest.raises(iv.InvalidArgument, match=message):
         iv.statement("bad", "t", "s", symbols=XY, lhs=lambda x: x, rhs=lambda y: y, **kwargs)
+
+
+def test_an_exact_rational_violation_accompanies_a_numeric_counterexample_of_matrix_sides():
+    """‖AB‖²_F ≤ ‖A‖²_F written with traces evaluates on SymPy too: the shrunk case gets its exact violation."""
+    trace = lambda M: sum(M[i, i] for i in range(M.shape[0]))  # noqa: E731
+    claim = iv.statement(
+        "frobenius-squared-without-b", "a tempting variant", "s", symbols=AB, relation="<=", holds=False,
+        no_control="no corrected form", lhs=lambda A, B: trace((A @ B).T @ (A @ B)), rhs=lambda A: trace(A.T @ A),
+    )  # fmt: skip
+    cex = iv.check(claim).counterexample
+    A, B = np.array(cex["values"]["A"]), np.array(cex["values"]["B"])
+    assert float(eval(cex["exact_residual"])) == cex["lhs_minus_rhs"] > 0
+    assert cex["lhs_minus_rhs"] == pytest.approx(norm(A @ B) ** 2 - norm(A) ** 2)
+
+
+def test_a_relation_with_random_inputs_is_refused():
+    with pytest.raises(iv.InvalidArgument, match="relation is for bounds between deterministic sides"):
+        iv.statement("jensen", "t", "s", symbols={"x": iv.gaussian("d")}, relation=">=",
+                     lhs=iv.expect(lambda x: x.T @ x), rhs=lambda d: 0 * d)  # fmt: skip

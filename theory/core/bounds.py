@@ -46,12 +46,13 @@ def _exact_value(value: Any) -> Any:
 
 
 def exact_violation(sides: Callable[[Mapping[str, Any]], tuple], relation: str) -> Callable[[Mapping[str, Any]], Any]:
-    """The exact violation of ``sides`` at a case, or ``None`` where a side is numeric only (e.g. a spectral norm)."""
+    """The exact violation of ``sides`` at a case: a rational, or ``None`` where a side is numeric only
+    (a spectral norm) or leaves the rationals (a square root gives a float, which is no exact value)."""
 
     def at(case: Mapping[str, Any]) -> Any:
         try:
             lhs, rhs = sides({k: _exact_value(v) for k, v in case.items()})
-            gaps = [sp.nsimplify(violation(a, b, relation)) for a, b in zip(_entries(lhs), _entries(rhs), strict=True)]
+            gaps = [sp.sympify(violation(a, b, relation)) for a, b in zip(_entries(lhs), _entries(rhs), strict=True)]
         except Exception:  # a side written for NumPy only: no exact witness, the numeric one stands
             return None
         return max(gaps) if gaps and all(g.is_Rational for g in gaps) else None

@@ -574,6 +574,8 @@ def statement(
             for n in names
         }
     )
+    if relation != "=" and (isinstance(lhs, Argmin) or _randoms(symbols)):
+        raise InvalidArgument("relation is for bounds between deterministic sides: not with iv.argmin or random inputs")
     forms: Callable[[Any], dict[str, Any]]
     if isinstance(lhs, Argmin):
         forms = lambda side: _argmin_forms(symbols, lhs, side)  # noqa: E731
