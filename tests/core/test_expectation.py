@@ -136,3 +136,20 @@ def test_bad_laws_are_refused(symbols, lhs, message):
 def test_a_kurtosis_below_one_is_refused():
     with pytest.raises(iv.InvalidArgument, match="kurtosis must be at least 1"):
         iv.iid("d", kurtosis=0.5)
+
+
+def test_a_matrix_valued_identity_is_refuted_at_the_smallest_size_where_it_fails():
+    """E[XᵀX] = NΛ (Gupta & Nagar 2000, Ch. 3); "= Λ" holds at N = 1, so it fails first at N = 2, d = 1."""
+    symbols = {"X": iv.gaussian("N", "d", cov="Lambda"), "Lambda": iv.matrix("d", "d")}
+    true = iv.statement(
+        "wishart-mean", "t", "s", symbols=symbols, lhs=iv.expect(lambda X: X.T @ X), rhs=lambda Lambda, N: N * Lambda
+    )
+    assert iv.check(true, max_examples=5).verdict is iv.Verdict.PROVED
+    false = iv.statement("wishart-mean-one-row", "t", "s", symbols=symbols, lhs=iv.expect(lambda X: X.T @ X),
+                         rhs=lambda Lambda: Lambda, holds=False, corrected=lambda Lambda, N: N * Lambda)  # fmt: skip
+    result = iv.check(false, max_examples=5)
+    assert result.verdict is iv.Verdict.REFUTED and result.as_expected
+    cex = result.counterexample
+    assert cex["sizes"] == {"N": 2, "d": 1} and sp.Rational(cex["exact_residual"]) == sp.Rational(
+        cex["values"]["Lambda[0, 0]"]
+    )
