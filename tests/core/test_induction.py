@@ -90,6 +90,10 @@ def test_without_a_recursion_a_statement_over_k_is_verified_over_the_k_drawn():
         (lambda: iv.integer(low=2, high=1), "high must be an int at least low"),
         (lambda: iv.recursion(base=lambda x: x, step=lambda x: x, over="K"), "step must take 'prev'"),
         (
+            lambda: iv.statement("s", "t", "s", symbols={"L": iv.integer("K")}, lhs=lambda L: L, rhs=lambda L: L),
+            "must be its key",
+        ),
+        (
             lambda: iv.statement("s", "t", "s", symbols={"x": iv.scalar()}, lhs=STEPS, rhs=lambda x: x),
             "not declared with iv.integer",
         ),
@@ -102,3 +106,10 @@ def test_without_a_recursion_a_statement_over_k_is_verified_over_the_k_drawn():
 def test_bad_integer_declarations_are_refused(call, message):
     with pytest.raises(iv.InvalidArgument, match=message):
         call()
+
+
+def test_an_integer_declared_with_its_name_is_drawn_like_a_size():
+    claim = iv.statement("named", "t", "s", symbols={"x": iv.scalar(), "K": iv.integer("K", low=1)},
+                         lhs=lambda x, K: x * K, rhs=lambda x, K: K * x)  # fmt: skip
+    result = iv.check(claim, max_examples=10)
+    assert result.verdict is iv.Verdict.VERIFIED and "K∈{1,2}" in result.evidence[0].detail

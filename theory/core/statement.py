@@ -556,6 +556,9 @@ def statement(
     _check_symbols(symbols)
     check_relation(relation, timeout)
     integers = {n: spec for n, spec in symbols.items() if isinstance(spec, IntegerSpec)}
+    for key, spec in integers.items():
+        if spec.name and spec.name != key:
+            raise InvalidArgument(f"symbols[{key!r}] = iv.integer({spec.name!r}, ...): the name must be its key")
     symbols = {n: spec for n, spec in symbols.items() if n not in integers}
     lhs, rhs, corrected = (bound(side, {n: i.low for n, i in integers.items()}) for side in (lhs, rhs, corrected))
     sizes, explicit_sizes = dict(sizes or {}), dict(explicit_sizes or {})
