@@ -284,4 +284,9 @@ def test_the_graph_depends_only_on_the_claims_and_their_verdicts(chain_results):
     bare = [Result(r.claim, r.verdict, (), seed=99, max_examples=1, seconds=123.0) for r in chain_results]
     assert drawn.layout({"chain": bare}) == drawn.layout({"chain": chain_results})
     assert drawn.graph_svg({"chain": bare}) == drawn.graph_svg({"chain": chain_results})
+    assert chain_results[0].claim.name == "a" and chain_results[0].verdict is Verdict.REFUTED
+    errored = [Result(chain_results[0].claim, Verdict.ERROR, (), seed=0, max_examples=1), *chain_results[1:]]
+    # a still failed, so the lists and the table are the same: only the graph's digest tells the page to change
+    assert drawn.undermined_markdown(errored) == drawn.undermined_markdown(chain_results)
+    assert drawn.document({"chain": errored}, "n") != drawn.document({"chain": chain_results}, "n")
     assert drawn.document({"chain": bare}, "n") == drawn.document({"chain": chain_results}, "n")

@@ -364,7 +364,7 @@ def stale_files(files: Mapping[str, bytes], out: Path = DEFAULT_OUT, *, strict: 
     return [rel for rel, content in files.items() if _differs(rel, _read(out / rel), content, strict)]
 
 
-_FIGURE_LINK = re.compile(rb"^(?:!\[[^\]]*\]\(|  \\includegraphics\[[^\]]*\]\{)(figures/[^)}]+)[)}]$", re.MULTILINE)
+_FIGURE_LINK = re.compile(rb"(?:\]\(|\\includegraphics\[[^\]]*\]\{)(figures/[^)}\s]+)[)}]")  # Markdown, LaTeX
 
 
 def changed_files(files: Mapping[str, bytes], out: Path = DEFAULT_OUT) -> list[str]:

@@ -14,6 +14,7 @@ with a fixed font as paths and no date, so the file is the same on every machine
 
 from __future__ import annotations
 
+import hashlib
 import io
 import textwrap
 from collections.abc import Mapping, Sequence
@@ -94,6 +95,12 @@ def layout(groups: Mapping[str, Sequence[Result]]) -> Layout:
         rows.append(max(used.values(), default=0))
     edges = tuple((d, r.claim.name) for r in results for d in r.claim.builds_on if d in drawn)
     return Layout(tuple(groups), tuple(rows), tuple(nodes), edges)
+
+
+def graph_digest(groups: Mapping[str, Sequence[Result]]) -> str:
+    """sha256 of the :func:`layout`: written in the ledger page, so the page changes — and its graph is drawn
+    again — whenever a box, its colour or an arrow would."""
+    return hashlib.sha256(repr(layout(groups)).encode()).hexdigest()
 
 
 def _label(name: str) -> str:
@@ -197,6 +204,8 @@ def document(groups: Mapping[str, Sequence[Result]], note: str) -> str:
         "",
         f"[![The claims ledger: one box per claim, coloured by verdict, with arrows to the claims that build on it]"
         f"({GRAPH_FILE})]({GRAPH_FILE})",
+        "",
+        f"<!-- graph sha256: {graph_digest(groups)} -->",
         "",
         "## Claims that build on a failed claim",
         "",
