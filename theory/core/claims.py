@@ -263,13 +263,18 @@ def _controls(corrected: Corrected | NoControl, runs: Sequence[tuple[Check, Foun
         if (form := corrected.form(c.kind)) is not None
     ]
     rows += [
-        Evidence(Kind.CONTROL, ControlStatus.ERROR, f"{c.kind} control not run: its check errored ({found.evidence.detail})", 0.0)
+        Evidence(
+            Kind.CONTROL,
+            ControlStatus.ERROR,
+            f"{c.kind} control not run: its check errored ({found.evidence.detail})",
+            0.0,
+        )
         for c, found in runs
         if found.evidence.status == Status.ERROR and corrected.form(c.kind) is not None
     ]
-    if rows and isinstance(corrected, Corrected) and all(r.status == ControlStatus.FAILED for r in rows):
-        if _fails_elsewhere(corrected, runs, seed):
-            rows = [replace(r, detail=f"{r.detail}; {WRONG_SIDE}") for r in rows]
+    all_failed = rows and all(r.status == ControlStatus.FAILED for r in rows)
+    if all_failed and isinstance(corrected, Corrected) and _fails_elsewhere(corrected, runs, seed):
+        rows = [replace(r, detail=f"{r.detail}; {WRONG_SIDE}") for r in rows]
     if rows:
         return rows
     if isinstance(corrected, NoControl):

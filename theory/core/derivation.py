@@ -146,6 +146,6 @@ def _decide_step(before: Any, after: Any) -> StepMark:
     if not isinstance(difference, MatrixExpr):
         witness = find_witness(difference)
         if witness is not None:
-            values, value = witness
+            values, value, _ = witness
             return StepMark(StepStatus.REFUTED, {**{k: str(v) for k, v in values.items()}, "difference": str(value)})
     return StepMark(StepStatus.UNPROVEN)

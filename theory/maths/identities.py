@@ -54,7 +54,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import reduce
 from typing import Any
 
@@ -119,16 +119,19 @@ class _Canon:
 
     transpose_of: dict[str, str]
     has_rational: bool = False  # an inverse or determinant atom was met
+    expr_of: dict[str, MatrixExpr] = field(default_factory=dict)  # each letter as a matrix expression
 
-    def letter(self, name: str, transposed_name: str) -> str:
+    def letter(self, name: str, transposed_name: str, expr: MatrixExpr) -> str:
         self.transpose_of[name], self.transpose_of[transposed_name] = transposed_name, name
+        self.expr_of[name] = expr
         return name
 
     def matrix(self, m: Any, t: bool = False) -> Poly:
         """The canonical polynomial of ``m`` (of ``mᵀ`` when ``t``)."""
         if isinstance(m, MatrixSymbol):
             name = str(m.name)
-            return {(self.letter(name + "'" if t else name, name if t else name + "'"),): sp.Integer(1)}
+            letter = self.letter(name + "'" if t else name, name if t else name + "'", m.T if t else m)
+            return {(letter,): sp.Integer(1)}
         if isinstance(m, Identity):
             return {(): sp.Integer(1)}
         if isinstance(m, ZeroMatrix):
@@ -155,7 +158,8 @@ class _Canon:
         self.has_rational = True
         inner, inner_t = self.key(self.matrix(m, t)), self.key(self.matrix(m, not t))
         size = f"[{sp.sstr(m.shape[0])}]"  # the type: (c·I_n)⁻¹ and (c·I_d)⁻¹ are different letters
-        return {(self.letter(f"({inner}){size}⁻¹", f"({inner_t}){size}⁻¹"),): sp.Integer(1)}
+        letter = self.letter(f"({inner}){size}⁻¹", f"({inner_t}){size}⁻¹", Inverse(m.T if t else m))
+        return {(letter,): sp.Integer(1)}
 
     def scalar(self, e: Any) -> sp.Expr:
         """The scalar ``e`` with every trace and determinant replaced by a canonical atom."""
@@ -204,6 +208,26 @@ def _mul(a: Poly, b: Poly) -> Poly:
 
 def _zero_scalar(c: sp.Expr) -> bool:
     return sp.cancel(sp.together(sp.expand(c))) == 0
+
+
+def expanded(residual: MatrixExpr) -> MatrixExpr:
+    """A matrix expression multiplied out (noncommutatively), like terms collected, for display.
+
+    >>> n = sp.Symbol("n", integer=True, positive=True)
+    >>> A, B = MatrixSymbol("A", n, n), MatrixSymbol("B", n, n)
+    >>> expanded((A + B) ** 2 - A**2 - B**2 - 2 * A * B)
+    -A*B + B*A
+    """
+    canon = _Canon({})
+    poly = canon.matrix(residual)
+    terms = []
+    for word, c in sorted(poly.items()):
+        c = sp.factor_terms(sp.cancel(sp.together(sp.expand(c))))
+        if c == 0:
+            continue
+        product = MatMul(*(canon.expr_of[x] for x in word)).doit() if word else Identity(residual.shape[0])
+        terms.append(c * product)
+    return MatAdd(*terms).doit() if terms else ZeroMatrix(*residual.shape)
 
 
 def canonical_zero(residual: Any) -> tuple[bool, bool]:

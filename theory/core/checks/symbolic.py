@@ -86,7 +86,9 @@ class Symbolic(Check):
         open_ = [i for i, d in enumerate(decisions) if d.holds is None]
         why = "; ".join(dict.fromkeys(decisions[i].how for i in open_))
         detail = f"{len(open_)} of {len(decisions)} residual(s) undecided: {why}"
-        return Found(Evidence(self.kind, Status.UNDECIDED, detail, seconds(), residual=explain(residuals[open_[0]], None)))
+        return Found(
+            Evidence(self.kind, Status.UNDECIDED, detail, seconds(), residual=explain(residuals[open_[0]], None))
+        )
 
     def control_at(self, at: Any, corrected: Callable[[], Any]) -> Evidence:
         """The corrected form's dimension-free residual(s) must be zero for every size; undecided is no failure."""
@@ -97,7 +99,9 @@ class Symbolic(Check):
             detail = f"symbolic: the corrected form is proved for every size ({_proof(decisions)})"
             return Evidence(Kind.CONTROL, ControlStatus.PASSED, detail, seconds)
         if any(d.holds is False for d in decisions):
-            detail = "symbolic: the corrected form is refuted too: " + next(d.how for d in decisions if d.holds is False)
+            detail = "symbolic: the corrected form is refuted too: " + next(
+                d.how for d in decisions if d.holds is False
+            )
             return Evidence(Kind.CONTROL, ControlStatus.FAILED, detail, seconds)
         open_ = sum(d.holds is None for d in decisions)
         detail = f"symbolic: {open_} of {len(decisions)} residual(s) of the corrected form undecided (not a failure)"
