@@ -283,6 +283,21 @@ def _ordered_sizes(symbols: Mapping[str, Spec], sizes: Mapping[str, Any], explic
     return [n for n in sizes if n in names] + [n for n in names if n not in sizes]
 
 
+def _check_corrected_shapes(symbols: Mapping[str, Spec], names: list[str], sides: Mapping[str, Callable]) -> None:
+    """``corrected`` must have the shape of both sides: compared at distinct concrete sizes 2, 3, … (no expansion)."""
+    sizes = {n: 2 + i for i, n in enumerate(names)}
+    values = {**symbolic_values(symbols, sizes), **sizes}
+    try:
+        shapes = {arg: [getattr(p, "shape", ()) for p in parts(_call(fn, values))] for arg, fn in sides.items()}
+    except Exception:  # a side that cannot run here is reported by the checks themselves
+        return
+    for arg in ("lhs", "rhs"):
+        if shapes[arg] != shapes["corrected"]:
+            raise InvalidArgument(
+                f"corrected returns shape(s) {shapes['corrected']} but {arg} returns {shapes[arg]} (at sizes {sizes})"
+            )
+
+
 def _explicit_values(name: str, values: Iterable[int]) -> list[int]:
     values = list(values) if isinstance(values, Iterable) else []
     if not values or not all(type(v) is int and v >= 1 for v in values):
@@ -328,6 +343,7 @@ def statement(
     _check_control(holds, corrected, no_control, correction)
     if corrected is not None:
         _check_side("corrected", corrected, known)
+        _check_corrected_shapes(symbols, names, {"lhs": lhs, "rhs": rhs, "corrected": corrected})
     ranges = {n: sizes.get(n, (1, 4)) for n in names}
     exact = grid(**{n: _explicit_values(n, explicit_sizes.get(n, (1, 2))) for n in names})
     sides = _Sides(symbols, lhs, rhs)

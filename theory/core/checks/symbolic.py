@@ -21,7 +21,7 @@ from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, coun
 from icl_verify.maths.identities import Decision, decide
 from icl_verify.maths.symbolic import definite_value, is_zero, max_abs
 
-_REDUCED = "lhs − rhs reduces to 0 for symbolic dimensions"
+REDUCED = "lhs − rhs reduces to 0 for symbolic dimensions"
 
 
 def _has_matrices(residual: Any) -> bool:
@@ -32,7 +32,7 @@ def decision(residual: Any, seed: int) -> Decision:
     """SymPy's own reduction first, then a definite non-zero value, then the decision procedure for matrices."""
     answer = is_zero(residual)
     if answer is True:
-        return Decision(True, _REDUCED)
+        return Decision(True, REDUCED)
     value = definite_value(residual) if answer is False else None
     if value is not None:
         return Decision(False, f"lhs − rhs = {short(value)} ≠ 0 whatever the symbols' values")
@@ -44,7 +44,7 @@ def decision(residual: Any, seed: int) -> Decision:
 def _proof(decisions: list[Decision]) -> str:
     hows = list(dict.fromkeys(d.how for d in decisions))
     failure = sum(d.failure for d in decisions)  # union bound over the residuals
-    text = "; ".join(hows) if len(hows) > 1 or hows[0] != _REDUCED else _REDUCED
+    text = "; ".join(hows) if len(hows) > 1 or hows[0] != REDUCED else REDUCED
     if len(decisions) > 1 and failure:
         text += f" (total failure probability ≤ {failure:.1e})"
     return text
