@@ -470,11 +470,11 @@ def decide(residual: Any, seed: int = 0) -> Decision:
         how = "its canonical form is 0 (products expanded, transposes at the letters, traces up to rotation and "
         how += "transposition): an identity for every size"
         return Decision(True, how)
-    if not rational:
-        degree = max(1, _degree(residual, 1)[0])
-        refuted = _safe_refute(residual, degree, rng)
+    if not rational:  # a trace polynomial of degree d that is not 0 formally is no identity of M_n for n > d
+        n = max(1, _degree(residual, 1)[0]) + 1  # (Procesi 1976, Razmyslov 1974: the trace identities of M_n)
+        refuted = _safe_refute(residual, n, rng)
         why = "a trace polynomial whose canonical form is not 0 is no identity of the free algebra"
-        return refuted or Decision(None, f"{why}, but no non-zero value was met at size {degree}")
+        return refuted or Decision(None, f"{why}, but no non-zero value was met at size {n}")
     if residual.atoms(Trace, Determinant):
         return _undecided(residual, rng, "no sound procedure for traces or determinants of inverses")
     return _rational_test(residual, rng, seed)
