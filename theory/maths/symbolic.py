@@ -225,7 +225,7 @@ def as_explicit(residuals: Any) -> list[sp.Matrix]:
         if isinstance(r, MatrixExpr):
             r = _explicit(r)
         elif isinstance(r, sp.Basic) and r.atoms(MatrixSymbol):  # a scalar of traces, determinants, entries
-            r = r.xreplace({a: _explicit_scalar(a) for a in r.atoms(Trace, Determinant, MatrixElement)})
+            r = _explicit_scalars_in(r)
         out.append(r)
     return out
 
@@ -237,7 +237,7 @@ def _explicit(m: MatrixExpr) -> sp.Matrix:
     if isinstance(m, MatAdd):
         return sum((_explicit(a) for a in m.args[1:]), _explicit(m.args[0]))
     if isinstance(m, MatMul):
-        scalar = sp.Mul(*(_explicit_scalar(a) for a in m.args if not isinstance(a, MatrixExpr)))
+        scalar = sp.Mul(*(_explicit_scalars_in(a) for a in m.args if not isinstance(a, MatrixExpr)))
         factors = [_explicit(a) for a in m.args if isinstance(a, MatrixExpr)]
         product = factors[0]
         for f in factors[1:]:
@@ -256,6 +256,13 @@ def _explicit(m: MatrixExpr) -> sp.Matrix:
 def _inverse(m: sp.Matrix) -> sp.Matrix:
     """adj(M) / det(M), unsimplified (Gaussian elimination simplifies every pivot: slow on symbolic entries)."""
     return m.adjugate(method="berkowitz") / m.det(method="berkowitz")
+
+
+def _explicit_scalars_in(e: Any) -> Any:
+    """A scalar with every trace, determinant and entry of a matrix expression in it evaluated explicitly."""
+    return sp.sympify(e).xreplace(
+        {a: _explicit_scalar(a) for a in sp.sympify(e).atoms(Trace, Determinant, MatrixElement)}
+    )
 
 
 def _explicit_scalar(e: Any) -> Any:
