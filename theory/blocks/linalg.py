@@ -57,7 +57,8 @@ def broadcast(c: Any, like: Any) -> Any:
     """The scalar ``c`` in every entry of a matrix of the shape of ``like``: c · 1 1ᵀ (not ``like*0 + c``)."""
     if not is_matrix(like):
         raise InvalidArgument(f"broadcast needs a matrix to take the shape of, got {type(like).__name__}")
-    return c * ones(*like.shape, like=like)
+    rows, cols = like.shape
+    return c * ones(rows, cols, like)
 
 
 def softmax(z: Any) -> Any:

@@ -143,12 +143,12 @@ class _Canon:
         if isinstance(m, MatMul):
             scalars = [a for a in m.args if not isinstance(a, MatrixExpr)]
             factors = [self.matrix(a, t) for a in m.args if isinstance(a, MatrixExpr)]
-            product = reduce(_mul, reversed(factors) if t else factors, {(): sp.Integer(1)})
+            product = reduce(_mul, reversed(factors) if t else factors, _unit())
             coeff = self.scalar(sp.Mul(*scalars))
             return {w: c * coeff for w, c in product.items()}
         if isinstance(m, MatPow) and m.exp.is_Integer:
             base = self.inverse(m.base, t) if m.exp < 0 else self.matrix(m.base, t)
-            return reduce(_mul, [base] * abs(int(m.exp)), {(): sp.Integer(1)})
+            return reduce(_mul, [base] * abs(int(m.exp)), _unit())
         if isinstance(m, Inverse):
             return self.inverse(m.arg, t)
         raise Unsupported(f"{type(m).__name__} is outside +, ×, ᵀ, inverse")
@@ -189,6 +189,11 @@ class _Canon:
         """A canonical text of a polynomial (expanded coefficients, words in order)."""
         terms = sorted((w, sp.expand(c)) for w, c in poly.items())
         return " + ".join(f"{sp.sstr(c)}*{'·'.join(w) or 'I'}" for w, c in terms if c != 0) or "0"
+
+
+def _unit() -> Poly:
+    """The polynomial 1: the empty word, the identity of its type."""
+    return {(): sp.Integer(1)}
 
 
 def _add(a: Poly, b: Poly) -> Poly:
