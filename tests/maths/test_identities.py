@@ -122,3 +122,12 @@ def test_inverses_of_identities_of_different_sizes_are_different_letters():
 
 def test_expanded_collects_a_commutator():
     assert expanded((A + B) ** 2 - A**2 - B**2 - 2 * A * B) == B * A - A * B
+
+
+def test_sums_of_all_entries_of_symbolic_size_cancel():
+    # total() of a symbolic-size matrix is tr(1ᵀ M 1): equal totals cancel, no Sum(…) is left over
+    from icl_verify.blocks.backend import total
+
+    s, alpha = MatrixSymbol("s", n, 1), sp.Symbol("alpha")
+    assert decide(-2 * alpha * total(A * s) + 2 * alpha * total(A * s) + total(s) - total(s.T)).holds is True
+    assert decide(total(A * s) - total(s)).holds is False

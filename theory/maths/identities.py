@@ -69,6 +69,7 @@ from sympy.matrices.expressions import (
     MatPow,
     MatrixExpr,
     MatrixSymbol,
+    OneMatrix,
     Trace,
     Transpose,
     ZeroMatrix,
@@ -136,6 +137,10 @@ class _Canon:
             return {(): sp.Integer(1)}
         if isinstance(m, ZeroMatrix):
             return {}
+        if isinstance(m, OneMatrix):  # a constant letter per shape (its relations unused: sound, not complete)
+            rows, cols = (m.cols, m.rows) if t else (m.rows, m.cols)
+            name, name_t = f"𝟙[{sp.sstr(rows)}×{sp.sstr(cols)}]", f"𝟙[{sp.sstr(cols)}×{sp.sstr(rows)}]"
+            return {(self.letter(name, name_t, OneMatrix(rows, cols)),): sp.Integer(1)}
         if isinstance(m, Transpose):
             return self.matrix(m.arg, not t)
         if isinstance(m, MatAdd):
@@ -343,6 +348,11 @@ class _Point:
         if isinstance(m, ZeroMatrix):
             shape = (self.dim(m.rows), self.dim(m.cols))
             return np.zeros(shape[::-1] if t else shape, dtype=np.int64)
+        if isinstance(m, OneMatrix):  # independent letters: a letter of its own; else all ones
+            rows, cols = (m.cols, m.rows) if t else (m.rows, m.cols)
+            if self.independent:
+                return self.letter(MatrixSymbol(f"𝟙[{sp.sstr(rows)}×{sp.sstr(cols)}]", rows, cols), False)
+            return np.ones((self.dim(rows), self.dim(cols)), dtype=np.int64)
         if isinstance(m, Transpose):
             return self.matrix(m.arg, not t)
         if isinstance(m, MatAdd):
@@ -387,7 +397,7 @@ class _Point:
 
 def _degree(e: Any, n: int) -> tuple[int, int]:
     """Degree bounds (numerator, common denominator) of the entries of ``e`` at size ``n`` as rational functions."""
-    if isinstance(e, (MatrixSymbol, sp.Symbol)):
+    if isinstance(e, (MatrixSymbol, sp.Symbol, OneMatrix)):
         return 1, 0
     if isinstance(e, (Identity, ZeroMatrix, sp.Number)) or not e.args:
         return 0, 0
@@ -413,15 +423,13 @@ def _degree(e: Any, n: int) -> tuple[int, int]:
 
 def formula_size(e: Any) -> int:
     """The number of nodes of the expression tree: an upper bound on its formula size."""
-    if isinstance(e, (MatrixSymbol, Identity, ZeroMatrix, sp.Symbol, sp.Number)) or not e.args:
+    if isinstance(e, (MatrixSymbol, Identity, ZeroMatrix, OneMatrix, sp.Symbol, sp.Number)) or not e.args:
         return 1
     return 1 + sum(formula_size(a) for a in e.args)
 
 
 def _size_symbols(residual: Any) -> set[sp.Symbol]:
-    dims = {d for m in residual.atoms(MatrixSymbol) for d in m.shape} | {
-        d for m in residual.atoms(Identity, ZeroMatrix) for d in m.shape
-    }
+    dims = {d for m in residual.atoms(MatrixSymbol, Identity, ZeroMatrix, OneMatrix) for d in m.shape}
     return {d for d in dims if isinstance(d, sp.Symbol)}
 
 
