@@ -216,3 +216,12 @@ def test_corrected_must_have_the_shape_of_both_sides():
             holds=False,
             corrected=lambda X: X.T @ X @ X.T,
         )
+
+
+def test_a_step_built_unevaluated_is_rendered_as_written_and_checked():
+    A, B = MatrixSymbol("A", n, n), MatrixSymbol("B", n, n)
+    written = sp.MatMul(A, B, B.I, evaluate=False)
+    derivation = iv.Derivation("cancel", "t", "s", A, [iv.Step(written, "insert B B⁻¹")])
+    result = derivation.check()
+    assert result.verdict is Verdict.PROVED
+    assert result.to_dict()["steps"][0]["expr"] == "A B B^{-1}"

@@ -31,7 +31,12 @@ from icl_verify.maths.symbolic import as_explicit, find_witness
 
 @dataclass(frozen=True)
 class Step:
-    """One rewriting step: the expression it arrives at, why, and the paper's label."""
+    """One rewriting step: the expression it arrives at, why, and the paper's label.
+
+    The expression is stored and rendered as given. SymPy's operators simplify as they build
+    (``B * B.I`` becomes ``I``), so to show a step exactly as written build it unevaluated, e.g.
+    ``sp.MatMul(A, B, B.I, evaluate=False)``: the checks do not rely on SymPy's simplifications.
+    """
 
     expr: Any
     why: str
