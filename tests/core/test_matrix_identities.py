@@ -225,3 +225,17 @@ def test_a_step_built_unevaluated_is_rendered_as_written_and_checked():
     result = derivation.check()
     assert result.verdict is Verdict.PROVED
     assert result.to_dict()["steps"][0]["expr"] == "A B B^{-1}"
+
+
+def test_a_refutation_whose_only_control_is_undecided_is_not_as_expected():
+    claim = Claim(
+        "commute",
+        "s",
+        "AB = BA",
+        (Symbolic(lambda: A_ * B_ - B_ * A_),),
+        holds=False,
+        corrected=Corrected(symbolic=lambda: det(Identity(n) + A_ * B_) - det(Identity(n) + B_ * A_)),
+    )
+    result = check(claim)
+    assert result.verdict is Verdict.REFUTED and result.evidence[-1].status == "undecided"
+    assert not result.as_expected and result.summary == "refuted, but the control is undecided"
