@@ -141,7 +141,7 @@ def test_corrected_forms_must_match_the_claims_checks():
 def test_enum_values_are_the_report_strings():
     assert [k.value for k in Kind] == ["symbolic", "explicit", "numeric", "measured", "control", "worker"]
     assert [s.value for s in Status] == ["proved", "verified", "refuted", "undecided", "error"]
-    assert [s.value for s in ControlStatus] == ["passed", "failed", "waived", "missing", "error"]
+    assert [s.value for s in ControlStatus] == ["passed", "failed", "waived", "missing", "undecided", "error"]
     assert [s.value for s in StepStatus] == ["proved", "refuted", "unproven", "error"]
     assert [v.value for v in iv.Verdict] == ["PROVED", "VERIFIED", "REFUTED", "UNPROVEN", "ERROR"]
     evidence = iv.Evidence(Kind.NUMERIC, Status.REFUTED, "d", 0.0).to_dict()

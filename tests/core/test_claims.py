@@ -478,8 +478,9 @@ def test_symbolic_control_must_reduce_to_zero():
 
 
 def test_a_symbolic_control_runs_when_another_check_refutes():
-    # The symbolic check cannot decide AB = BA; the numeric check refutes it; the dimension-free
-    # control (AB)ᵀ = BᵀAᵀ still runs, after the control at the numeric counterexample.
+    # The symbolic check refutes AB = BA by an exact evaluation (not at a counterexample it could
+    # hand on); the numeric check refutes it; the dimension-free control (AB)ᵀ = BᵀAᵀ still runs,
+    # after the control at the numeric counterexample.
     A, B = MatrixSymbol("A", n, n), MatrixSymbol("B", n, n)
     claim = Claim(
         "commute",
@@ -491,7 +492,7 @@ def test_a_symbolic_control_runs_when_another_check_refutes():
     )
     rows = [(e.kind, e.status, e.detail.split(":")[0]) for e in check(claim).evidence]
     assert rows == [
-        ("symbolic", "undecided", "1 of 1 residual(s) not reduced to 0 by SymPy"),
+        ("symbolic", "refuted", "lhs − rhs ≠ 0 exactly at a random point with n = 3 (over GF(2³¹−1))"),
         ("numeric", "refuted", "shrunk counterexample at {'k'"),
         ("control", "passed", "numeric"),
         ("control", "passed", "symbolic"),
@@ -517,7 +518,7 @@ def test_true_claims_get_no_control_rows():
 # Explaining a refutation
 
 
-def test_refutation_shows_the_dimension_free_residual_when_sympy_cannot_decide():
+def test_refutation_shows_the_dimension_free_residual_when_sympy_cannot_reduce_it():
     A, B = MatrixSymbol("A", n, n), MatrixSymbol("B", n, n)
     claim = Claim(
         "commute",

@@ -15,6 +15,7 @@ from icl_verify.blocks.attention import (
     w_zsl,
 )
 from icl_verify.blocks.kinetics import kinetics_flow
+from icl_verify.blocks.linalg import broadcast, det, inverse, ones, softmax, trace
 from icl_verify.blocks.lsa import (
     Head,
     context_tokens,
@@ -41,10 +42,12 @@ from icl_verify.blocks.nonlinear import gelu, layer_norm, sgd_step
 
 __all__ = [
     "Head",
+    "broadcast",
     "context_tokens",
     "delta_w",
     "delta_w_icl",
     "demo_mass",
+    "det",
     "dual_form",
     "gd_gradient",
     "gd_step",
@@ -52,12 +55,14 @@ __all__ = [
     "gelu",
     "head",
     "icl_attention",
+    "inverse",
     "kinetics_flow",
     "layer_norm",
     "linear_attention",
     "lsa_layer",
     "lsa_prediction",
     "lsa_update",
+    "ones",
     "preconditioned_gd_step",
     "query_token",
     "readout",
@@ -65,9 +70,11 @@ __all__ = [
     "ridge",
     "sgd_step",
     "sherman_morrison",
+    "softmax",
     "softmax_attention",
     "theta_gd",
     "theta_gdpp",
+    "trace",
     "w_zsl",
     "x_part",
     "y_part",

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 from scipy import special
-from sympy.matrices.expressions import BlockMatrix, Identity, MatrixExpr, ZeroMatrix
+from sympy.matrices.expressions import BlockMatrix, Identity, MatrixExpr, OneMatrix, Trace, ZeroMatrix
 
 
 def is_symbolic(*values: Any) -> bool:
@@ -85,7 +85,9 @@ def sqrt(x: Any) -> Any:
 
 
 def total(m: Any) -> Any:
-    """The sum of all entries."""
+    """The sum of all entries (for a symbolic size, tr(1ᵀ M 1) with all-ones columns: one expression, no Sum)."""
+    if isinstance(m, MatrixExpr) and not all(sp.sympify(d).is_Integer for d in m.shape):
+        return Trace(OneMatrix(1, m.shape[0]) * m * OneMatrix(m.shape[1], 1))
     if isinstance(m, MatrixExpr):
         m = sp.Matrix(m.as_explicit())
     return sum(m, sp.Integer(0)) if isinstance(m, sp.MatrixBase) else np.sum(m)

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 from scipy import special
+from sympy.matrices.expressions import OneMatrix, Trace
 
 from icl_verify.blocks.backend import elementwise, is_symbolic, sqrt, total
 from icl_verify.errors import InvalidArgument
@@ -20,7 +21,15 @@ def gelu(x: Any) -> Any:
 
 
 def layer_norm(z: Any, eps: Any = 0) -> Any:
-    """λ(z) = (z − mean z) / √(var z + ε) for a column z, no gain or bias (Akyürek et al. 2023, App. C)."""
+    """λ(z) = (z − mean z) / √(var z + ε) for a column z, no gain or bias (Akyürek et al. 2023, App. C).
+
+    A column of symbolic size n stays a matrix expression: z − 1 (1ᵀz)/n scaled by
+    1/√(tr(cᵀc)/n + ε), c the centred column (the 1 × 1 product read as a scalar through its trace).
+    """
+    if isinstance(z, sp.MatrixExpr) and not z.shape[0].is_Integer:
+        n = z.shape[0]
+        centred = z - OneMatrix(n, n) * z / n
+        return centred / sp.sqrt(Trace(centred.T * centred) / n + eps)
     z = sp.Matrix(z.as_explicit()) if isinstance(z, sp.MatrixExpr) else z
     n = z.shape[0]
     ones = sp.ones(*z.shape) if is_symbolic(z) else np.ones(z.shape)

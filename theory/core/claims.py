@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, ClassVar
 
 from icl_verify.core import display, verdicts
 from icl_verify.core.checks.base import Check, Found, guarded
+from icl_verify.core.checks.numeric import Numeric
 from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Residual, Status
 from icl_verify.core.verdicts import Verdict
 from icl_verify.errors import InvalidArgument
@@ -230,11 +231,28 @@ def _control_of(check: Check, at: Any, form: Any) -> Found:
     return Found(check.control_at(at, form))
 
 
-def _controls(corrected: Corrected | NoControl, runs: Sequence[tuple[Check, Found]]) -> list[Evidence]:
+WRONG_SIDE = "the corrected form does not hold either: is it on the right side?"
+
+
+def _fails_elsewhere(corrected: Corrected, runs: Sequence[tuple[Check, Found]], seed: int) -> bool:
+    """Whether the corrected form also fails a numeric check at random points (not only at the counterexample)."""
+    for c, _ in runs:
+        form = corrected.form(c.kind)
+        if isinstance(c, Numeric) and form is not None:
+            found = guarded(c.kind, partial(replace(c, compare=form).run, seed, 25))
+            if found.evidence.status == Status.REFUTED:
+                return True
+    return False
+
+
+def _controls(corrected: Corrected | NoControl, runs: Sequence[tuple[Check, Found]], seed: int = 0) -> list[Evidence]:
     """Control rows for an expected-false claim with this ``corrected`` form.
 
     Each check that found a counterexample runs its corrected counterpart there; then, if the
     claim was refuted, each check that proves for every size runs its own (no counterexample needed).
+    A check with a counterpart that errored has an ``error`` row (its control could not run); when
+    every control failed and the corrected form fails at random points too, the rows say it may
+    be on the wrong side.
     """
     refuted = any(found.evidence.status == Status.REFUTED for _, found in runs)
     due = [(c, found.at) for c, found in runs if found.at is not None]
@@ -244,6 +262,19 @@ def _controls(corrected: Corrected | NoControl, runs: Sequence[tuple[Check, Foun
         for c, at in due
         if (form := corrected.form(c.kind)) is not None
     ]
+    rows += [
+        Evidence(
+            Kind.CONTROL,
+            ControlStatus.ERROR,
+            f"{c.kind} control not run: its check errored ({found.evidence.detail})",
+            0.0,
+        )
+        for c, found in runs
+        if found.evidence.status == Status.ERROR and corrected.form(c.kind) is not None
+    ]
+    all_failed = rows and all(r.status == ControlStatus.FAILED for r in rows)
+    if all_failed and isinstance(corrected, Corrected) and _fails_elsewhere(corrected, runs, seed):
+        rows = [replace(r, detail=f"{r.detail}; {WRONG_SIDE}") for r in rows]
     if rows:
         return rows
     if isinstance(corrected, NoControl):
@@ -262,7 +293,7 @@ def check(claim: Claim, seed: int = 0, max_examples: int = 100) -> Result:
         raise InvalidArgument(f"max_examples must be a positive integer, got {max_examples!r}")
     t0 = time.perf_counter()
     runs = [(c, guarded(c.kind, partial(c.run, seed, max_examples))) for c in claim.checks]
-    controls = [] if claim.corrected is None else _controls(claim.corrected, runs)  # holds=False has one
+    controls = [] if claim.corrected is None else _controls(claim.corrected, runs, seed)  # holds=False has one
     evidence = [found.evidence for _, found in runs] + controls
     verdict = verdicts.combine(e.status for e in evidence)
     return Result(claim, verdict, tuple(evidence), seed, max_examples, time.perf_counter() - t0)

@@ -12,24 +12,31 @@ a wrong step): its expected verdict is REFUTED.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
-from sympy.matrices.expressions import MatrixExpr
+from sympy.matrices.expressions import Identity, MatAdd, MatMul, MatrixExpr, MatrixSymbol, ZeroMatrix
 
 from icl_verify.core import display, verdicts
+from icl_verify.core.checks.symbolic import REDUCED, decision
 from icl_verify.core.claims import USER_FAMILY
 from icl_verify.core.evidence import StepStatus
 from icl_verify.core.verdicts import Verdict
 from icl_verify.errors import InvalidArgument
-from icl_verify.maths.symbolic import find_witness, is_zero
+from icl_verify.maths.symbolic import as_explicit, find_witness
 
 
 @dataclass(frozen=True)
 class Step:
-    """One rewriting step: the expression it arrives at, why, and the paper's label."""
+    """One rewriting step: the expression it arrives at, why, and the paper's label.
+
+    The expression is stored and rendered as given. SymPy's operators simplify as they build
+    (``B * B.I`` becomes ``I``), so to show a step exactly as written build it unevaluated, e.g.
+    ``sp.MatMul(A, B, B.I, evaluate=False)``: the checks do not rely on SymPy's simplifications.
+    """
 
     expr: Any
     why: str
@@ -54,6 +61,12 @@ class Derivation:
             raise InvalidArgument("derivation name must be a non-empty string")
         if not self.steps:
             raise InvalidArgument(f"derivation {self.name!r} needs at least one step")
+        shape = _conforming(self.start, f"derivation {self.name!r}: the start")
+        for k, step in enumerate(self.steps, 1):
+            where = f"derivation {self.name!r}: step {k} ({step.why!r})"
+            step_shape = _conforming(step.expr, where)
+            if step_shape != shape:
+                raise InvalidArgument(f"{where} has shape {_text(step_shape)}, the expression before it {_text(shape)}")
 
     @property
     def expected(self) -> Verdict:
@@ -95,6 +108,19 @@ class DerivationResult:
     @property
     def as_expected(self) -> bool:
         return verdicts.as_expected(self.verdict, self.derivation.expected)
+
+    @property
+    def refutation(self) -> str:
+        """The first refuted step in words, e.g. "refuted at step 3, n = 2: X[0, 0] = 1, …; difference = …" ('' if none)."""
+        k, mark = next(((k, m) for k, m in enumerate(self.marks, 1) if m.status == StepStatus.REFUTED), (0, None))
+        if mark is None:
+            return ""
+        witness = dict(mark.witness or {})
+        difference = witness.pop("difference", "")
+        sizes = witness.pop("sizes", "")
+        where = f"refuted at step {k}" + (f", {sizes}" if sizes else "")
+        values = ", ".join(f"{name} = {value}" for name, value in witness.items())
+        return f"{where}: {values + '; ' if values else ''}difference = {difference}"
 
     @property
     def summary(self) -> str:
@@ -139,13 +165,57 @@ def _check_step(before: Any, after: Any) -> StepMark:
 
 
 def _decide_step(before: Any, after: Any) -> StepMark:
+    """Dimension-free first (:func:`~icl_verify.core.checks.symbolic.decision`); else at concrete sizes."""
     difference = before - after if isinstance(before, MatrixExpr) else sp.sympify(before) - sp.sympify(after)
-    answer = is_zero(difference)
-    if answer is True:
-        return StepMark(StepStatus.PROVED)
-    if not isinstance(difference, MatrixExpr):
-        witness = find_witness(difference)
+    answer = decision(difference, seed=0)
+    if answer.holds is True:
+        return StepMark(StepStatus.PROVED, None if answer.how == REDUCED else {"proof": answer.how})
+    for size in _small_sizes(difference):
+        concrete = as_explicit(difference.xreplace(size) if size else difference)[0]
+        witness = find_witness(concrete)
         if witness is not None:
-            values, value = witness
-            return StepMark(StepStatus.REFUTED, {**{k: str(v) for k, v in values.items()}, "difference": str(value)})
+            values, value, _ = witness
+            sizes = {"sizes": ", ".join(f"{k} = {v}" for k, v in size.items())} if size else {}
+            return StepMark(
+                StepStatus.REFUTED, {**sizes, **{k: str(v) for k, v in values.items()}, "difference": str(value)}
+            )
+    if answer.holds is False:  # an exact non-zero value at sizes beyond the small ones
+        return StepMark(StepStatus.REFUTED, {"difference": answer.how})
     return StepMark(StepStatus.UNPROVEN)
+
+
+SMALL_SIZES = (1, 2, 3)
+"""The concrete sizes at which a step undecided for every size looks for an exact witness."""
+
+
+def _small_sizes(difference: Any) -> list[dict[sp.Symbol, int]]:
+    """Every assignment of the size symbols to :data:`SMALL_SIZES`, smallest first ([{}] without any)."""
+    if not isinstance(difference, sp.Basic):
+        return [{}]
+    dims = {d for m in difference.atoms(MatrixSymbol, Identity, ZeroMatrix) for d in m.shape}
+    symbols = sorted((d for d in dims if isinstance(d, sp.Symbol)), key=str)
+    combos = sorted(itertools.product(SMALL_SIZES, repeat=len(symbols)), key=lambda c: (max(c, default=0), c))
+    return [dict(zip(symbols, c)) for c in combos]
+
+
+def _text(shape: tuple[Any, ...] | None) -> str:
+    return "scalar" if shape is None else f"{sp.sstr(shape[0])} × {sp.sstr(shape[1])}"
+
+
+def _conforming(expr: Any, where: str) -> tuple[Any, ...] | None:
+    """The shape of ``expr`` (``None`` for a scalar), after checking every product and sum conforms."""
+    if not isinstance(expr, sp.Basic):
+        return None
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, MatMul):
+            factors = [a for a in node.args if isinstance(a, MatrixExpr)]
+            for left, right in itertools.pairwise(factors):
+                if sp.simplify(left.shape[1] - right.shape[0]) != 0:
+                    raise InvalidArgument(
+                        f"{where}: {left} ({_text(left.shape)}) times {right} ({_text(right.shape)}) does not conform"
+                    )
+        if isinstance(node, MatAdd):
+            shapes = {a.shape for a in node.args}
+            if len(shapes) > 1:
+                raise InvalidArgument(f"{where}: a sum of shapes {', '.join(sorted(map(_text, shapes)))}")
+    return expr.shape if isinstance(expr, MatrixExpr) else None

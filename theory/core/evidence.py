@@ -45,6 +45,7 @@ class ControlStatus(StrEnum):
     FAILED = "failed"  # the refutation is hollow
     WAIVED = "waived"  # no corrected form exists, and the claim says why
     MISSING = "missing"  # no control ran
+    UNDECIDED = "undecided"  # the corrected form's dimension-free proof is undecided: no pass, no failure
     ERROR = "error"
 
 

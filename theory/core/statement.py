@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
-from sympy.matrices.expressions import MatrixSymbol
+from sympy.matrices.expressions import MatrixSymbol, Transpose
+from sympy.matrices.expressions.matexpr import MatrixElement
 
 from icl_verify.core.bounds import DEFAULT_TIMEOUT, check_relation, inequality_checks
 from icl_verify.core.checks.base import Check, parts
@@ -62,6 +63,7 @@ class MatrixSpec:
     cols: Size
     nonzero: bool = False  # numeric side: never the all-zero matrix (e.g. W0 ≠ 0)
     bound: float = 3.0
+    spd: bool = False  # symmetric positive definite: Aᵀ = A on the symbolic sides, drawn as M Mᵀ + I
 
 
 @dataclass(frozen=True)
@@ -73,15 +75,23 @@ class ScalarSpec:
     bound: float = 2.0
 
 
-def matrix(rows: Size, cols: Size, *, nonzero: bool = False, bound: float = 3.0) -> MatrixSpec:
-    """Declare a matrix of shape (rows, cols); a size is a name such as ``"N"`` or an integer."""
+def matrix(rows: Size, cols: Size, *, nonzero: bool = False, bound: float = 3.0, spd: bool = False) -> MatrixSpec:
+    """Declare a matrix of shape (rows, cols); a size is a name such as ``"N"`` or an integer.
+
+    ``spd=True`` declares a symmetric positive definite matrix (rows = cols): the symbolic and exact
+    checks use Aᵀ = A (a symmetric matrix of entries), the numeric check draws M Mᵀ + I. An identity
+    of rational functions that holds for every SPD matrix holds for every symmetric one (SPD
+    matrices are Zariski-dense in the symmetric ones), so the checks lose nothing by it.
+    """
+    if spd and rows != cols:
+        raise InvalidArgument(f"spd=True needs a square matrix, got rows={rows!r} and cols={cols!r}")
     for arg, value in (("rows", rows), ("cols", cols)):
         if isinstance(value, bool) or not isinstance(value, (str, int)) or (isinstance(value, int) and value < 1):
             raise InvalidArgument(f"{arg} must be a size name or a positive integer, got {value!r}")
         if isinstance(value, str) and not value.isidentifier():
             raise InvalidArgument(f"{arg} must be a size name that is a Python identifier, got {value!r}")
     _positive_bound(bound)
-    return MatrixSpec(rows, cols, nonzero, float(bound))
+    return MatrixSpec(rows, cols, nonzero, float(bound), bool(spd))
 
 
 def scalar(*, positive: bool = False, nonzero: bool = False, bound: float = 2.0) -> ScalarSpec:
@@ -142,7 +152,8 @@ def _draw_spec(spec: Spec, sizes: Mapping[str, int]) -> st.SearchStrategy:
             return st.one_of(magnitude, magnitude.map(lambda v: -v))
         return reals(spec.bound)
     rows, cols = (sizes[s] if isinstance(s, str) else s for s in (spec.rows, spec.cols))
-    return (nonzero_matrices if spec.nonzero else matrices)(rows, cols, spec.bound)
+    drawn = (nonzero_matrices if spec.nonzero else matrices)(rows, cols, spec.bound)
+    return drawn.map(lambda m: m @ m.T + np.eye(rows)) if spec.spd else drawn
 
 
 def _dimensions(sizes: Mapping[str, Dimension | st.SearchStrategy[int]]) -> dict[str, st.SearchStrategy[int]]:
@@ -217,10 +228,25 @@ class _Sides:
     def symbolic(self) -> list[Any]:
         names = size_names(self.symbols)
         sizes = {n: _size_symbol(n) for n in names}
-        return residuals(self.lhs, self.rhs, {**symbolic_values(self.symbols, sizes), **sizes})
+        return self._symmetric(residuals(self.lhs, self.rhs, {**symbolic_values(self.symbols, sizes), **sizes}))
 
     def explicit(self, **sizes: int) -> list[Any]:
-        return as_explicit(residuals(self.lhs, self.rhs, {**symbolic_values(self.symbols, sizes), **sizes}))
+        values = symbolic_values(self.symbols, sizes)
+        return self._symmetric(as_explicit(residuals(self.lhs, self.rhs, {**values, **sizes})))
+
+    def _symmetric(self, parts: list[Any]) -> list[Any]:
+        """Aᵀ → A for every ``spd`` matrix; at concrete sizes A[j, i] → A[i, j] (i < j)."""
+        spd = [name for name, spec in self.symbols.items() if isinstance(spec, MatrixSpec) and spec.spd]
+        if not spd:
+            return parts
+        out = []
+        for r in parts:
+            r = r.replace(
+                lambda e: isinstance(e, Transpose) and str(getattr(e.arg, "name", "")) in spd, lambda e: e.arg
+            )
+            lower = {e: e.parent[e.j, e.i] for e in r.atoms(MatrixElement) if str(e.parent.name) in spd and e.i > e.j}
+            out.append(r.xreplace(lower) if lower else r)
+        return out
 
     def numeric(self, case: Mapping[str, Any]) -> tuple:
         return compare(self.lhs, self.rhs, case)
@@ -513,6 +539,21 @@ def _ordered_sizes(
     return [n for n in sizes if n in names] + [n for n in names if n not in sizes]
 
 
+def _check_corrected_shapes(symbols: Mapping[str, Spec], names: list[str], sides: Mapping[str, Callable]) -> None:
+    """``corrected`` must have the shape of both sides: compared at distinct concrete sizes 2, 3, … (no expansion)."""
+    sizes = {n: 2 + i for i, n in enumerate(names)}
+    values = {**symbolic_values(symbols, sizes), **sizes}
+    try:
+        shapes = {arg: [getattr(p, "shape", ()) for p in parts(_call(fn, values))] for arg, fn in sides.items()}
+    except Exception:  # a side that cannot run here is reported by the checks themselves
+        return
+    for arg in ("lhs", "rhs"):
+        if shapes[arg] != shapes["corrected"]:
+            raise InvalidArgument(
+                f"corrected returns shape(s) {shapes['corrected']} but {arg} returns {shapes[arg]} (at sizes {sizes})"
+            )
+
+
 def _explicit_values(name: str, values: Iterable[int], minimum: int = 1) -> list[int]:
     values = list(values) if isinstance(values, Iterable) else []
     if not values or not all(type(v) is int and v >= minimum for v in values):
@@ -569,6 +610,7 @@ def statement(
     _check_control(holds, corrected, no_control, correction)
     if corrected is not None:
         _check_side("corrected", corrected, known)
+        _check_corrected_shapes(symbols, names, {"lhs": lhs, "rhs": rhs, "corrected": corrected})
     ranges = {n: integers[n].strategy(n, sizes.get(n)) if n in integers else sizes.get(n, (1, 4)) for n in names}
     low = {n: integers[n].low for n in integers}
     exact = grid(

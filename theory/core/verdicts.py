@@ -58,9 +58,16 @@ def expected(holds: bool, proves: bool) -> Verdict:
     return Verdict.PROVED if proves else Verdict.VERIFIED
 
 
+def _undecided_only(controls: set[str]) -> bool:
+    """Some control is undecided and none passed: the refutation's discrimination is not shown."""
+    return ControlStatus.UNDECIDED in controls and ControlStatus.PASSED not in controls
+
+
 def as_expected(verdict: Verdict, wanted: Verdict, controls: Iterable[str] = ()) -> bool:
-    """The expected verdict, reached by a refutation that discriminates (no ``failed`` control)."""
-    return verdict == wanted and ControlStatus.FAILED not in set(controls)
+    """The expected verdict, reached by a refutation that discriminates (no ``failed`` control, and
+    not only ``undecided`` ones)."""
+    controls = set(controls)
+    return verdict == wanted and ControlStatus.FAILED not in controls and not _undecided_only(controls)
 
 
 def summary(verdict: Verdict, wanted: Verdict, holds: bool, controls: Iterable[str] = ()) -> str:
@@ -72,6 +79,8 @@ def summary(verdict: Verdict, wanted: Verdict, holds: bool, controls: Iterable[s
     word = verdict.value.lower()
     if verdict == wanted and ControlStatus.FAILED in controls:
         return f"{word}, but the control failed"
+    if verdict == wanted and _undecided_only(controls):
+        return f"{word}, but the control is undecided"
     if verdict == wanted and holds:
         return word
     if verdict == wanted:

@@ -8,11 +8,26 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import sympy as sp
-from sympy.matrices.expressions import BlockMatrix, MatrixExpr, MatrixSymbol, ZeroMatrix, block_collapse
+from sympy.matrices.expressions import (
+    BlockMatrix,
+    Determinant,
+    Inverse,
+    MatAdd,
+    MatMul,
+    MatPow,
+    MatrixExpr,
+    MatrixSymbol,
+    Trace,
+    Transpose,
+    ZeroMatrix,
+    block_collapse,
+)
 from sympy.matrices.expressions.matexpr import MatrixElement
+
+from icl_verify.maths.identities import Unsupported, expanded
 
 
 def _is_zero_matrix_expr(expr: MatrixExpr) -> bool | None:
@@ -55,12 +70,24 @@ def is_zero(expr: Any) -> bool | None:
     expr = sp.sympify(expr)
     if expr == 0:
         return True
+    if _is_rational_function(expr):  # p/q in lowest terms is 0 iff p is: exact, and fast for expanded inverses
+        reduced = sp.cancel(sp.together(expr))
+        return True if reduced == 0 else (False if reduced.is_number else None)
     simplified = sp.simplify(sp.expand(expr))
     if simplified == 0:
         return True
     if simplified.is_number and simplified.is_zero is False:
         return False
     return None
+
+
+def _is_rational_function(expr: sp.Basic) -> bool:
+    """Whether ``expr`` is built from symbols, matrix entries and rationals by +, ×, integer powers only."""
+    if isinstance(expr, (sp.Symbol, MatrixElement, sp.Rational)):
+        return True
+    if isinstance(expr, sp.Pow):
+        return bool(expr.exp.is_Integer) and _is_rational_function(expr.base)
+    return isinstance(expr, (sp.Add, sp.Mul)) and all(_is_rational_function(a) for a in expr.args)
 
 
 def free_symbols(expr: Any) -> list[sp.Expr]:
@@ -76,21 +103,34 @@ def free_symbols(expr: Any) -> list[sp.Expr]:
 _TRIAL_VALUES = (1, 2, -1, 3, sp.Rational(1, 2), -2, 5)
 
 
-def find_witness(expr: Any, tries: int = 24) -> tuple[dict[str, Any], Any] | None:
+class Witness(NamedTuple):
+    """Exact values of the free symbols, the non-zero residual there, and the singular draws skipped on the way."""
+
+    values: dict[str, Any]
+    value: Any
+    singular: int
+
+
+def find_witness(expr: Any, tries: int = 24) -> Witness | None:
     """Find small rational values of the free symbols at which ``expr`` is exactly non-zero.
 
-    Returns ``(values, residual)`` with the residual evaluated exactly, or ``None``.
-    Values are tried in a fixed order, so the witness is deterministic.
+    Returns a :class:`Witness` (the residual evaluated exactly) or ``None``. Values are tried in a
+    fixed order, so the witness is deterministic. A draw where the expression is undefined (a
+    singular matrix to invert, a division by zero) is skipped and counted, never a pass.
     """
     syms = free_symbols(expr)
+    singular = 0
     for k in range(tries):
         values = {s: _TRIAL_VALUES[(k + 3 * j) % len(_TRIAL_VALUES)] for j, s in enumerate(syms)}
         try:
             value = _substitute(expr, values)
         except (ZeroDivisionError, ValueError):
+            value = None
+        if value is None:
+            singular += 1
             continue
-        if value is not None and is_zero(value) is False:
-            return {str(s): v for s, v in values.items()}, value
+        if is_zero(value) is False:
+            return Witness({str(s): v for s, v in values.items()}, value, singular)
     return None
 
 
@@ -132,7 +172,8 @@ def definite_value(expr: Any) -> Any | None:
 
 
 def simplified(expr: Any) -> Any:
-    """A residual in its simplest printable form: matrix expressions collapsed and expanded,
+    """A residual in its simplest printable form: matrix expressions collapsed and multiplied out
+    noncommutatively with like terms collected (commutators show as ``B*A - A*B``),
     explicit matrices and scalars simplified and factored entrywise. Deterministic, for reports.
 
     >>> x, y = sp.symbols("x y")
@@ -144,7 +185,11 @@ def simplified(expr: Any) -> Any:
     if isinstance(expr, sp.MatrixBase):
         return sp.ImmutableMatrix(expr.applyfunc(_simplified_scalar))
     if isinstance(expr, MatrixExpr):
-        return sp.expand(block_collapse(expr))
+        collapsed = block_collapse(expr)
+        try:
+            return expanded(collapsed)
+        except Unsupported:
+            return sp.expand(collapsed)
     return _simplified_scalar(sp.sympify(expr))
 
 
@@ -178,7 +223,54 @@ def as_explicit(residuals: Any) -> list[sp.Matrix]:
     out = []
     for r in items:
         if isinstance(r, MatrixExpr):
-            entries = {m: sp.ImmutableMatrix(m.as_explicit()) for m in r.atoms(MatrixSymbol)}
-            r = sp.Matrix(block_collapse(r.xreplace(entries)).as_explicit())
+            r = _explicit(r)
+        elif isinstance(r, sp.Basic) and r.atoms(MatrixSymbol):  # a scalar of traces, determinants, entries
+            r = _explicit_scalars_in(r)
         out.append(r)
     return out
+
+
+def _explicit(m: MatrixExpr) -> sp.Matrix:
+    """The explicit matrix of ``m`` at concrete size, evaluated bottom-up (products multiplied entrywise)."""
+    if isinstance(m, sp.MatrixBase):
+        return sp.Matrix(m)
+    if isinstance(m, MatAdd):
+        return sum((_explicit(a) for a in m.args[1:]), _explicit(m.args[0]))
+    if isinstance(m, MatMul):
+        scalar = sp.Mul(*(_explicit_scalars_in(a) for a in m.args if not isinstance(a, MatrixExpr)))
+        factors = [_explicit(a) for a in m.args if isinstance(a, MatrixExpr)]
+        product = factors[0]
+        for f in factors[1:]:
+            product = product * f
+        return scalar * product
+    if isinstance(m, Transpose):
+        return _explicit(m.arg).T
+    if isinstance(m, Inverse):
+        return _inverse(_explicit(m.arg))
+    if isinstance(m, MatPow) and m.exp.is_Integer:
+        base = _explicit(m.base)
+        return (_inverse(base) if m.exp < 0 else base) ** abs(int(m.exp))
+    return sp.Matrix(block_collapse(m).as_explicit())  # symbols, identities, blocks
+
+
+def _inverse(m: sp.Matrix) -> sp.Matrix:
+    """adj(M) / det(M), unsimplified (Gaussian elimination simplifies every pivot: slow on symbolic entries)."""
+    return m.adjugate(method="berkowitz") / m.det(method="berkowitz")
+
+
+def _explicit_scalars_in(e: Any) -> Any:
+    """A scalar with every trace, determinant and entry of a matrix expression in it evaluated explicitly."""
+    return sp.sympify(e).xreplace(
+        {a: _explicit_scalar(a) for a in sp.sympify(e).atoms(Trace, Determinant, MatrixElement)}
+    )
+
+
+def _explicit_scalar(e: Any) -> Any:
+    """A trace, determinant or entry of a matrix expression, evaluated explicitly."""
+    if isinstance(e, Trace):
+        return _explicit(e.arg).trace()
+    if isinstance(e, Determinant):
+        return _explicit(e.arg).det()
+    if isinstance(e, MatrixElement) and not isinstance(e.parent, MatrixSymbol):
+        return _explicit(e.parent)[e.i, e.j]
+    return e

@@ -17,7 +17,9 @@ class Explicit(Check):
     """``residual(**size)`` returns lhs − rhs (one or a list) with symbolic entries, at each of ``sizes``.
 
     Everything expands to 0 ⇒ ``verified`` at those sizes; a non-zero residual with an exact
-    rational witness ⇒ ``refuted``. The corrected form is another ``residual(**size)`` function,
+    rational witness ⇒ ``refuted``. Inverses, traces and determinants are expanded entrywise
+    (:func:`~icl_verify.maths.symbolic.as_explicit`); witness draws where a matrix to invert is
+    singular are skipped and reported, never counted. The corrected form is another ``residual(**size)`` function,
     which must expand to exactly 0 at the refuting size.
     """
 
@@ -45,10 +47,12 @@ class Explicit(Check):
         if witness is None:
             detail = f"residual at {dict(size)} not reduced to 0"
             return Found(Evidence(self.kind, Status.UNDECIDED, detail, seconds, residual=explanation))
-        values, value = witness
+        values, value, singular = witness
         witness_values = {k: str(v) for k, v in values.items()}
         cex = counterexample(self.kind, size, witness_values, max_abs(value), 0.0, None, exact_residual=str(value))
         detail = f"exact non-zero residual at {dict(size)}"
+        if singular:
+            detail += f" ({singular} singular draw(s) skipped, not counted)"
         return Found(Evidence(self.kind, Status.REFUTED, detail, seconds, cex, explanation), size)
 
     def control_at(self, at: Mapping[str, int], corrected: Callable[..., Any]) -> Evidence:

@@ -125,9 +125,11 @@ class Numeric(Check):
         return Found(Evidence(self.kind, Status.REFUTED, detail, time.perf_counter() - t0, cex), case)
 
     def control_at(self, at: Mapping[str, Any], corrected: Callable[[Mapping[str, Any]], tuple]) -> Evidence:
-        """The corrected compare on the shrunk case, same rtol and atol, must pass."""
+        """The corrected compare on the shrunk case must pass the refutation's own tolerance (same rtol, atol, scale)."""
         t0 = time.perf_counter()
-        ok, err, tol = compare_with_tolerance(corrected(at), self.rtol, self.atol)
+        _, _, tol = compare_with_tolerance(self.compare(at), self.rtol, self.atol)  # the tolerance the case failed
+        _, err, _ = compare_with_tolerance(corrected(at), self.rtol, self.atol)
+        ok = err <= tol
         relation = "≤" if ok else ">"
         detail = (
             f"numeric: the corrected form at the shrunk counterexample, |lhs − rhs| = {err:.3g} {relation} {tol:.3g}"

@@ -1,4 +1,10 @@
-"""The dimension-free check: residuals built from matrix symbols of symbolic size."""
+"""The dimension-free check: residuals built from matrix symbols of symbolic size.
+
+A residual SymPy does not reduce to 0 goes to the decision procedure of
+:mod:`icl_verify.maths.identities` (canonical forms of trace polynomials; rational identity testing
+over GF(p) at a size justified by Hrubeš–Wigderson and Derksen–Makam), whose evidence says what
+was proved, how, and with which failure probability.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +13,51 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import sympy as sp
+from sympy.matrices.expressions import MatrixExpr, MatrixSymbol
+
 from icl_verify.core.checks.base import Check, Found, parts, short
 from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, counterexample, explain
+from icl_verify.maths.identities import Decision, decide
 from icl_verify.maths.symbolic import definite_value, is_zero, max_abs
+
+REDUCED = "lhs − rhs reduces to 0 for symbolic dimensions"
+
+
+def _has_matrices(residual: Any) -> bool:
+    return isinstance(residual, MatrixExpr) or (isinstance(residual, sp.Basic) and bool(residual.atoms(MatrixSymbol)))
+
+
+def decision(residual: Any, seed: int) -> Decision:
+    """SymPy's own reduction first, then a definite non-zero value, then the decision procedure for matrices."""
+    answer = is_zero(residual)
+    if answer is True:
+        return Decision(True, REDUCED)
+    value = definite_value(residual) if answer is False else None
+    if value is not None:
+        return Decision(False, f"lhs − rhs = {short(value)} ≠ 0 whatever the symbols' values")
+    if _has_matrices(residual):
+        return decide(residual, seed)
+    return Decision(None, "not reduced to 0 by SymPy")
+
+
+def _proof(decisions: list[Decision]) -> str:
+    hows = list(dict.fromkeys(d.how for d in decisions))
+    failure = sum(d.failure for d in decisions)  # union bound over the residuals
+    text = "; ".join(hows) if len(hows) > 1 or hows[0] != REDUCED else REDUCED
+    if len(decisions) > 1 and failure:
+        text += f" (total failure probability ≤ {failure:.1e})"
+    return text
 
 
 @dataclass(frozen=True)
 class Symbolic(Check):
     """``residuals()`` returns lhs − rhs (one or a list) for symbolic dimensions.
 
-    All reduce to zero ⇒ ``proved`` for every size; a residual SymPy evaluates to a definite
-    non-zero number refutes. The corrected form is another ``residuals`` function, run whenever
-    the claim is refuted (a dimension-free control needs no counterexample).
+    All zero for every size (SymPy's reduction or :func:`icl_verify.maths.identities.decide`)
+    ⇒ ``proved``; a residual with a definite non-zero value, or non-zero at an exact evaluation,
+    refutes. The corrected form is another ``residuals`` function, run whenever the claim is
+    refuted (a dimension-free control needs no counterexample).
     """
 
     residuals: Callable[[], Any]
@@ -30,31 +69,40 @@ class Symbolic(Check):
     def run(self, seed: int, max_examples: int) -> Found:
         t0 = time.perf_counter()
         residuals = parts(self.residuals())
-        answers = [is_zero(r) for r in residuals]
-        if all(a is True for a in answers):
-            detail = "lhs − rhs reduces to 0 for symbolic dimensions"
-            return Found(Evidence(self.kind, Status.PROVED, detail, time.perf_counter() - t0))
-        values = [definite_value(r) if a is False else None for r, a in zip(residuals, answers)]
-        refuting = next((i for i, v in enumerate(values) if v is not None), None)
+        decisions = [decision(r, seed) for r in residuals]
+        seconds = lambda: time.perf_counter() - t0  # noqa: E731
+        if all(d.holds is True for d in decisions):
+            return Found(Evidence(self.kind, Status.PROVED, _proof(decisions), seconds()))
+        refuting = next((i for i, d in enumerate(decisions) if d.holds is False), None)
         if refuting is not None:
-            value = values[refuting]
-            cex = counterexample(self.kind, {}, {}, max_abs(value), 0.0, None, exact_residual=str(value))
-            detail = f"lhs − rhs = {short(value)} ≠ 0 whatever the symbols' values"
-            evidence = Evidence(self.kind, Status.REFUTED, detail, time.perf_counter() - t0, cex, explain(value, None))
+            d, residual = decisions[refuting], residuals[refuting]
+            value = definite_value(residual) if d.sizes is None else None
+            cex = None
+            if value is not None:
+                cex = counterexample(self.kind, {}, {}, max_abs(value), 0.0, None, exact_residual=str(value))
+            shown = explain(residual if value is None else value, None)  # dimension-free; the sizes are in the detail
+            evidence = Evidence(self.kind, Status.REFUTED, d.how, seconds(), cex, shown)
             return Found(evidence)
-        explanation = explain(residuals[answers.index(None) if None in answers else answers.index(False)], None)
-        undecided = sum(a is not True for a in answers)
-        detail = f"{undecided} of {len(answers)} residual(s) not reduced to 0 by SymPy"
-        return Found(Evidence(self.kind, Status.UNDECIDED, detail, time.perf_counter() - t0, residual=explanation))
+        open_ = [i for i, d in enumerate(decisions) if d.holds is None]
+        why = "; ".join(dict.fromkeys(decisions[i].how for i in open_))
+        detail = f"{len(open_)} of {len(decisions)} residual(s) undecided: {why}"
+        return Found(
+            Evidence(self.kind, Status.UNDECIDED, detail, seconds(), residual=explain(residuals[open_[0]], None))
+        )
 
     def control_at(self, at: Any, corrected: Callable[[], Any]) -> Evidence:
-        """The corrected form's dimension-free residual(s) must reduce to 0."""
+        """The corrected form's dimension-free residual(s) must be zero for every size; undecided is no failure."""
         t0 = time.perf_counter()
-        answers = [is_zero(r) for r in parts(corrected())]
+        decisions = [decision(r, 0) for r in parts(corrected())]
         seconds = time.perf_counter() - t0
-        if all(a is True for a in answers):
-            detail = "symbolic: the corrected form reduces to 0 for symbolic dimensions"
+        if all(d.holds is True for d in decisions):
+            detail = f"symbolic: the corrected form is proved for every size ({_proof(decisions)})"
             return Evidence(Kind.CONTROL, ControlStatus.PASSED, detail, seconds)
-        open_ = sum(a is not True for a in answers)
-        detail = f"symbolic: {open_} of {len(answers)} residual(s) of the corrected form not 0"
-        return Evidence(Kind.CONTROL, ControlStatus.FAILED, detail, seconds)
+        if any(d.holds is False for d in decisions):
+            detail = "symbolic: the corrected form is refuted too: " + next(
+                d.how for d in decisions if d.holds is False
+            )
+            return Evidence(Kind.CONTROL, ControlStatus.FAILED, detail, seconds)
+        open_ = sum(d.holds is None for d in decisions)
+        detail = f"symbolic: {open_} of {len(decisions)} residual(s) of the corrected form undecided (not a failure)"
+        return Evidence(Kind.CONTROL, ControlStatus.UNDECIDED, detail, seconds)

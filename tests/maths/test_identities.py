@@ -1,0 +1,157 @@
+"""The decision procedure for matrix identities against a table of identities and non-identities.
+
+Every expected answer comes from the mathematics: classical identities (Woodbury, push-through,
+Sherman–Morrison, Hua, trace cyclicity) hold for every size; the non-identities fail already at
+n = 1 or 2; the traps hold at small sizes only — the standard polynomial s₄ and Hall's identity
+[[A, B]², C] on 2 × 2 matrices (Amitsur & Levitzki 1950), Cayley–Hamilton for 2 × 2 — and must
+never be proved for every size.
+"""
+
+import itertools
+
+import pytest
+import sympy as sp
+from sympy import Determinant, Identity, MatrixSymbol, Trace
+from sympy.combinatorics import Permutation
+
+from icl_verify.maths import identities
+from icl_verify.maths.identities import TARGET_BITS, canonical_zero, cleared_zero, decide, expanded
+
+n, d, k = sp.symbols("n d k", integer=True, positive=True)
+A, B, C, D = (MatrixSymbol(s, n, n) for s in "ABCD")
+X, U, V, W = MatrixSymbol("X", n, d), MatrixSymbol("U", n, k), MatrixSymbol("V", k, n), MatrixSymbol("W", k, k)
+u, v = MatrixSymbol("u", n, 1), MatrixSymbol("v", n, 1)
+lam = sp.Symbol("lam", positive=True)
+
+
+def standard_polynomial(*ms):
+    """s_k = Σ_σ sgn(σ) M_σ(1) ⋯ M_σ(k)."""
+    terms = [
+        Permutation(list(p)).signature() * sp.MatMul(*(ms[i] for i in p))
+        for p in itertools.permutations(range(len(ms)))
+    ]
+    return sp.MatAdd(*terms)
+
+
+def commutator(a, b):
+    return a * b - b * a
+
+
+IDENTITIES = {
+    "push-through": (X.T * X + lam * Identity(d)).I * X.T - X.T * (X * X.T + lam * Identity(n)).I,
+    "Woodbury": (A + U * W * V).I - (A.I - A.I * U * (W.I + V * A.I * U).I * V * A.I),
+    "Sherman–Morrison": (A + u * v.T).I - (A.I - A.I * u * (Identity(1) + v.T * A.I * u).I * v.T * A.I),
+    "push-through, square": (B * A + lam * Identity(n)).I * B - B * (A * B + lam * Identity(n)).I,
+    "Woodbury, square": (A + B * C * D).I - (A.I - A.I * B * (C.I + D * A.I * B).I * D * A.I),
+    "Hua": A - (A.I + (B.I - A).I).I - A * B * A,
+    "inverse of a product": (A * B).I - B.I * A.I,
+    "transpose of a product": (A * B).T - B.T * A.T,
+    "tr(AB) = tr(BA)": Trace(A * B) - Trace(B * A),
+    "tr(ABC) = tr(CAB)": Trace(A * B * C) - Trace(C * A * B),
+    "tr(ABC) = tr(CᵀBᵀAᵀ)": Trace(A * B * C) - Trace(C.T * B.T * A.T),
+    "tr(XᵀX) = tr(XXᵀ)": Trace(X.T * X) - Trace(X * X.T),
+    "tr((A+B)⁻¹C) = tr(C(A+B)⁻¹)": Trace((A + B).I * C) - Trace(C * (A + B).I),
+}
+
+NON_IDENTITIES = {
+    "(A + B)⁻¹ = A⁻¹ + B⁻¹": (A + B).I - A.I - B.I,
+    "(AB)⁻¹ = A⁻¹B⁻¹": (A * B).I - A.I * B.I,
+    "AB = BA": commutator(A, B),
+    "tr(ABC) = tr(BAC)": Trace(A * B * C) - Trace(B * A * C),
+    "det(A + B) = det A + det B": Determinant(A + B) - Determinant(A) - Determinant(B),
+    "tr(Iₙ) = tr(I_d)": Trace(X * X.T) - Trace(X.T * X) + n - d,
+}
+
+SMALL_SIZES_ONLY = {  # identities of 2 × 2 matrices, not of larger ones
+    "s₄ = 0": standard_polynomial(A, B, C, D),
+    "[[A, B]², C] = 0": commutator(commutator(A, B) ** 2, C),
+    "Cayley–Hamilton for n = 2": A**2 - Trace(A) * A + (Trace(A) ** 2 - Trace(A**2)) / 2 * Identity(n),
+}
+
+
+@pytest.mark.parametrize("name", IDENTITIES)
+def test_identities_are_proved_for_every_size(name):
+    decision = decide(IDENTITIES[name], seed=3)
+    assert decision.holds is True, decision.how
+    assert decision.failure <= 2.0**-TARGET_BITS
+
+
+def test_a_projection_true_only_for_square_matrices_is_refuted_at_n_greater_than_d():
+    # X(XᵀX)⁻¹Xᵀ = Iₙ holds for square invertible X, so one common size would prove it; for n > d it
+    # is the projection onto the column space of X, of rank d < n.
+    decision = decide(X * (X.T * X).I * X.T - Identity(n), seed=0)
+    assert decision.holds is False
+    assert decision.sizes is not None and decision.sizes[n] > decision.sizes[d]
+
+
+@pytest.mark.parametrize("name", NON_IDENTITIES)
+def test_non_identities_are_refuted(name):
+    decision = decide(NON_IDENTITIES[name], seed=3)
+    assert decision.holds is False, decision.how
+    assert decision.sizes is not None
+
+
+@pytest.mark.parametrize("name", SMALL_SIZES_ONLY)
+def test_identities_of_small_sizes_only_are_never_proved_for_every_size(name):
+    assert decide(SMALL_SIZES_ONLY[name], seed=3).holds is False
+
+
+@pytest.mark.parametrize("name", SMALL_SIZES_ONLY)
+def test_identities_of_2_by_2_matrices_are_not_refuted_there(name):
+    at_two = SMALL_SIZES_ONLY[name].xreplace({n: 2})
+    assert decide(at_two, seed=3).holds is not False
+
+
+def test_a_randomized_proof_states_its_theorems_and_failure_probability(monkeypatch):
+    monkeypatch.setattr(identities, "CLEARING_DEPTH", 0)  # keep the deterministic route from proving it first
+    how = decide(IDENTITIES["Woodbury, square"], seed=1).how
+    for phrase in (
+        "GF(2³¹−1)",
+        "Hrubeš & Wigderson 2015",
+        "Derksen & Makam 2017",
+        "failure probability ≤ 2^",
+        "seed 1",
+    ):
+        assert phrase in how
+
+
+def test_the_canonical_form_proves_without_randomness():
+    decision = decide(IDENTITIES["tr(ABC) = tr(CᵀBᵀAᵀ)"], seed=0)
+    assert decision.failure == 0 and "canonical form is 0" in decision.how
+
+
+def test_sizes_used_as_scalars_are_not_identified():
+    # With every size set to one N, n − d would vanish: the test must keep them apart.
+    assert decide((n - d) * (X.T * X + lam * Identity(d)).I, seed=0).holds is not True
+    assert canonical_zero(Trace(Identity(n)) - Trace(Identity(d))) == (False, False)
+
+
+def test_inverses_of_identities_of_different_sizes_are_different_letters():
+    residual = Trace((2 * Identity(n)).I * A) - Trace(A) / 2
+    assert decide(residual, seed=0).holds is True
+    assert canonical_zero(Trace(sp.Inverse(lam * Identity(n))) - Trace(sp.Inverse(lam * Identity(d))))[0] is False
+
+
+def test_expanded_collects_a_commutator():
+    assert expanded((A + B) ** 2 - A**2 - B**2 - 2 * A * B) == B * A - A * B
+
+
+def test_sums_of_all_entries_of_symbolic_size_cancel():
+    # total() of a symbolic-size matrix is tr(1ᵀ M 1): equal totals cancel, no Sum(…) is left over
+    from icl_verify.blocks.backend import total
+
+    s, alpha = MatrixSymbol("s", n, 1), sp.Symbol("alpha")
+    assert decide(-2 * alpha * total(A * s) + 2 * alpha * total(A * s) + total(s) - total(s.T)).holds is True
+    assert decide(total(A * s) - total(s)).holds is False
+
+
+@pytest.mark.parametrize("name", ["push-through", "Woodbury", "Sherman–Morrison", "Hua"])
+def test_clearing_denominators_proves_rational_identities_of_any_shape_without_randomness(name):
+    decision = decide(IDENTITIES[name], seed=0)
+    assert decision.holds is True and decision.failure == 0 and "clearing denominators" in decision.how
+
+
+@pytest.mark.parametrize("name", ["(A + B)⁻¹ = A⁻¹ + B⁻¹", "(AB)⁻¹ = A⁻¹B⁻¹"])
+def test_clearing_denominators_never_proves_a_non_identity(name):
+    assert cleared_zero(NON_IDENTITIES[name]) is False
+    assert cleared_zero(X * (X.T * X).I * X.T - Identity(n)) is False
