@@ -21,6 +21,11 @@ KEY_INPUTS = {"sources": "p" * 64, "seed": 0, "max_examples": 100}
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _entries(folder: Path) -> list[Path]:
+    """The verdict entries in the cache's ``folder``."""
+    return sorted(p for p in folder.glob("*.json") if p.name != "costs.json")
+
+
 def _check(path, cache, **kwargs):
     return runner.check_claims(registry.load_file(path), files=[str(path)], jobs=1, cache=cache, **kwargs)
 
@@ -170,11 +175,11 @@ def test_where_must_be_a_module_of_the_package_or_a_file():
         sources.files_of("numpy")
 
 
-@pytest.mark.parametrize("garbage", [b"", b"\x80\x04 truncated", b"not a pickle at all"])
+@pytest.mark.parametrize("garbage", [b"", b'{"format": 2, "body": {', b"not JSON at all", b'{"body": {}, "mac": 1}'])
 def test_a_corrupt_entry_is_ignored_and_rebuilt(user_file, tmp_path, garbage):
     cache = VerdictCache(tmp_path / "cache")
     cold = _check(user_file, cache)
-    entries = sorted((tmp_path / "cache").glob("*.pickle"))
+    entries = _entries(tmp_path / "cache")
     assert len(entries) == 2
     entries[0].write_bytes(garbage)
     again = _check(user_file, cache)
@@ -185,23 +190,24 @@ def test_a_corrupt_entry_is_ignored_and_rebuilt(user_file, tmp_path, garbage):
 
 def test_an_entry_stored_under_another_key_is_not_used(tmp_path):
     cache = VerdictCache(tmp_path)
-    outcome = Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, 1.0)
+    outcome = Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, 1.0, verdict_cache.Depends({}, {}))
     cache.put("a" * 64, outcome)
     assert cache.get("a" * 64) == outcome
-    (tmp_path / ("a" * 64 + ".pickle")).rename(tmp_path / ("b" * 64 + ".pickle"))
+    (tmp_path / ("a" * 64 + ".json")).rename(tmp_path / ("b" * 64 + ".json"))
     assert cache.get("b" * 64) is None
 
 
 def test_concurrent_writers_leave_a_complete_entry_and_no_temporary_file(tmp_path):
     cache = VerdictCache(tmp_path)
-    outcomes = [Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, float(k)) for k in range(8)]
+    nothing = verdict_cache.Depends({}, {})
+    outcomes = [Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, float(k), nothing) for k in range(8)]
     threads = [threading.Thread(target=lambda o=o: [cache.put("k" * 64, o) for _ in range(20)]) for o in outcomes]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert cache.get("k" * 64) in outcomes
-    assert [p.name for p in tmp_path.iterdir()] == ["k" * 64 + ".pickle"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k" * 64 + ".json", verdict_cache.SECRET]
 
 
 def test_costs_are_recorded_and_a_corrupt_record_is_ignored(tmp_path):
@@ -254,7 +260,7 @@ def test_cli_cache_folder_from_the_environment_and_no_cache_writes_nothing(user_
     assert _cli(str(user_file), "--no-cache").exit_code == 0
     assert not (tmp_path / "env-cache").exists()
     assert _cli(str(user_file)).exit_code == 0
-    assert len(list((tmp_path / "env-cache").glob("*.pickle"))) == 2
+    assert len(_entries(tmp_path / "env-cache")) == 2
 
 
 @pytest.mark.parametrize(
@@ -293,7 +299,7 @@ def test_a_claim_of_unknown_origin_is_never_cached(tmp_path):
     for _ in range(2):
         checked = runner.check_claims([impostor, made_here], jobs=1, cache=cache)
         assert checked.cached == frozenset() and [r.verdict.value for r in checked.results] == ["PROVED", "PROVED"]
-    assert list((tmp_path / "cache").glob("*.pickle")) == []
+    assert _entries(tmp_path / "cache") == []
 
 
 def test_a_helper_that_does_not_parse_is_hashed_not_followed(tmp_path):

@@ -6,23 +6,27 @@ An entry (:class:`DrawnFigure`: the digest of the figure's data and its SVG) is 
 its family's module (or the user's file) with everything it imports, and the drawing code
 (:mod:`icl_verify.output.figures`) with everything that imports
 (:func:`icl_verify.running.sources.files_of`) — the versions of the libraries a verdict depends on and
-Matplotlib's, the seed and the example budget. Entries are written, read and discarded when
-unreadable like verdicts (:meth:`icl_verify.running.verdict_cache.VerdictCache.load`).
+Matplotlib's, the seed and the example budget. An entry is the SVG file (``KEY.figure.svg``) and a
+JSON digest beside it (``KEY.figure.json``: the data's digest and the SVG's SHA-256, authenticated
+like a verdict: :meth:`icl_verify.running.verdict_cache.VerdictCache.load`); either one missing,
+unparsable, forged or not matching the other, and the figure is drawn again. Nothing is unpickled.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+from pathlib import Path
 
 from icl_verify.core.figure import Figure
 from icl_verify.output.figures import digest, render_svg
 from icl_verify.running import registry, runner, sources
-from icl_verify.running.verdict_cache import LIBRARIES, VerdictCache, environment, keyed
+from icl_verify.running.verdict_cache import LIBRARIES, VerdictCache, atomic_write, environment, keyed
 
 DRAWING = "icl_verify.output.figures"
 """The module that draws every figure: part of every figure's key."""
 SUFFIX = ".figure"
-"""The figures' entries are ``KEY.figure.pickle`` in the cache's folder."""
+"""The figures' entries are ``KEY.figure.json`` and ``KEY.figure.svg`` in the cache's folder."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,14 +63,40 @@ def drawn_figure(
     key = None
     if cache is not None:
         key = figure_key(family.name, fig.name, sources=family_sources(family), seed=seed, max_examples=max_examples)
-        found = cache.load(key, DrawnFigure, SUFFIX)
+        found = load(cache, key)
         if found is not None:
             return found
     data = fig.data()
     drawn = DrawnFigure(digest(data), render_svg(fig, data))
     if key is not None:
-        cache.store(key, drawn, SUFFIX)
+        store(cache, key, drawn)
     return drawn
+
+
+def _svg_path(cache: VerdictCache, key: str) -> Path:
+    return cache.path(key, SUFFIX).with_suffix(".svg")
+
+
+def load(cache: VerdictCache, key: str) -> DrawnFigure | None:
+    """The figure stored under ``key``: its SVG, if the authenticated digest beside it names its SHA-256."""
+    body = cache.load(key, SUFFIX)
+    try:
+        svg = _svg_path(cache, key).read_bytes()
+    except OSError:
+        return None
+    if body is None or not isinstance(body.get("digest"), str) or body.get("svg_sha256") != _sha256(svg):
+        return None
+    return DrawnFigure(body["digest"], svg)
+
+
+def store(cache: VerdictCache, key: str, drawn: DrawnFigure) -> None:
+    """Store ``drawn`` under ``key``: the SVG first, then its digest (so a digest never names a missing SVG)."""
+    atomic_write(_svg_path(cache, key), drawn.svg)
+    cache.store(key, {"digest": drawn.digest, "svg_sha256": _sha256(drawn.svg)}, SUFFIX)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 @dataclasses.dataclass(frozen=True)
