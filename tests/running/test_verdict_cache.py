@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import sys
 import threading
 from pathlib import Path
 
@@ -307,3 +308,151 @@ def test_a_helper_that_does_not_parse_is_hashed_not_followed(tmp_path):
     (tmp_path / "main.py").write_text("def later():\n    import broken\n")
     files = sources.dependencies(tmp_path / "main.py")
     assert [p.name for p in files] == ["broken.py", "main.py"]
+
+
+# ---------------------------------------------------------------------------------------------
+# What a check loaded, wherever it is: recorded in the entry, and checked before it is served
+
+FAR_HELPER_CLAIMS = """
+import importlib, sys
+from pathlib import Path
+from icl_verify import Claim, Symbolic
+
+FAR = Path(__file__).resolve().parent.parent / "elsewhere"
+sys.path.insert(0, str(FAR))
+import far_helper  # imported when the file loads, from another folder
+
+
+def loaded_while_checking():
+    sys.path.insert(0, str(FAR))
+    try:
+        return importlib.import_module("late_helper").VALUE - 1  # imported only while the check runs
+    finally:
+        sys.path.remove(str(FAR))
+
+
+FAR_CLAIM = Claim("far-helper-is-one", "s", "s", (Symbolic(lambda: far_helper.VALUE - 1),))
+LATE_CLAIM = Claim("late-helper-is-one", "s", "s", (Symbolic(loaded_while_checking),))
+"""
+
+
+@pytest.fixture
+def far_helpers(tmp_path, monkeypatch):
+    (tmp_path / "elsewhere").mkdir()
+    for name in ("far_helper", "late_helper"):
+        (tmp_path / "elsewhere" / f"{name}.py").write_text("VALUE = 1\n")
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    (tmp_path / "claims").mkdir()
+    path = tmp_path / "claims" / "far.py"
+    path.write_text(FAR_HELPER_CLAIMS)
+    return path
+
+
+def _verdicts(checked) -> dict[str, str]:
+    return {r.claim.name: r.verdict.value for r in checked.results}
+
+
+@pytest.mark.parametrize("helper", ["far_helper", "late_helper"])
+def test_a_helper_in_another_folder_edited_checks_again(far_helpers, tmp_path, helper, monkeypatch):
+    cache = VerdictCache(tmp_path / "cache")
+    assert _verdicts(_check(far_helpers, cache)) == {"far-helper-is-one": "PROVED", "late-helper-is-one": "PROVED"}
+    assert len(_check(far_helpers, cache).cached) == 2  # nothing changed: reused
+    (tmp_path / "elsewhere" / f"{helper}.py").write_text("VALUE = 2\n")  # now 2 − 1 ≠ 0
+    for name in ("far_helper", "late_helper"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    again = _check(far_helpers, cache)
+    claim = "far-helper-is-one" if helper == "far_helper" else "late-helper-is-one"
+    assert claim not in again.cached and _verdicts(again)[claim] == "REFUTED"
+
+
+def test_a_dependency_whose_version_changed_checks_again(user_file, tmp_path, monkeypatch):
+    cache = VerdictCache(tmp_path / "cache")
+    _check(user_file, cache)
+    entry = json.loads(_entries(tmp_path / "cache")[0].read_text())
+    recorded = entry["body"]["depends"]["distributions"]
+    assert "platformdirs" in recorded and "numpy" in recorded  # every distribution imported, not only the key's
+    assert len(_check(user_file, cache).cached) == 2
+    real = verdict_cache.version
+    monkeypatch.setattr(verdict_cache, "version", lambda name: "99.0" if name == "platformdirs" else real(name))
+    assert _check(user_file, cache).cached == frozenset()
+
+
+# ---------------------------------------------------------------------------------------------
+# Nothing in the folder runs, and nothing forged is served
+
+
+class _Planted:
+    """Unpickling this would write ``marker``: the cache must never unpickle anything."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.write_text, (self.marker, "code ran"))
+
+
+def test_planted_pickles_and_forged_entries_never_run_nor_change_a_verdict(user_file, tmp_path):
+    import hashlib
+    import hmac
+    import pickle
+
+    folder = tmp_path / "cache"
+    cache = VerdictCache(folder)
+    claims = registry.load_file(user_file)
+    keys = runner.claim_keys(claims, {c.name: str(user_file) for c in claims}, 0, 100)
+    marker = tmp_path / "marker"
+    for key in keys.values():  # where the old cache looked, and the names an attacker would try
+        for name in (f"{key}.pickle", f"{key}.figure.pickle"):
+            (folder / name).write_bytes(pickle.dumps(_Planted(marker)))
+    cold = _check(user_file, cache)
+    assert not marker.exists() and _verdicts(cold) == {"user-square-of-sum": "VERIFIED", "user-wrong-square": "REFUTED"}
+
+    # A forged entry: the refuted claim's verdict flipped, with the MAC left as it was, or recomputed
+    # with another secret (another user's, or a cache copied from elsewhere).
+    path = folder / f"{keys['user-wrong-square']}.json"
+    entry = json.loads(path.read_text())
+    entry["body"]["verdict"] = "VERIFIED"
+    entry["body"]["evidence"] = []
+    path.write_text(json.dumps(entry))
+    assert _verdicts(_check(user_file, cache))["user-wrong-square"] == "REFUTED"
+    entry = json.loads(path.read_text())  # rewritten by that check
+    entry["body"]["verdict"] = "VERIFIED"
+    message = json.dumps({"key": keys["user-wrong-square"], "kind": "", "body": entry["body"]}, sort_keys=True)
+    entry["mac"] = hmac.new(b"another secret" * 3, message.encode(), hashlib.sha256).hexdigest()
+    path.write_text(json.dumps(entry))
+    again = _check(user_file, cache)
+    assert "user-wrong-square" not in again.cached and _verdicts(again)["user-wrong-square"] == "REFUTED"
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("mode", [0o770, 0o707, 0o777])
+def test_a_cache_folder_others_may_write_is_refused(tmp_path, mode):
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    folder.chmod(mode)
+    with pytest.raises(verdict_cache.UnsafeCache, match="writable by other users"):
+        VerdictCache(folder)
+
+
+def test_a_secret_others_may_read_is_refused(tmp_path):
+    VerdictCache(tmp_path / "cache")
+    (tmp_path / "cache" / verdict_cache.SECRET).chmod(0o644)
+    with pytest.raises(verdict_cache.UnsafeCache, match="not a private file"):
+        VerdictCache(tmp_path / "cache")
+
+
+def test_a_new_cache_folder_and_its_secret_are_private(tmp_path):
+    VerdictCache(tmp_path / "a" / "cache")
+    assert (tmp_path / "a" / "cache").stat().st_mode & 0o777 == 0o700
+    assert (tmp_path / "a" / "cache" / verdict_cache.SECRET).stat().st_mode & 0o777 == 0o600
+
+
+def test_cli_checks_without_a_cache_after_one_warning_line_when_others_may_write_it(user_file, tmp_path):
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    folder.chmod(0o777)
+    result = CliRunner().invoke(main, ["check", str(user_file), "--jobs", "1", "--cache-dir", str(folder)])
+    assert result.exit_code == 0 and "Traceback" not in result.output
+    warnings = [line for line in result.output.splitlines() if line.startswith("warning:")]
+    assert warnings == [f"warning: the cache folder {str(folder)!r} is writable by other users; checking without a cache"]
+    assert list(folder.iterdir()) == []

@@ -56,8 +56,9 @@ __all__ = ["Checked", "Extra", "check_claims", "check_one", "claim_keys", "jobs_
 EXECUTORS = ("local", "dask")
 JOBS_VAR = "ICL_VERIFY_JOBS"
 DEFAULT_TIMEOUT = 1800.0
-"""Seconds a check may run before it is an ERROR (``--timeout``): 15 times the longest built-in claim's
-recorded duration (the memorization sweep, about 2 minutes on one core of a busy 2-core machine)."""
+"""Seconds a check may run before it is an ERROR (``--timeout``): the longest built-in claim, the first of the
+memorization family (whose sweep the others share), takes about 50 s of CPU (docs/performance.md), so even
+on a machine ten times slower none comes near it."""
 SMALL_WORK = 2.0
 """Estimated seconds of work below which one worker checks everything: a second one would not pay."""
 _STATIC_COST = {Kind.MEASURED: 100.0, Kind.NUMERIC: 10.0, Kind.EXPLICIT: 1.0, Kind.SYMBOLIC: 0.1}
@@ -257,8 +258,9 @@ def check_claims(
             configs = [c for c in configs if set(c.names) & unknown]
         if configs:
             _local(configs, workers_for(jobs, todo, recorded), timeout, bar, finish, by_name)
-    if cache is not None and fresh:
-        cache.record_costs({name: round(o.seconds, 3) for name, o in fresh.items() if o.verdict is not Verdict.ERROR})
+    timed = {name: round(o.seconds, 3) for name, o in fresh.items() if o.verdict is not Verdict.ERROR}
+    if cache is not None and timed:
+        cache.record_costs(timed)
     outcomes.update(fresh)
     return Checked([outcomes[c.name].result(c) for c in claims], cached)
 
