@@ -66,9 +66,10 @@ def test_verdict_lines_are_streamed_before_the_report(user_file):
     result = CliRunner().invoke(main, ["check", str(user_file), "--no-cache"])
     lines = result.output.splitlines()
     streamed = lines[: lines.index(next(line for line in lines if line.startswith("claim ")))]
-    assert sorted(streamed) == sorted(
-        [line for line in streamed if line.split()[0] in ("VERIFIED", "REFUTED")]
-    ) and len(streamed) == 2
+    assert (
+        sorted(streamed) == sorted([line for line in streamed if line.split()[0] in ("VERIFIED", "REFUTED")])
+        and len(streamed) == 2
+    )
     as_json = CliRunner().invoke(main, ["check", str(user_file), "--no-cache", "--json"])
     assert as_json.output.lstrip().startswith("{")  # nothing streamed before the JSON
 

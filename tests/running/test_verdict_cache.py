@@ -454,5 +454,7 @@ def test_cli_checks_without_a_cache_after_one_warning_line_when_others_may_write
     result = CliRunner().invoke(main, ["check", str(user_file), "--jobs", "1", "--cache-dir", str(folder)])
     assert result.exit_code == 0 and "Traceback" not in result.output
     warnings = [line for line in result.output.splitlines() if line.startswith("warning:")]
-    assert warnings == [f"warning: the cache folder {str(folder)!r} is writable by other users; checking without a cache"]
+    assert warnings == [
+        f"warning: the cache folder {str(folder)!r} is writable by other users; checking without a cache"
+    ]
     assert list(folder.iterdir()) == []

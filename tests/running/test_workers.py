@@ -117,4 +117,3 @@ def test_verdicts_are_the_same_with_one_worker_or_several(misbehaving):
 def test_a_bad_timeout_is_named(bad):
     with pytest.raises(ValueError, match="timeout must be a positive number of seconds"):
         runner.check_claims([], timeout=bad)
-

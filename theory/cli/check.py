@@ -3,15 +3,15 @@ report their verdicts.
 
 With no target every built-in claim is checked, then every built-in derivation (each step by
 SymPy); a name may be a claim's or a derivation's (checking one derivation alone is cheap). A
-user's file contributes its module-level claims and derivations; names must be unique in a run,
-built-ins included (:func:`icl_verify.running.registry.unique`). The exit status is 1 when a claim
-or a derivation is not as expected.
+user's file contributes its module-level claims and derivations, beside any names given; names must
+be unique in a run, built-ins included (:func:`icl_verify.running.registry.unique`). The exit status
+is 1 when a claim or a derivation is not as expected, 130 after Ctrl-C.
 
-Verdicts are reused from the cache while nothing they depend on changed
-(:mod:`icl_verify.running.verdict_cache`): a claim's key holds the source of its family's module
-(or the user's file) and of every module it imports, transitively, read from its ``import``
-statements — so editing one family re-checks that family's claims only, and editing a module every
-family imports re-checks every claim.
+Claims are checked in worker processes (:mod:`icl_verify.running.workers`): one that exits, dies or
+runs past ``--timeout`` is ERROR and the others are still checked. A line is printed as each claim
+completes, then the report in the order given. Verdicts are reused from the cache only while every
+source file the check loaded hashes the same and every distribution it imported has the same
+version (:mod:`icl_verify.running.verdict_cache`).
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def runner_options(fn):
             "--jobs",
             type=click.IntRange(min=1),
             default=None,
-            help="Worker processes checking claims at once  [default: every core].",
+            help="Worker processes checking claims at once  [default: one for small work, else every core].",
         ),
         click.option(
             "--executor",
@@ -160,8 +160,8 @@ def command(
     """Check claims and derivations, and report their verdicts.
 
     TARGETS are names of claims or derivations and/or paths to Python files of claims; none means
-    every built-in claim, then every built-in derivation. A file alone checks the claims and
-    derivations it defines. The exit status is 1 when one is not as expected.
+    every built-in claim, then every built-in derivation. A file checks the claims and derivations
+    it defines, with those named beside it. The exit status is 1 when one is not as expected.
 
     Each claim is checked in a worker process: one that exits, dies or runs past --timeout is
     ERROR and the others are still checked. Verdict lines are printed as claims complete, then

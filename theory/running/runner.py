@@ -33,7 +33,7 @@ import importlib.util
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass
 from functools import cache
@@ -300,7 +300,9 @@ def _with_extras(configs: list[Job], todo: Sequence[Sequence[Claim]], extras: Se
     A job of extras alone goes first: its cost was never recorded, and it may run a simulation.
     """
     # a family is its file (whose claims are all labelled "user"), else its name
-    owner = {config.file or job[0].family: config for config, job in zip(configs, todo) if Kind.MEASURED in job[0].kinds}
+    owner = {
+        config.file or job[0].family: config for config, job in zip(configs, todo) if Kind.MEASURED in job[0].kinds
+    }
     alone = []
     for extra in extras:
         config = owner.get(extra.file or extra.family)

@@ -340,7 +340,9 @@ class VerdictCache:
             body, mac = entry["body"], entry["mac"]
         except (OSError, ValueError, KeyError, TypeError):  # missing, truncated, corrupted: rewritten by the next check
             return None
-        good = isinstance(body, dict) and isinstance(mac, str) and hmac.compare_digest(mac, self._mac(key, suffix, body))
+        good = (
+            isinstance(body, dict) and isinstance(mac, str) and hmac.compare_digest(mac, self._mac(key, suffix, body))
+        )
         return body if good else None
 
     def store(self, key: str, body: Mapping[str, Any], suffix: str) -> None:

@@ -102,7 +102,7 @@ def guarded_check(claim: Claim, seed: int, max_examples: int) -> Outcome:
         return error(f"the check exited with status {_exit_status(exc.code)} while running", seed, max_examples)
     except KeyboardInterrupt:
         return error("the check raised KeyboardInterrupt while running", seed, max_examples)
-    except BaseException as exc:  # noqa: BLE001 - anything else a check lets out is its ERROR, never the run's end
+    except BaseException as exc:  # anything else a check lets out is its ERROR, never the end of the run
         return error(f"the check raised {type(exc).__name__}: {exc}", seed, max_examples)
 
 
@@ -113,7 +113,9 @@ def checked(name: str, job: Job, baseline: frozenset[str]) -> Outcome:
         try:
             claim = claims_of(job.file).get(name)
         except Exception as exc:  # the file does not load here
-            return error(f"the worker could not load the claim: {type(exc).__name__}: {exc}", job.seed, job.max_examples)
+            return error(
+                f"the worker could not load the claim: {type(exc).__name__}: {exc}", job.seed, job.max_examples
+            )
     if claim is None:
         return error(f"the worker does not know the claim {name!r}", job.seed, job.max_examples)
     outcome = guarded_check(claim, job.seed, job.max_examples)
@@ -141,7 +143,9 @@ def serve(conn: Connection) -> None:
             try:
                 conn.send(("done", name, outcome))
             except Exception as exc:  # an outcome that does not pickle
-                conn.send(("done", name, error(f"the result could not be sent back: {exc}", job.seed, job.max_examples)))
+                conn.send(
+                    ("done", name, error(f"the result could not be sent back: {exc}", job.seed, job.max_examples))
+                )
         for extra in job.extras:
             conn.send(("start", None))
             with contextlib.suppress(Exception):  # done again, and reported, by whoever needs it
