@@ -191,11 +191,11 @@ def command(
             timeout=timeout,
             on_result=None if as_json else _stream,
         )
+        steps = [d.check() for d in derivations]
     except KeyboardInterrupt:
         click.echo("interrupted: every worker stopped; verdicts finished so far are kept in the cache", err=True)
         sys.exit(130)
     results = checked.results
-    steps = [d.check() for d in derivations]
     if as_json:
         record = report.to_json(results, seed=seed, max_examples=max_examples, derivations=steps, cached=checked.cached)
         click.echo(strict_json.dumps(record, indent=2))
