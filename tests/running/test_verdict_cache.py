@@ -458,3 +458,18 @@ def test_cli_checks_without_a_cache_after_one_warning_line_when_others_may_write
         f"warning: the cache folder {str(folder)!r} is writable by other users; checking without a cache"
     ]
     assert list(folder.iterdir()) == []
+
+
+def test_caches_opened_at_once_on_a_new_folder_share_one_complete_secret(tmp_path):
+    opened: list[VerdictCache] = []
+    threads = [threading.Thread(target=lambda: opened.append(VerdictCache(tmp_path / "new"))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    secret = (tmp_path / "new" / verdict_cache.SECRET).read_bytes()
+    assert len(opened) == 8 and len(secret) == 32
+    assert sorted(p.name for p in (tmp_path / "new").iterdir()) == [verdict_cache.SECRET]  # no temporary file left
+    outcome = Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, 1.0, verdict_cache.Depends({}, {}))
+    opened[0].put("s" * 64, outcome)
+    assert all(cache.get("s" * 64) == outcome for cache in opened)  # every one reads what another wrote

@@ -117,3 +117,16 @@ def test_verdicts_are_the_same_with_one_worker_or_several(misbehaving):
 def test_a_bad_timeout_is_named(bad):
     with pytest.raises(ValueError, match="timeout must be a positive number of seconds"):
         runner.check_claims([], timeout=bad)
+
+
+def test_a_forked_worker_reports_what_this_process_would(user_file):
+    from icl_verify.core.claims import check
+
+    claims = registry.load_file(user_file)
+    here = [check(c, seed=0, max_examples=100) for c in claims]
+    forked = runner.check_claims(claims, files=[str(user_file)], jobs=1).results
+
+    def details(results):
+        return [(r.verdict, [(e.kind, e.status, e.detail, e.counterexample) for e in r.evidence]) for r in results]
+
+    assert details(forked) == details(here)

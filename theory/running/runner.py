@@ -48,7 +48,15 @@ from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared import sweep
 from icl_verify.numerics.shared.checks import positive_int
 from icl_verify.running import registry, sources, workers
-from icl_verify.running.verdict_cache import Depends, Outcome, VerdictCache, entry_key, environment, loaded_since
+from icl_verify.running.verdict_cache import (
+    Depends,
+    Outcome,
+    VerdictCache,
+    distributions_of,
+    entry_key,
+    environment,
+    loaded_since,
+)
 from icl_verify.running.workers import Job, claims_of, error, loaded_family
 
 __all__ = ["Checked", "Extra", "check_claims", "check_one", "claim_keys", "jobs_of", "loaded_family", "validate"]
@@ -288,6 +296,8 @@ def _local(
             w = min(running, key=lambda w: w.since)
             bar.set_postfix_str(f"longest running: {w.current} ({time.monotonic() - w.since:.0f} s)")
 
+    if any(job.static is not None for job in configs):
+        distributions_of()  # read once here, not in every worker
     workers.INHERITED.clear()
     workers.INHERITED.update(claims)
     with workers.Pool(size, timeout, finish) as pool:

@@ -40,6 +40,7 @@ run, longest claim first, and never decide a verdict.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import hmac
@@ -126,7 +127,9 @@ def _hash_of(path: Path, mtime_ns: int, size: int) -> str:
 
 
 @cache
-def _distributions_of() -> Mapping[str, list[str]]:
+def distributions_of() -> Mapping[str, list[str]]:
+    """The distributions providing each top-level module (read once per process: it scans every distribution,
+    so the caller computes it before forking its workers)."""
     return packages_distributions()
 
 
@@ -150,7 +153,7 @@ def loaded_since(before: Iterable[str]) -> tuple[set[Path], set[str]]:
             if not is_library_file(path):
                 files.add(path)
     tops = {name.partition(".")[0] for name in list(sys.modules)} - set(sys.stdlib_module_names)
-    dists = {d for top in tops for d in _distributions_of().get(top, ())}
+    dists = {d for top in tops for d in distributions_of().get(top, ())}
     return files, dists
 
 
@@ -290,15 +293,16 @@ def _secret(folder: Path) -> bytes:
     """The folder's secret (:data:`SECRET`), created ``0600`` on first use; :class:`UnsafeCache` when it is not
     a private regular file of this user."""
     path = folder / SECRET
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    except FileExistsError:
-        pass
-    except OSError as exc:
-        raise UnsafeCache(f"cannot create the cache's secret {str(path)!r}: {exc.strerror or exc}") from None
-    else:
-        with os.fdopen(fd, "wb") as f:
-            f.write(secrets.token_bytes(32))
+    if not path.exists():
+        try:
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=SECRET, suffix=".tmp")  # created 0600
+            with os.fdopen(fd, "wb") as f:
+                f.write(secrets.token_bytes(32))
+            with contextlib.suppress(FileExistsError):  # another process made it first: theirs is kept
+                os.link(tmp, path)  # complete, and never over an existing file
+            os.unlink(tmp)
+        except OSError as exc:
+            raise UnsafeCache(f"cannot create the cache's secret {str(path)!r}: {exc.strerror or exc}") from None
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         with os.fdopen(fd, "rb") as f:
