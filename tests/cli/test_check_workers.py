@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -33,10 +34,11 @@ HANGS = Claim("hangs", "s", "s", (Symbolic(hangs),))
 """
 
 HANGING = """
-import time
+import subprocess, sys, time
 from icl_verify import Claim, Symbolic
 
 def hangs():
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])  # a process of the claim's own
     time.sleep(600)
 
 FIRST = Claim("hangs-first", "s", "s", (Symbolic(hangs),))
@@ -88,14 +90,6 @@ def test_bad_timeouts_are_usage_errors(user_file):
         assert result.exit_code == 2 and "--timeout" in result.output and "Traceback" not in result.output
 
 
-def _alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_stops_every_worker_within_a_second_and_exits_130(tmp_path, jobs):
     path = tmp_path / "hanging.py"
@@ -103,32 +97,34 @@ def test_ctrl_c_stops_every_worker_within_a_second_and_exits_130(tmp_path, jobs)
     command = [sys.executable, "-c", "from icl_verify.cli.main import main; main()"]
     command += ["check", str(path), "--no-cache", "--jobs", jobs]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, text=True)
-    pgid = os.getpgid(proc.pid)
+    groups = {os.getpgid(proc.pid)}
     try:
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and _count_group(pgid) < 1 + int(jobs) and proc.poll() is None:
-            time.sleep(0.2)  # until the workers have started
-        assert _count_group(pgid) == 1 + int(jobs)
-        time.sleep(1.0)  # the claims are sleeping in their workers
-        os.killpg(pgid, signal.SIGINT)  # Ctrl-C in a terminal reaches the whole group
+        while time.monotonic() < deadline and proc.poll() is None:
+            groups |= {os.getpgid(proc.pid)} | set(_children(proc.pid))  # a worker leads a group of its own
+            if _count(groups) == 1 + 2 * int(jobs):  # the command, each worker and the process its claim started
+                break
+            time.sleep(0.2)
+        assert _count(groups) == 1 + 2 * int(jobs)
+        os.killpg(os.getpgid(proc.pid), signal.SIGINT)  # Ctrl-C in a terminal reaches the foreground group
         sent = time.monotonic()
         out, err = proc.communicate(timeout=30)
-        # one second for the workers to stop; the rest is the interpreter's exit
-        assert time.monotonic() - sent < 5
+        assert time.monotonic() - sent < 5  # one second for the workers to stop; the rest is the interpreter's exit
     finally:
-        if _alive(pgid):
-            os.killpg(pgid, signal.SIGKILL)
+        for group in groups:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(group, signal.SIGKILL)
     assert proc.returncode == 130
     assert err.strip().splitlines() == [
         "interrupted: every worker stopped; verdicts finished so far are kept in the cache"
     ]
     assert "Traceback" not in out + err
-    assert not _alive(pgid)  # no worker survives
+    assert _count(groups) == 0  # no worker, and nothing a claim started, survives
 
 
-def _count_group(pgid: int) -> int:
-    """The live (not zombie) processes of the group ``pgid``, from /proc."""
-    count = 0
+def _processes() -> list[tuple[int, int, int, str]]:
+    """(pid, parent pid, process group, state) of every process, from /proc."""
+    found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
@@ -136,6 +132,14 @@ def _count_group(pgid: int) -> int:
                     fields = f.read().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                count += 1
-    return count
+            found.append((int(entry), int(fields[1]), int(fields[2]), fields[0]))
+    return found
+
+
+def _children(pid: int) -> list[int]:
+    return [p for p, parent, _, _ in _processes() if parent == pid]
+
+
+def _count(groups: set[int]) -> int:
+    """The live (not zombie) processes of ``groups``."""
+    return sum(group in groups and state != "Z" for _, _, group, state in _processes())

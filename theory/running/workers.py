@@ -15,9 +15,10 @@ would have to import the package again and re-load the users' files in its own p
 (the built-in ones, or a user's file: :func:`claims_of`). The workers are started once per run
 (:class:`Pool`) and given job after job; a worker is replaced only when it died or timed out.
 
-A worker ignores ``SIGINT``: Ctrl-C reaches the calling process, which kills every worker at once
-(:meth:`Pool.close`) — so a ``KeyboardInterrupt`` raised inside a worker comes from the claim's own
-code and is that claim's ERROR.
+A worker ignores ``SIGINT`` and leads a process group of its own: Ctrl-C reaches the calling process,
+which kills every worker's group at once (:meth:`Pool.close`; any process a claim started goes with
+it) — so a ``KeyboardInterrupt`` raised inside a worker comes from the claim's own code and is that
+claim's ERROR.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import multiprocessing
+import os
 import signal
 import sys
 import time
@@ -129,6 +131,8 @@ def serve(conn: Connection) -> None:
     """The worker's loop: for each job received, ``("start", name)`` and ``("done", name, outcome)`` per claim,
     ``("start", None)`` per extra, then ``("idle",)``; ends when the connection closes or sends None."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(os, "setpgid"):
+        os.setpgid(0, 0)  # its own process group: stopping it stops whatever its claims started too
     baseline = frozenset(sys.modules)
     while True:
         try:
@@ -171,8 +175,10 @@ class Worker:
         self.conn.send(job)
 
     def stop(self) -> None:
-        """Kill the process (at once: it may be stuck in a claim) and release it."""
+        """Kill the process and every process its claims started (at once: it may be stuck in a claim)."""
         if self.process.is_alive():
+            with contextlib.suppress(ProcessLookupError, PermissionError, AttributeError):
+                os.killpg(self.process.pid, signal.SIGKILL)  # its group, if it made it
             self.process.kill()
         self.process.join()
         self.conn.close()
