@@ -115,7 +115,7 @@ def test_a_figures_sources_are_its_family_and_the_drawing_code(figure_file):
     assert any(p.name == "figures.py" and p.parent.name == "output" for p in files)
 
 
-@pytest.mark.parametrize("part", ["json", "svg"])
+@pytest.mark.parametrize("part", ["json", "svg", "pdf"])
 def test_a_corrupt_entry_is_ignored_and_rewritten(figure_file, tmp_path, monkeypatch, part):
     cache_dir = tmp_path / "cache"
     monkeypatch.setenv("ICL_VERIFY_CACHE_DIR", str(cache_dir))

@@ -6,10 +6,11 @@ An entry (:class:`DrawnFigure`: the digest of the figure's data, its SVG and its
 its family's module (or the user's file) with everything it imports, and the drawing code
 (:mod:`icl_verify.output.figures`) with everything that imports
 (:func:`icl_verify.running.sources.files_of`) — the versions of the libraries a verdict depends on and
-Matplotlib's, the seed and the example budget. An entry is the SVG file (``KEY.figure.svg``) and a
-JSON digest beside it (``KEY.figure.json``: the data's digest and the SVG's SHA-256, authenticated
-like a verdict: :meth:`icl_verify.running.verdict_cache.VerdictCache.load`); either one missing,
-unparsable, forged or not matching the other, and the figure is drawn again. Nothing is unpickled.
+Matplotlib's, the seed and the example budget. An entry is the drawn files (``KEY.figure.svg``,
+``KEY.figure.pdf``) and a JSON digest beside them (``KEY.figure.json``: the data's digest and the
+files' SHA-256s, authenticated like a verdict: :meth:`icl_verify.running.verdict_cache.VerdictCache.load`);
+any of them missing, unparsable, forged or not matching, and the figure is drawn again. Nothing is
+unpickled.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from icl_verify.running.verdict_cache import LIBRARIES, VerdictCache, atomic_wri
 DRAWING = "icl_verify.output.figures"
 """The module that draws every figure: part of every figure's key."""
 SUFFIX = ".figure"
-"""The figures' entries are ``KEY.figure.json`` and ``KEY.figure.svg`` in the cache's folder."""
+"""The figures' entries are ``KEY.figure.json``, ``KEY.figure.svg`` and ``KEY.figure.pdf`` in the cache's folder."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,26 +75,37 @@ def drawn_figure(
     return drawn
 
 
-def _svg_path(cache: VerdictCache, key: str) -> Path:
-    return cache.path(key, SUFFIX).with_suffix(".svg")
+FORMATS = ("svg", "pdf")
+"""The drawn files of a figure, each ``KEY.figure.<format>`` beside the digest ``KEY.figure.json``."""
+
+
+def _file(cache: VerdictCache, key: str, fmt: str) -> Path:
+    return cache.path(key, SUFFIX).with_suffix(f".{fmt}")
 
 
 def load(cache: VerdictCache, key: str) -> DrawnFigure | None:
-    """The figure stored under ``key``: its SVG, if the authenticated digest beside it names its SHA-256."""
+    """The figure stored under ``key``: its SVG and PDF, if the authenticated digest beside them names their
+    SHA-256s."""
     body = cache.load(key, SUFFIX)
+    if body is None or not isinstance(body.get("digest"), str):
+        return None
     try:
-        svg = _svg_path(cache, key).read_bytes()
+        drawn = {fmt: _file(cache, key, fmt).read_bytes() for fmt in FORMATS}
     except OSError:
         return None
-    if body is None or not isinstance(body.get("digest"), str) or body.get("svg_sha256") != _sha256(svg):
+    if any(body.get(f"{fmt}_sha256") != _sha256(data) for fmt, data in drawn.items()):
         return None
-    return DrawnFigure(body["digest"], svg)
+    return DrawnFigure(body["digest"], drawn["svg"], drawn["pdf"])
 
 
 def store(cache: VerdictCache, key: str, drawn: DrawnFigure) -> None:
-    """Store ``drawn`` under ``key``: the SVG first, then its digest (so a digest never names a missing SVG)."""
-    atomic_write(_svg_path(cache, key), drawn.svg)
-    cache.store(key, {"digest": drawn.digest, "svg_sha256": _sha256(drawn.svg)}, SUFFIX)
+    """Store ``drawn`` under ``key``: the drawn files first, then their digest (which never names a missing file)."""
+    files = {"svg": drawn.svg, "pdf": drawn.pdf}
+    for fmt, data in files.items():
+        atomic_write(_file(cache, key, fmt), data)
+    cache.store(
+        key, {"digest": drawn.digest, **{f"{fmt}_sha256": _sha256(data) for fmt, data in files.items()}}, SUFFIX
+    )
 
 
 def _sha256(data: bytes) -> str:
