@@ -115,13 +115,14 @@ def test_a_figures_sources_are_its_family_and_the_drawing_code(figure_file):
     assert any(p.name == "figures.py" and p.parent.name == "output" for p in files)
 
 
-def test_a_corrupt_entry_is_ignored_and_rewritten(figure_file, tmp_path, monkeypatch):
+@pytest.mark.parametrize("part", ["json", "svg", "pdf"])
+def test_a_corrupt_entry_is_ignored_and_rewritten(figure_file, tmp_path, monkeypatch, part):
     cache_dir = tmp_path / "cache"
     monkeypatch.setenv("ICL_VERIFY_CACHE_DIR", str(cache_dir))
     cold = _docs(figure_file, tmp_path / "cold")
-    entries = list(cache_dir.glob("*.figure.pickle"))
-    assert len(entries) == 1
-    entries[0].write_bytes(entries[0].read_bytes()[:40])  # a truncated entry
+    entries = list(cache_dir.glob(f"*.figure.{part}"))
+    assert len(entries) == 1 and not list(cache_dir.glob("*.pickle"))
+    entries[0].write_bytes(entries[0].read_bytes()[:40])  # a truncated digest, or SVG
     again = _docs(figure_file, tmp_path / "again")
     assert _calls(figure_file) == 2 and again == cold
     _docs(figure_file, tmp_path / "warm")

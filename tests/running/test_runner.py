@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from icl_verify import Claim, Estimate, Measured, Symbolic, Verdict
 from icl_verify.cli.main import main
 from icl_verify.output import report
-from icl_verify.running import registry, runner
+from icl_verify.running import registry, runner, workers
 from icl_verify.running.verdict_cache import VerdictCache
 
 # A proof, a numeric refutation with a shrunk counterexample, an exact refutation and a measured claim.
@@ -58,8 +58,8 @@ def test_claims_of_a_file_are_reloaded_by_the_workers(user_file):
     assert report.table(parallel) == report.table(serial)
 
 
-def test_a_worker_that_cannot_load_its_claim_gives_an_error_that_is_not_cached(user_file, tmp_path):
-    # The file imports in this process but raises in a worker process: the claim is ERROR, not lost.
+def test_a_worker_that_cannot_load_its_claim_gives_an_error_that_is_not_cached(user_file, tmp_path, monkeypatch):
+    # A spawned worker re-loads the claims by reference: here the file raises there, so the claims are ERROR.
     path = tmp_path / "parent_only.py"
     path.write_text(
         "import multiprocessing\n"
@@ -67,13 +67,14 @@ def test_a_worker_that_cannot_load_its_claim_gives_an_error_that_is_not_cached(u
         "    raise RuntimeError('no claims in a worker')\n" + user_file.read_text()
     )
     claims = registry.load_file(path)
+    monkeypatch.setattr(workers, "START_METHOD", "spawn")
     cache = VerdictCache(tmp_path / "cache")
     checked = runner.check_claims(claims, files=[str(path)], jobs=2, cache=cache)
     assert [r.verdict for r in checked.results] == [Verdict.ERROR, Verdict.ERROR]
     assert not checked.results[0].as_expected
     evidence = checked.results[0].evidence[0]
     assert evidence.kind == "worker" and "no claims in a worker" in evidence.detail
-    assert list((tmp_path / "cache").glob("*.pickle")) == []  # checked again next time
+    assert [p.name for p in (tmp_path / "cache").glob("*.json")] == []  # checked again next time
 
 
 def _names(jobs: list[list[Claim]]) -> list[list[str]]:
@@ -215,7 +216,9 @@ def test_extra_work_runs_in_the_worker_of_its_family_and_never_changes_a_verdict
         runner.Extra(None, "failing", functools.partial(int, "not a number")),  # its failure is not a verdict
     ]
     serial = runner.check_claims(claims, files=[str(path)], jobs=1, extras=extras)
-    assert not any(m.exists() for m in marks)  # no worker: the caller does what is missing
+    assert [m.read_text() for m in marks] == ["ran", "ran"]  # one worker does them too
+    for m in marks:
+        m.unlink()
     parallel = runner.check_claims(claims, files=[str(path)], jobs=2, extras=extras)
     assert [m.read_text() for m in marks] == ["ran", "ran"]
     expected = [Verdict.VERIFIED, Verdict.VERIFIED, Verdict.PROVED]

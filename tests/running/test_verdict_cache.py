@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import sys
 import threading
 from pathlib import Path
 
@@ -19,6 +20,11 @@ from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key
 
 KEY_INPUTS = {"sources": "p" * 64, "seed": 0, "max_examples": 100}
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _entries(folder: Path) -> list[Path]:
+    """The verdict entries in the cache's ``folder``."""
+    return sorted(p for p in folder.glob("*.json") if p.name != "costs.json")
 
 
 def _check(path, cache, **kwargs):
@@ -170,11 +176,11 @@ def test_where_must_be_a_module_of_the_package_or_a_file():
         sources.files_of("numpy")
 
 
-@pytest.mark.parametrize("garbage", [b"", b"\x80\x04 truncated", b"not a pickle at all"])
+@pytest.mark.parametrize("garbage", [b"", b'{"format": 2, "body": {', b"not JSON at all", b'{"body": {}, "mac": 1}'])
 def test_a_corrupt_entry_is_ignored_and_rebuilt(user_file, tmp_path, garbage):
     cache = VerdictCache(tmp_path / "cache")
     cold = _check(user_file, cache)
-    entries = sorted((tmp_path / "cache").glob("*.pickle"))
+    entries = _entries(tmp_path / "cache")
     assert len(entries) == 2
     entries[0].write_bytes(garbage)
     again = _check(user_file, cache)
@@ -185,23 +191,24 @@ def test_a_corrupt_entry_is_ignored_and_rebuilt(user_file, tmp_path, garbage):
 
 def test_an_entry_stored_under_another_key_is_not_used(tmp_path):
     cache = VerdictCache(tmp_path)
-    outcome = Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, 1.0)
+    outcome = Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, 1.0, verdict_cache.Depends({}, {}))
     cache.put("a" * 64, outcome)
     assert cache.get("a" * 64) == outcome
-    (tmp_path / ("a" * 64 + ".pickle")).rename(tmp_path / ("b" * 64 + ".pickle"))
+    (tmp_path / ("a" * 64 + ".json")).rename(tmp_path / ("b" * 64 + ".json"))
     assert cache.get("b" * 64) is None
 
 
 def test_concurrent_writers_leave_a_complete_entry_and_no_temporary_file(tmp_path):
     cache = VerdictCache(tmp_path)
-    outcomes = [Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, float(k)) for k in range(8)]
+    nothing = verdict_cache.Depends({}, {})
+    outcomes = [Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, float(k), nothing) for k in range(8)]
     threads = [threading.Thread(target=lambda o=o: [cache.put("k" * 64, o) for _ in range(20)]) for o in outcomes]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert cache.get("k" * 64) in outcomes
-    assert [p.name for p in tmp_path.iterdir()] == ["k" * 64 + ".pickle"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k" * 64 + ".json", verdict_cache.SECRET]
 
 
 def test_costs_are_recorded_and_a_corrupt_record_is_ignored(tmp_path):
@@ -254,7 +261,7 @@ def test_cli_cache_folder_from_the_environment_and_no_cache_writes_nothing(user_
     assert _cli(str(user_file), "--no-cache").exit_code == 0
     assert not (tmp_path / "env-cache").exists()
     assert _cli(str(user_file)).exit_code == 0
-    assert len(list((tmp_path / "env-cache").glob("*.pickle"))) == 2
+    assert len(_entries(tmp_path / "env-cache")) == 2
 
 
 @pytest.mark.parametrize(
@@ -293,7 +300,7 @@ def test_a_claim_of_unknown_origin_is_never_cached(tmp_path):
     for _ in range(2):
         checked = runner.check_claims([impostor, made_here], jobs=1, cache=cache)
         assert checked.cached == frozenset() and [r.verdict.value for r in checked.results] == ["PROVED", "PROVED"]
-    assert list((tmp_path / "cache").glob("*.pickle")) == []
+    assert _entries(tmp_path / "cache") == []
 
 
 def test_a_helper_that_does_not_parse_is_hashed_not_followed(tmp_path):
@@ -301,3 +308,168 @@ def test_a_helper_that_does_not_parse_is_hashed_not_followed(tmp_path):
     (tmp_path / "main.py").write_text("def later():\n    import broken\n")
     files = sources.dependencies(tmp_path / "main.py")
     assert [p.name for p in files] == ["broken.py", "main.py"]
+
+
+# ---------------------------------------------------------------------------------------------
+# What a check loaded, wherever it is: recorded in the entry, and checked before it is served
+
+FAR_HELPER_CLAIMS = """
+import importlib, sys
+from pathlib import Path
+from icl_verify import Claim, Symbolic
+
+FAR = Path(__file__).resolve().parent.parent / "elsewhere"
+sys.path.insert(0, str(FAR))
+import far_helper  # imported when the file loads, from another folder
+
+
+def loaded_while_checking():
+    sys.path.insert(0, str(FAR))
+    try:
+        return importlib.import_module("late_helper").VALUE - 1  # imported only while the check runs
+    finally:
+        sys.path.remove(str(FAR))
+
+
+FAR_CLAIM = Claim("far-helper-is-one", "s", "s", (Symbolic(lambda: far_helper.VALUE - 1),))
+LATE_CLAIM = Claim("late-helper-is-one", "s", "s", (Symbolic(loaded_while_checking),))
+"""
+
+
+@pytest.fixture
+def far_helpers(tmp_path, monkeypatch):
+    (tmp_path / "elsewhere").mkdir()
+    for name in ("far_helper", "late_helper"):
+        (tmp_path / "elsewhere" / f"{name}.py").write_text("VALUE = 1\n")
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    (tmp_path / "claims").mkdir()
+    path = tmp_path / "claims" / "far.py"
+    path.write_text(FAR_HELPER_CLAIMS)
+    return path
+
+
+def _verdicts(checked) -> dict[str, str]:
+    return {r.claim.name: r.verdict.value for r in checked.results}
+
+
+@pytest.mark.parametrize("helper", ["far_helper", "late_helper"])
+def test_a_helper_in_another_folder_edited_checks_again(far_helpers, tmp_path, helper, monkeypatch):
+    cache = VerdictCache(tmp_path / "cache")
+    assert _verdicts(_check(far_helpers, cache)) == {"far-helper-is-one": "PROVED", "late-helper-is-one": "PROVED"}
+    assert len(_check(far_helpers, cache).cached) == 2  # nothing changed: reused
+    (tmp_path / "elsewhere" / f"{helper}.py").write_text("VALUE = 2\n")  # now 2 − 1 ≠ 0
+    for name in ("far_helper", "late_helper"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    again = _check(far_helpers, cache)
+    claim = "far-helper-is-one" if helper == "far_helper" else "late-helper-is-one"
+    assert claim not in again.cached and _verdicts(again)[claim] == "REFUTED"
+
+
+def test_a_dependency_whose_version_changed_checks_again(user_file, tmp_path, monkeypatch):
+    cache = VerdictCache(tmp_path / "cache")
+    _check(user_file, cache)
+    entry = json.loads(_entries(tmp_path / "cache")[0].read_text())
+    recorded = entry["body"]["depends"]["distributions"]
+    assert "platformdirs" in recorded and "numpy" in recorded  # every distribution imported, not only the key's
+    assert len(_check(user_file, cache).cached) == 2
+    real = verdict_cache.version
+    monkeypatch.setattr(verdict_cache, "version", lambda name: "99.0" if name == "platformdirs" else real(name))
+    assert _check(user_file, cache).cached == frozenset()
+
+
+# ---------------------------------------------------------------------------------------------
+# Nothing in the folder runs, and nothing forged is served
+
+
+class _Planted:
+    """Unpickling this would write ``marker``: the cache must never unpickle anything."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.write_text, (self.marker, "code ran"))
+
+
+def test_planted_pickles_and_forged_entries_never_run_nor_change_a_verdict(user_file, tmp_path):
+    import hashlib
+    import hmac
+    import pickle
+
+    folder = tmp_path / "cache"
+    cache = VerdictCache(folder)
+    claims = registry.load_file(user_file)
+    keys = runner.claim_keys(claims, {c.name: str(user_file) for c in claims}, 0, 100)
+    marker = tmp_path / "marker"
+    for key in keys.values():  # where the old cache looked, and the names an attacker would try
+        for name in (f"{key}.pickle", f"{key}.figure.pickle"):
+            (folder / name).write_bytes(pickle.dumps(_Planted(marker)))
+    cold = _check(user_file, cache)
+    assert not marker.exists() and _verdicts(cold) == {"user-square-of-sum": "VERIFIED", "user-wrong-square": "REFUTED"}
+
+    # A forged entry: the refuted claim's verdict flipped, with the MAC left as it was, or recomputed
+    # with another secret (another user's, or a cache copied from elsewhere).
+    path = folder / f"{keys['user-wrong-square']}.json"
+    entry = json.loads(path.read_text())
+    entry["body"]["verdict"] = "VERIFIED"
+    entry["body"]["evidence"] = []
+    path.write_text(json.dumps(entry))
+    assert _verdicts(_check(user_file, cache))["user-wrong-square"] == "REFUTED"
+    entry = json.loads(path.read_text())  # rewritten by that check
+    entry["body"]["verdict"] = "VERIFIED"
+    message = json.dumps({"key": keys["user-wrong-square"], "kind": "", "body": entry["body"]}, sort_keys=True)
+    entry["mac"] = hmac.new(b"another secret" * 3, message.encode(), hashlib.sha256).hexdigest()
+    path.write_text(json.dumps(entry))
+    again = _check(user_file, cache)
+    assert "user-wrong-square" not in again.cached and _verdicts(again)["user-wrong-square"] == "REFUTED"
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("mode", [0o770, 0o707, 0o777])
+def test_a_cache_folder_others_may_write_is_refused(tmp_path, mode):
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    folder.chmod(mode)
+    with pytest.raises(verdict_cache.UnsafeCache, match="writable by other users"):
+        VerdictCache(folder)
+
+
+def test_a_secret_others_may_read_is_refused(tmp_path):
+    VerdictCache(tmp_path / "cache")
+    (tmp_path / "cache" / verdict_cache.SECRET).chmod(0o644)
+    with pytest.raises(verdict_cache.UnsafeCache, match="not a private file"):
+        VerdictCache(tmp_path / "cache")
+
+
+def test_a_new_cache_folder_and_its_secret_are_private(tmp_path):
+    VerdictCache(tmp_path / "a" / "cache")
+    assert (tmp_path / "a" / "cache").stat().st_mode & 0o777 == 0o700
+    assert (tmp_path / "a" / "cache" / verdict_cache.SECRET).stat().st_mode & 0o777 == 0o600
+
+
+def test_cli_checks_without_a_cache_after_one_warning_line_when_others_may_write_it(user_file, tmp_path):
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    folder.chmod(0o777)
+    result = CliRunner().invoke(main, ["check", str(user_file), "--jobs", "1", "--cache-dir", str(folder)])
+    assert result.exit_code == 0 and "Traceback" not in result.output
+    warnings = [line for line in result.output.splitlines() if line.startswith("warning:")]
+    assert warnings == [
+        f"warning: the cache folder {str(folder)!r} is writable by other users; checking without a cache"
+    ]
+    assert list(folder.iterdir()) == []
+
+
+def test_caches_opened_at_once_on_a_new_folder_share_one_complete_secret(tmp_path):
+    opened: list[VerdictCache] = []
+    threads = [threading.Thread(target=lambda: opened.append(VerdictCache(tmp_path / "new"))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    secret = (tmp_path / "new" / verdict_cache.SECRET).read_bytes()
+    assert len(opened) == 8 and len(secret) == 32
+    assert sorted(p.name for p in (tmp_path / "new").iterdir()) == [verdict_cache.SECRET]  # no temporary file left
+    outcome = Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, 1.0, verdict_cache.Depends({}, {}))
+    opened[0].put("s" * 64, outcome)
+    assert all(cache.get("s" * 64) == outcome for cache in opened)  # every one reads what another wrote

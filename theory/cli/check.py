@@ -3,15 +3,15 @@ report their verdicts.
 
 With no target every built-in claim is checked, then every built-in derivation (each step by
 SymPy); a name may be a claim's or a derivation's (checking one derivation alone is cheap). A
-user's file contributes its module-level claims and derivations; names must be unique in a run,
-built-ins included (:func:`icl_verify.running.registry.unique`). The exit status is 1 when a claim
-or a derivation is not as expected.
+user's file contributes its module-level claims and derivations, beside any names given; names must
+be unique in a run, built-ins included (:func:`icl_verify.running.registry.unique`). The exit status
+is 1 when a claim or a derivation is not as expected, 130 after Ctrl-C.
 
-Verdicts are reused from the cache while nothing they depend on changed
-(:mod:`icl_verify.running.verdict_cache`): a claim's key holds the source of its family's module
-(or the user's file) and of every module it imports, transitively, read from its ``import``
-statements — so editing one family re-checks that family's claims only, and editing a module every
-family imports re-checks every claim.
+Claims are checked in worker processes (:mod:`icl_verify.running.workers`): one that exits, dies or
+runs past ``--timeout`` is ERROR and the others are still checked. A line is printed as each claim
+completes, then the report in the order given. Verdicts are reused from the cache only while every
+source file the check loaded hashes the same and every distribution it imported has the same
+version (:mod:`icl_verify.running.verdict_cache`).
 """
 
 from __future__ import annotations
@@ -22,28 +22,29 @@ import click
 
 from icl_verify.cli import InputError
 from icl_verify.cli._params import MAX_EXAMPLES, count
-from icl_verify.core.claims import Claim
+from icl_verify.core.claims import Claim, Result
 from icl_verify.core.derivation import Derivation
 from icl_verify.errors import InvalidArgument
 from icl_verify.output import report, strict_json
 from icl_verify.running import registry, runner
-from icl_verify.running.verdict_cache import ENV_VAR, VerdictCache
+from icl_verify.running.verdict_cache import ENV_VAR, UnsafeCache, VerdictCache
 
 
 def _gather(targets: tuple[str, ...]) -> tuple[list[Claim], list[Derivation]]:
-    """The claims and the derivations to check: those named, else those of the user's files among ``targets``,
-    else every built-in one."""
+    """The claims and the derivations to check: those named and those of the user's files among ``targets``;
+    every built-in one when ``targets`` names neither."""
     files = [t for t in targets if t.endswith(".py")]
     names = [t for t in targets if not t.endswith(".py")]
     try:
         user = registry.load_files(files)
-        if files and not names:
-            claims = [c for fam in user for c in fam.claims]
-            derivations = [d for fam in user for d in fam.derivations]
-        else:
+        claims = [c for fam in user for c in fam.claims]
+        derivations = [d for fam in user for d in fam.derivations]
+        if names or not files:  # the names given (or every built-in), then the files' own
             fams = registry.families() + user
             registry.unique(fams)  # a user's claim never silently replaces a built-in one
-            claims, derivations = _select(fams, names)
+            named, named_derivations = _select(fams, names)
+            claims = named + [c for c in claims if c not in named]
+            derivations = named_derivations + [d for d in derivations if d not in named_derivations]
         registry.validate_ledger(claims)
         return claims, derivations
     except InvalidArgument as exc:
@@ -72,7 +73,7 @@ def runner_options(fn):
             "--jobs",
             type=click.IntRange(min=1),
             default=None,
-            help="Worker processes checking claims at once  [default: every core].",
+            help="Worker processes checking claims at once  [default: one for small work, else every core].",
         ),
         click.option(
             "--executor",
@@ -82,6 +83,13 @@ def runner_options(fn):
             help="Local processes, or a Dask cluster (needs the dask extra and --scheduler).",
         ),
         click.option("--scheduler", default=None, help="Address of the Dask scheduler (with --executor dask)."),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=0, min_open=True, max=7 * 24 * 3600),
+            default=runner.DEFAULT_TIMEOUT,
+            show_default=True,
+            help="Seconds a claim's check may run; past it the claim is ERROR and its worker replaced.",
+        ),
         click.option("--no-cache", is_flag=True, help="Check every claim afresh; read and store no verdict."),
         click.option(
             "--cache-dir",
@@ -95,10 +103,14 @@ def runner_options(fn):
     return fn
 
 
-def open_cache(cache_dir: str | None) -> VerdictCache:
-    """The verdict cache in ``cache_dir`` (None: the default folder); a bad folder is an input error."""
+def open_cache(cache_dir: str | None) -> VerdictCache | None:
+    """The verdict cache in ``cache_dir`` (None: the default folder); a file is an input error, and a folder that
+    cannot be used safely is no cache, with one warning line (:class:`~icl_verify.running.verdict_cache.UnsafeCache`)."""
     try:
         return VerdictCache(cache_dir)
+    except UnsafeCache as exc:
+        click.echo(f"warning: {exc}; checking without a cache", err=True)
+        return None
     except InvalidArgument as exc:
         raise InputError(str(exc).replace("cache_dir", "--cache-dir", 1)) from None
 
@@ -113,6 +125,12 @@ def validate_runner(jobs: int | None, executor: str, scheduler: str | None) -> N
         runner.validate(jobs, executor, scheduler)
     except InvalidArgument as exc:
         raise InputError(str(exc)) from None
+
+
+def _stream(result: Result) -> None:
+    """One line as a claim completes (the full report follows, in the order given)."""
+    mark = " " if result.as_expected else "!"
+    click.echo(f"{result.verdict.value:<9} {mark}{result.claim.name}  ({result.seconds:.1f} s)")
 
 
 @click.command("check")
@@ -135,38 +153,49 @@ def command(
     jobs: int | None,
     executor: str,
     scheduler: str | None,
+    timeout: float,
     no_cache: bool,
     cache_dir: str | None,
 ) -> None:
     """Check claims and derivations, and report their verdicts.
 
     TARGETS are names of claims or derivations and/or paths to Python files of claims; none means
-    every built-in claim, then every built-in derivation. A file alone checks the claims and
-    derivations it defines. The exit status is 1 when one is not as expected.
+    every built-in claim, then every built-in derivation. A file checks the claims and derivations
+    it defines, with those named beside it. The exit status is 1 when one is not as expected.
 
-    Verdicts are reused from the cache while nothing they depend on changed: a claim's family
-    module (or file) and the modules it imports, transitively (including helper modules beside a
-    file), the library versions, the seed and the budget. Editing one family re-checks its claims
-    only; editing a module every family imports re-checks all. --no-cache checks afresh.
+    Each claim is checked in a worker process: one that exits, dies or runs past --timeout is
+    ERROR and the others are still checked. Verdict lines are printed as claims complete, then
+    the full report in the order given. Ctrl-C stops every worker and exits with status 130.
+
+    Verdicts are reused from the cache only while every source file the check loaded (the
+    claim's file, its helpers wherever they are, the package's modules) hashes the same and
+    every distribution it imported has the same version, for the same seed and budget. Data
+    files read at run time and environment variables are not tracked: --no-cache checks afresh.
 
     A claim file is Python code, executed with your user's rights when it is loaded, like a
     test file given to pytest: check only files you trust.
     """
     validate_runner(jobs, executor, scheduler)
     claims, derivations = _gather(targets)
-    checked = runner.check_claims(
-        claims,
-        files=[t for t in targets if t.endswith(".py")],
-        seed=seed,
-        max_examples=max_examples,
-        jobs=jobs,
-        executor=executor,
-        scheduler=scheduler,
-        cache=None if no_cache else open_cache(cache_dir),
-        progress=not as_json and sys.stderr.isatty(),
-    )
+    try:
+        checked = runner.check_claims(
+            claims,
+            files=[t for t in targets if t.endswith(".py")],
+            seed=seed,
+            max_examples=max_examples,
+            jobs=jobs,
+            executor=executor,
+            scheduler=scheduler,
+            cache=None if no_cache else open_cache(cache_dir),
+            progress=not as_json and sys.stderr.isatty(),
+            timeout=timeout,
+            on_result=None if as_json else _stream,
+        )
+        steps = [d.check() for d in derivations]
+    except KeyboardInterrupt:
+        click.echo("interrupted: every worker stopped; verdicts finished so far are kept in the cache", err=True)
+        sys.exit(130)
     results = checked.results
-    steps = [d.check() for d in derivations]
     if as_json:
         record = report.to_json(results, seed=seed, max_examples=max_examples, derivations=steps, cached=checked.cached)
         click.echo(strict_json.dumps(record, indent=2))

@@ -72,6 +72,7 @@ def command(
     jobs: int | None,
     executor: str,
     scheduler: str | None,
+    timeout: float,
     no_cache: bool,
     cache_dir: str | None,
 ) -> None:
@@ -101,6 +102,7 @@ def command(
     out_dir = Path(out)
     cache = None if no_cache else open_cache(cache_dir)
     run = {"seed": seed, "max_examples": max_examples, "jobs": jobs, "executor": executor, "scheduler": scheduler}
+    run |= {"timeout": timeout}
     try:
         fams = _chosen(registry.load_files(files) if files else registry.families(), only)
         derived = {d.name: d.check() for fam in fams for d in fam.derivations}  # cheap: first

@@ -6,23 +6,28 @@ An entry (:class:`DrawnFigure`: the digest of the figure's data, its SVG and its
 its family's module (or the user's file) with everything it imports, and the drawing code
 (:mod:`icl_verify.output.figures`) with everything that imports
 (:func:`icl_verify.running.sources.files_of`) — the versions of the libraries a verdict depends on and
-Matplotlib's, the seed and the example budget. Entries are written, read and discarded when
-unreadable like verdicts (:meth:`icl_verify.running.verdict_cache.VerdictCache.load`).
+Matplotlib's, the seed and the example budget. An entry is the drawn files (``KEY.figure.svg``,
+``KEY.figure.pdf``) and a JSON digest beside them (``KEY.figure.json``: the data's digest and the
+files' SHA-256s, authenticated like a verdict: :meth:`icl_verify.running.verdict_cache.VerdictCache.load`);
+any of them missing, unparsable, forged or not matching, and the figure is drawn again. Nothing is
+unpickled.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+from pathlib import Path
 
 from icl_verify.core.figure import Figure
 from icl_verify.output.figures import digest, render
 from icl_verify.running import registry, runner, sources
-from icl_verify.running.verdict_cache import LIBRARIES, VerdictCache, environment, keyed
+from icl_verify.running.verdict_cache import LIBRARIES, VerdictCache, atomic_write, environment, keyed
 
 DRAWING = "icl_verify.output.figures"
 """The module that draws every figure: part of every figure's key."""
 SUFFIX = ".figure"
-"""The figures' entries are ``KEY.figure.pickle`` in the cache's folder."""
+"""The figures' entries are ``KEY.figure.json``, ``KEY.figure.svg`` and ``KEY.figure.pdf`` in the cache's folder."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,14 +65,51 @@ def drawn_figure(
     key = None
     if cache is not None:
         key = figure_key(family.name, fig.name, sources=family_sources(family), seed=seed, max_examples=max_examples)
-        found = cache.load(key, DrawnFigure, SUFFIX)
+        found = load(cache, key)
         if found is not None:
             return found
     data = fig.data()
     drawn = DrawnFigure(digest(data), render(fig, data, "svg"), render(fig, data, "pdf"))
     if key is not None:
-        cache.store(key, drawn, SUFFIX)
+        store(cache, key, drawn)
     return drawn
+
+
+FORMATS = ("svg", "pdf")
+"""The drawn files of a figure, each ``KEY.figure.<format>`` beside the digest ``KEY.figure.json``."""
+
+
+def _file(cache: VerdictCache, key: str, fmt: str) -> Path:
+    return cache.path(key, SUFFIX).with_suffix(f".{fmt}")
+
+
+def load(cache: VerdictCache, key: str) -> DrawnFigure | None:
+    """The figure stored under ``key``: its SVG and PDF, if the authenticated digest beside them names their
+    SHA-256s."""
+    body = cache.load(key, SUFFIX)
+    if body is None or not isinstance(body.get("digest"), str):
+        return None
+    try:
+        drawn = {fmt: _file(cache, key, fmt).read_bytes() for fmt in FORMATS}
+    except OSError:
+        return None
+    if any(body.get(f"{fmt}_sha256") != _sha256(data) for fmt, data in drawn.items()):
+        return None
+    return DrawnFigure(body["digest"], drawn["svg"], drawn["pdf"])
+
+
+def store(cache: VerdictCache, key: str, drawn: DrawnFigure) -> None:
+    """Store ``drawn`` under ``key``: the drawn files first, then their digest (which never names a missing file)."""
+    files = {"svg": drawn.svg, "pdf": drawn.pdf}
+    for fmt, data in files.items():
+        atomic_write(_file(cache, key, fmt), data)
+    cache.store(
+        key, {"digest": drawn.digest, **{f"{fmt}_sha256": _sha256(data) for fmt, data in files.items()}}, SUFFIX
+    )
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 @dataclasses.dataclass(frozen=True)

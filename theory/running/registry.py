@@ -34,8 +34,11 @@ from icl_verify.core.claims import USER_FAMILY, Claim
 from icl_verify.core.derivation import Derivation
 from icl_verify.core.figure import Figure
 from icl_verify.errors import InvalidArgument
+from icl_verify.running import sources
 
 FAMILIES_PACKAGE = "icl_verify.families"
+_LOADED: dict[Path, tuple[Path, ...]] = {}
+_FAMILIES: dict[Path, Family] = {}
 
 
 @dataclass(frozen=True)
@@ -176,6 +179,7 @@ def load_family(path: str | Path) -> Family:
     sys.modules[module_name] = module
     saved_path = list(sys.path)
     sys.path.insert(0, str(path.resolve().parent))
+    before = frozenset(sys.modules)
     try:
         spec.loader.exec_module(module)
     except (Exception, SystemExit, KeyboardInterrupt) as exc:  # a file's failure is the user's input error
@@ -183,10 +187,33 @@ def load_family(path: str | Path) -> Family:
         raise InvalidArgument(f"claims file {str(path)!r} failed to import: {type(exc).__name__}: {exc}") from None
     finally:
         sys.path[:] = saved_path
+    _LOADED[path.resolve()] = tuple(sorted(_source_files(set(sys.modules) - before - {module_name})))
     fam = family_of(module, path)
     if not fam.claims and not fam.derivations:
         raise InvalidArgument(f"claims file {str(path)!r} defines no Claim or Derivation objects at module level")
+    _FAMILIES[path.resolve()] = fam
     return fam
+
+
+def loaded(path: str | Path) -> Family:
+    """The family of the user's file at ``path`` as last loaded in this process (so its claims and figures share
+    that module's caches), else loaded now (:func:`load_family`)."""
+    fam = _FAMILIES.get(Path(path).resolve())
+    return fam if fam is not None else load_family(path)
+
+
+def _source_files(names: Iterable[str]) -> Iterator[Path]:
+    """The source files of the loaded modules ``names`` that are not a library's (helpers, wherever they are)."""
+    for name in names:
+        where = getattr(sys.modules.get(name), "__file__", None)
+        if isinstance(where, str) and where.endswith(".py") and not sources.is_library_file(Path(where).resolve()):
+            yield Path(where).resolve()
+
+
+def loaded_by(path: str | Path) -> tuple[Path, ...]:
+    """The source files of the modules first loaded while the user's file at ``path`` was imported (in this
+    process; none if it was not): its helpers wherever they are, however they were imported."""
+    return _LOADED.get(Path(path).resolve(), ())
 
 
 def load_files(paths: Iterable[str | Path]) -> list[Family]:

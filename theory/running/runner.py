@@ -1,14 +1,16 @@
 """Checking many claims: in worker processes, longest first, reusing cached verdicts.
 
-:func:`check_claims` is what ``icl-verify check`` and ``icl-verify docs`` run. Claims hold
-lambdas and do not pickle, so a worker is sent a claim's *reference* — its name, and the user's
-file it comes from (none for a built-in claim) — re-loads the claim there (:func:`check_job`) and
-sends back its :class:`~icl_verify.running.verdict_cache.Outcome`; a claim the workers cannot
-find (one made at run time) is checked in this process instead. Workers come from the same
-executor layer as the sweeps (:mod:`icl_verify.numerics.shared.sweep`): local processes, or a
-Dask cluster. Whatever the number of workers the results are the same: every claim is checked
-with the same seed, example budget and one BLAS thread (so sums run in the same order, and
-workers never oversubscribe the cores), and results come back in the order the claims were given.
+:func:`check_claims` is what ``icl-verify check`` and ``icl-verify docs`` run. Every claim is
+checked in a worker process (:mod:`icl_verify.running.workers`: forked from this process, started
+once per run and reused), so that a claim that exits, is killed or hangs past ``timeout`` is that
+claim's ERROR and every other claim is still checked. Small work (estimated by the durations the
+cache recorded, else a static guess: :func:`workers_for`) goes to one worker, so a user's file of a
+few statements pays for no second process; ``jobs`` forces a number. With a Dask cluster the
+claims go to its workers by reference (:func:`check_job`), and any the cluster cannot find come
+back to local workers. Whatever the number of workers the results are the same: every claim is
+checked with the same seed, example budget and one BLAS thread (so sums run in the same order,
+and workers never oversubscribe the cores), and results come back in the order the claims were
+given; ``on_result`` is told of each one as it completes.
 
 A worker's job is one claim, except for the claims with a measured check: those of one family go
 to one worker together (:func:`jobs_of`), checked one after another, because such claims share
@@ -16,20 +18,22 @@ their simulations through :func:`icl_verify.core.caches.cached` (the scaling fam
 share 30 MLP trainings) — in two workers each simulation would run twice. Other work that uses a
 family's simulations (an :class:`Extra`, e.g. drawing its figures) joins that job, after its claims.
 
-A result is reused from the cache while nothing it depends on changed: its key
-(:func:`claim_keys`, :func:`icl_verify.running.verdict_cache.entry_key`) holds the source of the
+A result is reused from the cache only while nothing it was seen to depend on changed
+(:mod:`icl_verify.running.verdict_cache`): its key (:func:`claim_keys`) holds the source of the
 modules its family's module (or the user's file) imports, transitively
-(:func:`icl_verify.running.sources.dependencies`), so editing one family re-checks that family's claims.
+(:func:`icl_verify.running.sources.dependencies`), and its entry the hashes of every source file
+the worker had loaded when the check ended and the versions of the distributions imported.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib.util
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass
 from functools import cache
@@ -37,18 +41,34 @@ from typing import Any
 
 from tqdm import tqdm
 
-from icl_verify.core.claims import Claim, Result, check
-from icl_verify.core.evidence import Evidence, Kind, Status
+from icl_verify.core.claims import Claim, Result
+from icl_verify.core.evidence import Kind
 from icl_verify.core.verdicts import Verdict
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared import sweep
 from icl_verify.numerics.shared.checks import positive_int
-from icl_verify.numerics.shared.threads import blas_threads
-from icl_verify.running import registry, sources
-from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key, environment
+from icl_verify.running import registry, sources, workers
+from icl_verify.running.verdict_cache import (
+    Depends,
+    Outcome,
+    VerdictCache,
+    distributions_of,
+    entry_key,
+    environment,
+    loaded_since,
+)
+from icl_verify.running.workers import Job, claims_of, error, loaded_family
+
+__all__ = ["Checked", "Extra", "check_claims", "check_one", "claim_keys", "jobs_of", "loaded_family", "validate"]
 
 EXECUTORS = ("local", "dask")
 JOBS_VAR = "ICL_VERIFY_JOBS"
+DEFAULT_TIMEOUT = 1800.0
+"""Seconds a check may run before it is an ERROR (``--timeout``): the longest built-in claim, the first of the
+memorization family (whose sweep the others share), takes about 50 s of CPU (docs/performance.md), so even
+on a machine ten times slower none comes near it."""
+SMALL_WORK = 2.0
+"""Estimated seconds of work below which one worker checks everything: a second one would not pay."""
 _STATIC_COST = {Kind.MEASURED: 100.0, Kind.NUMERIC: 10.0, Kind.EXPLICIT: 1.0, Kind.SYMBOLIC: 0.1}
 """Seconds assumed for a claim never timed before, by its most expensive check."""
 
@@ -79,38 +99,35 @@ class NotFoundInWorker(LookupError):
     """The worker's registry has no claim of that name (e.g. a family added to the search path at run time)."""
 
 
-@cache
-def loaded_family(file: str) -> registry.Family:
-    """A user's file as a family, loaded once per worker: its claims and figures share the module's caches."""
-    return registry.load_family(file)
-
-
-@cache
-def _claims_of(file: str | None) -> dict[str, Claim]:
-    """The built-in claims (``file`` None) or a user's file's, by name, loaded once per worker."""
-    return {c.name: c for c in (registry.builtin_claims() if file is None else loaded_family(file).claims)}
-
-
 def check_one(claim: Claim, seed: int, max_examples: int) -> Outcome:
-    """Check ``claim`` with one BLAS thread (the same in every worker, whatever their number)."""
-    with blas_threads(1):
-        return Outcome.of(check(claim, seed=seed, max_examples=max_examples))
+    """Check ``claim`` in this process (no protection from its exits: the test suite's shared results), with
+    what it was seen to depend on (:class:`~icl_verify.running.verdict_cache.Depends`) when its origin is known:
+    its origin's files, and those of the modules loaded during the check."""
+    before = frozenset(sys.modules)
+    outcome = workers.check_one(claim, seed, max_examples)
+    where = claim_origins([claim], {}).get(claim.name)
+    if where is None:
+        return outcome
+    files, distributions = loaded_since(before)
+    return dataclasses.replace(outcome, depends=Depends.record({*_static_files(where), *files}, distributions))
 
 
 def check_job(config: Mapping[str, Any]) -> dict[str, Outcome]:
-    """The worker's side: re-load the claims ``config`` names (``file`` None: built-in), check them in order,
-    then run the job's :class:`Extra` work.
+    """A Dask worker's side: re-load the claims ``config`` names (``file`` None: built-in), check them in order
+    (recording what each depends on when ``config["static"]`` is given), then run the job's extra work.
 
     Nothing is checked when one of them is unknown here (:class:`NotFoundInWorker`).
     """
-    claims = _claims_of(config["file"]) if config["names"] else {}
+    baseline = frozenset(sys.modules)
+    claims = claims_of(config["file"]) if config["names"] else {}
     missing = [name for name in config["names"] if name not in claims]
     if missing:
         raise NotFoundInWorker(", ".join(missing))
-    outcomes = {name: check_one(claims[name], config["seed"], config["max_examples"]) for name in config["names"]}
-    for extra in config.get("extras", ()):
+    job = Job(config["names"], config["file"], config["seed"], config["max_examples"], static=config["static"])
+    outcomes = {name: workers.checked(name, job, baseline) for name in job.names}
+    for extra in config["extras"]:
         with contextlib.suppress(Exception):  # done again, and reported, by whoever needs it
-            extra.run()
+            extra()
     return outcomes
 
 
@@ -135,16 +152,13 @@ def jobs_of(claims: Sequence[Claim], origin: Mapping[str, str], recorded: Mappin
     return sorted(jobs.values(), key=lambda job: -sum(estimated_cost(c, recorded) for c in job))
 
 
-@contextlib.contextmanager
-def _executor(jobs: int, scheduler: str | None) -> Iterator[Executor]:
-    """The Dask cluster's executor at ``scheduler`` if given (:func:`validate`: only with executor 'dask'), else
-    ``jobs`` local worker processes."""
-    if scheduler is not None:
-        with sweep.dask_executor(scheduler) as ex:
-            yield ex
-    else:
-        with sweep.local_executor(jobs, threads_per_worker=1) as ex:
-            yield ex
+def workers_for(jobs: int | None, todo: Sequence[Sequence[Claim]], recorded: Mapping[str, float]) -> int:
+    """How many local workers check ``todo``: ``jobs`` when given (else :func:`default_jobs`), but one when the
+    estimated work (:func:`estimated_cost`) is under :data:`SMALL_WORK` seconds; never more than the jobs."""
+    if jobs is None:
+        work = sum(estimated_cost(c, recorded) for job in todo for c in job)
+        jobs = 1 if work < SMALL_WORK else default_jobs()
+    return max(1, min(jobs, len(todo)))
 
 
 def validate(jobs: int | None, executor: str, scheduler: str | None) -> int:
@@ -160,12 +174,18 @@ def validate(jobs: int | None, executor: str, scheduler: str | None) -> int:
     return default_jobs() if jobs is None else positive_int("jobs", jobs)
 
 
+def validate_timeout(timeout: float | None) -> float | None:
+    """``timeout`` if None or a positive number of seconds, else :class:`InvalidArgument`."""
+    if timeout is not None and not (isinstance(timeout, (int, float)) and 0 < timeout < float("inf")):
+        raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
+    return timeout
+
+
 def default_jobs() -> int:
     """The number of workers when none is given: ``$ICL_VERIFY_JOBS`` if set, else every core.
 
-    The test suite sets it to 1: its own pytest-xdist workers already use every core, and two
-    check workers more, each importing SymPy and every family, would cost more than the claims
-    of a command under test (the reports are the same for every number of workers).
+    The test suite sets it to 1: its own pytest-xdist workers already use every core (the reports
+    are the same for every number of workers).
     """
     value = os.environ.get(JOBS_VAR)
     if not value:
@@ -188,23 +208,30 @@ def check_claims(
     cache: VerdictCache | None = None,
     progress: bool = False,
     extras: Sequence[Extra] = (),
+    timeout: float | None = DEFAULT_TIMEOUT,
+    on_result: Callable[[Result], None] | None = None,
 ) -> Checked:
     """Check ``claims`` (built-in ones, or from the user's ``files``) and return their results in order.
 
-    ``jobs`` workers (default: :func:`default_jobs`) check the claims not in ``cache`` (None: no cache),
-    longest first by the durations the cache recorded; ``jobs=1`` with the local executor checks
-    in this process. ERROR verdicts are never stored: they are checked again next time, and so is a
-    claim of unknown origin (made at run time: what it depends on is not known).
-
-    The workers also run ``extras`` (:class:`Extra`). With no worker to start they are not run
-    here: the caller does what is missing.
+    The claims not in ``cache`` (None: no cache) are checked in worker processes, longest first by
+    the durations the cache recorded: ``jobs`` of them (default: one for small work, else
+    :func:`default_jobs`; :func:`workers_for`), each claim within ``timeout`` seconds (None: no
+    limit). ``on_result(result)`` is called as each claim checked completes (not for those read
+    from the cache). ERROR verdicts are never stored: they are checked again next time, and so is a
+    claim of unknown origin (made at run time: what it depends on is not known). The workers also
+    run ``extras`` (:class:`Extra`).
     """
-    jobs = validate(jobs, executor, scheduler)
-    origin = {c.name: str(f) for f in files for c in registry.load_file(f)}
+    validate(jobs, executor, scheduler)
+    validate_timeout(timeout)
+    origin = {c.name: str(f) for f in files for c in registry.loaded(f).claims}
     keys: dict[str, str] = {}
+    static: dict[str, list[str]] | None = None
     outcomes: dict[str, Outcome] = {}
     if cache is not None:
+        where = claim_origins(claims, origin)
+        files_of = {w: _static_files(w) for w in set(where.values())}
         keys = claim_keys(claims, origin, seed, max_examples)
+        static = {name: [str(p) for p in files_of[w]] for name, w in where.items()}
         for name, key in keys.items():
             found = cache.get(key)
             if found is not None:
@@ -212,6 +239,7 @@ def check_claims(
     cached = frozenset(outcomes)
     recorded = cache.costs() if cache is not None else {}
     todo = jobs_of([c for c in claims if c.name not in outcomes], origin, recorded)
+    by_name = {c.name: c for c in claims}
     fresh: dict[str, Outcome] = {}
 
     def finish(name: str, outcome: Outcome) -> None:
@@ -220,56 +248,107 @@ def check_claims(
         if cache is not None and name in keys and outcome.verdict is not Verdict.ERROR:
             cache.put(keys[name], outcome)
         bar.update(1)
+        if on_result is not None:
+            on_result(outcome.result(by_name[name]))
 
+    tqdm.monitor_interval = 0  # no monitor thread: workers are forked while the bar is shown
     with tqdm(
         total=len(claims), initial=len(cached), desc="checking", unit="claim", file=sys.stderr, disable=not progress
     ) as bar:
-        if len(todo) <= 1 or (jobs == 1 and executor == "local"):  # one job: no worker to start
-            _serial([c for job in todo for c in job], seed, max_examples, bar, finish)
-        else:
-            configs = [
-                {
-                    "names": [c.name for c in job],
-                    "file": origin.get(job[0].name),
-                    "seed": seed,
-                    "max_examples": max_examples,
-                }
-                for job in todo
-            ]
-            configs = _with_extras(configs, todo, extras)
-            with _executor(min(jobs, len(configs)), scheduler) as ex:
-                unknown = _parallel(configs, ex, jobs, bar, finish)
-            _serial([c for job in todo for c in job if c.name in unknown], seed, max_examples, bar, finish)
-    if cache is not None and fresh:
-        cache.record_costs({name: round(o.seconds, 3) for name, o in fresh.items()})
+        configs = [
+            Job([c.name for c in job], origin.get(job[0].name), seed, max_examples, static=_only(static, job))
+            for job in todo
+        ]
+        configs = _with_extras(configs, todo, extras)
+        if executor == "dask" and configs:
+            with sweep.dask_executor(scheduler) as ex:  # type: ignore[arg-type]
+                unknown = _on_dask(configs, ex, min(validate(jobs, executor, scheduler), len(configs)), bar, finish)
+            configs = [c for c in configs if set(c.names) & unknown]
+        if configs:
+            _local(configs, workers_for(jobs, todo, recorded), timeout, bar, finish, by_name)
+    timed = {name: round(o.seconds, 3) for name, o in fresh.items() if o.verdict is not Verdict.ERROR}
+    if cache is not None and timed:
+        cache.record_costs(timed)
     outcomes.update(fresh)
     return Checked([outcomes[c.name].result(c) for c in claims], cached)
 
 
-def _with_extras(
-    configs: list[dict[str, Any]], todo: Sequence[Sequence[Claim]], extras: Sequence[Extra]
-) -> list[dict[str, Any]]:
+def _only(static: Mapping[str, list[str]] | None, job: Sequence[Claim]) -> dict[str, list[str]] | None:
+    """The static files of the claims of ``job`` (None: no cache, nothing recorded), empty for one of unknown
+    origin (it is not stored anyway)."""
+    return None if static is None else {c.name: static.get(c.name, []) for c in job}
+
+
+def _local(
+    configs: Sequence[Job],
+    size: int,
+    timeout: float | None,
+    bar: tqdm,
+    finish: Callable[[str, Outcome], None],
+    claims: Mapping[str, Claim],
+) -> None:
+    """Do ``configs`` in ``size`` forked workers (:class:`icl_verify.running.workers.Pool`); the bar names the
+    claim running longest."""
+
+    def show(busy: Sequence[workers.Worker]) -> None:
+        running = [w for w in busy if w.current is not None]
+        if running:
+            w = min(running, key=lambda w: w.since)
+            bar.set_postfix_str(f"longest running: {w.current} ({time.monotonic() - w.since:.0f} s)")
+
+    if any(job.static is not None for job in configs):
+        distributions_of()  # read once here, not in every worker
+    workers.INHERITED.clear()
+    workers.INHERITED.update(claims)
+    with workers.Pool(size, timeout, finish) as pool:
+        pool.run(configs, show)
+
+
+def _with_extras(configs: list[Job], todo: Sequence[Sequence[Claim]], extras: Sequence[Extra]) -> list[Job]:
     """``configs`` with each extra attached to its family's measured claims' job, else first as a job of its own.
 
     A job of extras alone goes first: its cost was never recorded, and it may run a simulation.
     """
     # a family is its file (whose claims are all labelled "user"), else its name
     owner = {
-        config["file"] or job[0].family: config for config, job in zip(configs, todo) if Kind.MEASURED in job[0].kinds
+        config.file or job[0].family: config for config, job in zip(configs, todo) if Kind.MEASURED in job[0].kinds
     }
     alone = []
     for extra in extras:
         config = owner.get(extra.file or extra.family)
         if config is None:
-            config = {
-                "names": [],
-                "file": extra.file,
-                "seed": configs[0]["seed"],
-                "max_examples": configs[0]["max_examples"],
-            }
+            seed, budget = (configs[0].seed, configs[0].max_examples) if configs else (0, 0)
+            config = Job([], extra.file, seed, budget)
             alone.append(config)
-        config.setdefault("extras", []).append(extra)
+        config.extras.append(extra.run)
     return alone + configs
+
+
+@cache
+def _builtin_origins() -> dict[str, tuple[Claim, str]]:
+    """Every built-in claim and its family's module, by name."""
+    return {c.name: (c, fam.module.__name__) for fam in registry.families() for c in fam.claims}
+
+
+def claim_origins(claims: Sequence[Claim], origin: Mapping[str, str]) -> dict[str, str]:
+    """Where each claim whose origin is known comes from, by name: a user's file (``origin``: claim name → file)
+    or a built-in family's module (a claim equal to the built-in one of its name)."""
+    where = {c.name: origin[c.name] for c in claims if c.name in origin}
+    if any(c.name not in origin for c in claims):
+        builtin = _builtin_origins()
+        where |= {
+            c.name: builtin[c.name][1] for c in claims if c.name not in origin and builtin.get(c.name, (None,))[0] == c
+        }
+    return where
+
+
+def _static_files(where: str, finder: sources.Finder = sources.installed_file) -> list:
+    """:func:`icl_verify.running.sources.files_of` ``where``, and for a user's file the files of the modules
+    loaded while it was imported (:func:`icl_verify.running.registry.loaded_by`)."""
+    found = set(sources.files_of(where, finder))
+    if where.endswith(".py"):
+        found |= set(registry.loaded_by(where))
+    return sorted(found)
 
 
 def claim_keys(
@@ -279,80 +358,42 @@ def claim_keys(
     max_examples: int,
     finder: sources.Finder = sources.installed_file,
 ) -> dict[str, str]:
-    """The cache key of each claim whose origin is known, by name: a user's file (``origin``: claim name →
-    file) or a built-in family's module (a claim equal to the built-in one of its name);
-    :func:`~icl_verify.running.verdict_cache.entry_key` of the digest of the files it depends on
+    """The cache key of each claim whose origin is known (:func:`claim_origins`), by name:
+    :func:`~icl_verify.running.verdict_cache.entry_key` of the digest of the files it depends on statically
     (:func:`icl_verify.running.sources.files_of`, modules found by ``finder``)."""
-    where = dict(origin)
-    if any(c.name not in origin for c in claims):
-        builtin = {c.name: (c, fam.module.__name__) for fam in registry.families() for c in fam.claims}
-        where |= {
-            c.name: builtin[c.name][1] for c in claims if c.name not in origin and builtin.get(c.name, (None,))[0] == c
-        }
-    known = {where[c.name] for c in claims if c.name in where}
-    digests = {w: sources.digest(sources.files_of(w, finder)) for w in known}
+    where = claim_origins(claims, origin)
+    digests = {w: sources.digest(_static_files(w, finder)) for w in set(where.values())}
     versions = environment()
     return {
-        c.name: entry_key(
-            c.name, sources=digests[where[c.name]], seed=seed, max_examples=max_examples, versions=versions
-        )
-        for c in claims
-        if c.name in where
+        name: entry_key(name, sources=digests[w], seed=seed, max_examples=max_examples, versions=versions)
+        for name, w in where.items()
     }
 
 
-def _serial(
-    todo: Sequence[Claim], seed: int, max_examples: int, bar: tqdm, finish: Callable[[str, Outcome], None]
-) -> None:
-    for claim in todo:
-        bar.set_postfix_str(claim.name)
-        finish(claim.name, check_one(claim, seed, max_examples))
-
-
-def _parallel(
-    configs: Sequence[Mapping[str, Any]],
-    ex: Executor,
-    jobs: int,
-    bar: tqdm,
-    finish: Callable[[str, Outcome], None],
+def _on_dask(
+    configs: Sequence[Job], ex: Executor, jobs: int, bar: tqdm, finish: Callable[[str, Outcome], None]
 ) -> set[str]:
-    """Keep ``jobs`` jobs in flight, longest first; the bar names the one running longest.
-
-    Returns the names of the jobs' claims the workers did not know (:class:`NotFoundInWorker`), to be checked here.
-    """
+    """Keep ``jobs`` jobs in flight on the cluster, longest first; the names of the claims its workers did not
+    know (:class:`NotFoundInWorker`), to be checked by local workers."""
     queue = list(configs)
-    running: dict[Future, tuple[Mapping[str, Any], float]] = {}
+    running: dict[Future, Job] = {}
     unknown: set[str] = set()
     while queue or running:
         while queue and len(running) < jobs:
-            config = queue.pop(0)
-            running[ex.submit(check_job, config)] = (config, time.monotonic())
+            job = queue.pop(0)
+            config = {"names": job.names, "file": job.file, "seed": job.seed, "max_examples": job.max_examples}
+            running[ex.submit(check_job, config | {"static": job.static, "extras": job.extras})] = job
         finished, _ = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
         for fut in finished:
-            config, _ = running.pop(fut)
+            job = running.pop(fut)
             if isinstance(fut.exception(), NotFoundInWorker):
-                unknown.update(config["names"])
-            else:
-                for name, outcome in _outcomes(fut, config).items():
-                    finish(name, outcome)
-        if running:
-            config, started = min(running.values(), key=lambda item: item[1])
-            names = " + ".join(config["names"])
-            bar.set_postfix_str(f"longest running: {names} ({time.monotonic() - started:.0f} s)")
+                unknown.update(job.names)
+                continue
+            try:
+                results = fut.result()
+            except Exception as exc:
+                detail = f"the worker failed: {type(exc).__name__}: {exc}"
+                results = dict.fromkeys(job.names, error(detail, job.seed, job.max_examples))
+            for name, outcome in results.items():
+                finish(name, outcome)
     return unknown
-
-
-def _outcomes(fut: Future, config: Mapping[str, Any]) -> dict[str, Outcome]:
-    """The worker's outcomes; a worker that failed outside the checks (it died, a claim did not load) is an ERROR."""
-    try:
-        return fut.result()
-    except Exception as exc:
-        detail = f"the worker failed: {type(exc).__name__}: {exc}"
-        error = Outcome(
-            Verdict.ERROR,
-            (Evidence(Kind.WORKER, Status.ERROR, detail, 0.0),),
-            config["seed"],
-            config["max_examples"],
-            0.0,
-        )
-        return dict.fromkeys(config["names"], error)

@@ -4,8 +4,10 @@
 follows its imports transitively, statically: every ``import`` and ``from … import`` statement
 anywhere in the file (inside functions too) is read from its :mod:`ast`, and a name is followed when it resolves
 to a source file of ``icl_verify`` (found by :func:`importlib.util.find_spec`, or the ``finder``
-given) or, for a user's file, to a module in the file's own folder (a helper beside it). Other
-libraries are not followed: their versions are part of a cache key instead.
+given) or, for a user's file, to a module in the file's own folder (a helper beside it) or to a
+module already loaded from a file that is not a library's (a helper in another folder, which the
+file put on ``sys.path`` before importing it: the file is loaded before its dependencies are read).
+Other libraries are not followed: their versions are part of a cache key instead.
 
 What an import runs is followed too: the ``__init__.py`` of every package above a module, and a
 package's lazy exports — a string constant naming an ``icl_verify`` module (``"icl_verify.core.claims"``
@@ -18,6 +20,8 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib.util
+import sys
+import sysconfig
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from pathlib import Path
@@ -28,6 +32,17 @@ PACKAGE = "icl_verify"
 
 Finder = Callable[[str], Path | None]
 """Where the module of a dotted name lives (a ``.py`` file), or None when it is not a module found."""
+
+
+_LIBRARY_DIRS = tuple(
+    Path(p).resolve() for key in ("stdlib", "platstdlib", "purelib", "platlib") if (p := sysconfig.get_paths().get(key))
+)
+
+
+def is_library_file(path: Path) -> bool:
+    """Whether ``path`` belongs to Python's standard library or an installed distribution (whose version, not
+    whose files, a cache entry records); an editable install's sources (this package's included) are not."""
+    return any(path.is_relative_to(d) for d in _LIBRARY_DIRS)
 
 
 def installed_file(name: str) -> Path | None:
@@ -101,7 +116,8 @@ def _parents(name: str) -> Iterator[str]:
 
 
 def _locate(module: str, folder: Path | None, finder: Finder) -> Path | None:
-    """The file of ``module``: in ``folder`` (a user's file's) if there, else found by ``finder``."""
+    """The file of ``module``: in ``folder`` (a user's file's) if there, else found by ``finder``, else (for a
+    user's file) the file it was loaded from if it is not a library's."""
     if not module:
         return None
     if folder is not None:
@@ -110,7 +126,18 @@ def _locate(module: str, folder: Path | None, finder: Finder) -> Path | None:
             if candidate.is_file():
                 return candidate.resolve()
     found = finder(module)
+    if found is None and folder is not None:
+        found = _loaded_file(module)
     return found.resolve() if found is not None else None
+
+
+def _loaded_file(module: str) -> Path | None:
+    """The source file the loaded module ``module`` came from, unless it is a library's (or not loaded)."""
+    where = getattr(sys.modules.get(module), "__file__", None)
+    if not isinstance(where, str) or not where.endswith(".py"):
+        return None
+    path = Path(where).resolve()
+    return None if is_library_file(path) or not path.is_file() else path
 
 
 def dependencies(path: str | Path, *, name: str = "", finder: Finder = installed_file) -> list[Path]:

@@ -1,53 +1,80 @@
 """The verdict cache: a claim's result is reused only while nothing it depends on has changed.
 
-An entry is keyed (:func:`entry_key`) by the claim's name and everything its verdict depends on:
+An entry is found by its key (:func:`entry_key`): the claim's name, the digest of the source files
+its family's module (or the user's file) imports, transitively, read statically
+(:func:`icl_verify.running.sources.dependencies`), the versions of Python, SymPy, NumPy, SciPy and
+Hypothesis and the machine, the seed and the example budget. Editing one family changes the keys
+of that family's claims only; editing a module every family imports (``icl_verify.core.claims``)
+changes every key.
 
-* the source of the modules the claim depends on (:func:`icl_verify.running.sources.dependencies`):
-  for a built-in claim its family's module and every ``icl_verify`` module that module imports,
-  transitively (read from the ``import`` statements, those inside functions included); for a
-  claim from a user's file that file, the helper modules beside it that it imports and the
-  ``icl_verify`` modules they import. Editing one family re-checks that family's claims only;
-  editing a module every family imports (``icl_verify.core.claims``) re-checks every claim;
-* the versions of Python, SymPy, NumPy, SciPy and Hypothesis, and the machine;
-* the seed and the example budget.
+An entry also holds what the check was *seen* to depend on while it ran (:class:`Depends`, recorded
+by the worker: the static files above, the source files of every module loaded since the worker
+started — a helper imported from another folder, by ``importlib`` or inside a function — and the
+version of every distribution imported). It is served only while every one of those files still
+hashes the same and every distribution has the same version (:meth:`Depends.still_holds`).
+What no import statement or module load reveals — a data file read at run time, an environment
+variable — is not tracked: ``--no-cache`` checks afresh.
 
-Entries live in :func:`default_dir` (the user's cache directory, or ``$ICL_VERIFY_CACHE_DIR``),
-one file per key. Writes go to a temporary file in the same folder and are moved into place with
-``os.replace``, so concurrent runs never see half an entry; an entry that cannot be read back
-(truncated, corrupted, or from another key) is ignored, and rewritten by the next check.
+Entries are JSON, never pickle: a verdict is stored in the JSON report's own schema
+(docs/json-report.md), a drawn figure as its SVG beside a JSON digest. Each is written to a
+temporary file in the same folder and moved into place with ``os.replace``, so concurrent runs
+never see half an entry; an entry that does not parse or validate is ignored, and rewritten by the
+next check.
+
+Threat model. The cache folder is trusted only as far as its permissions make it private: a folder
+not owned by the user, or writable by the group or others, is refused (:class:`UnsafeCache`; the
+command warns in one line and runs without a cache), and a folder it creates is ``0700``. So
+another local user cannot plant or replace entries. An entry that comes from anywhere else — a
+cache copied from another machine or user, a file written by an older version, a forged file —
+is still never trusted: every entry carries an HMAC-SHA-256 (RFC 2104) of its key and contents,
+keyed by a random per-user secret (:data:`SECRET`, 32 bytes from :func:`secrets.token_bytes`,
+created ``0600`` in the folder; refused if readable by others), so an entry not written with this
+folder's secret is ignored and checked again. Loading an entry only parses JSON: nothing in the
+folder is ever executed, and no file name is trusted (a ``*.pickle`` planted there is never read).
+What this cannot protect against is a process running as the same user: it can read the secret,
+and can as well edit the installed package itself.
+
 The checks' recorded durations are kept apart (:meth:`VerdictCache.costs`): they order the next
 run, longest claim first, and never decide a verdict.
-
-The same folder keeps other entries keyed the same way (:meth:`VerdictCache.load`,
-:meth:`VerdictCache.store`, each kind under its own file suffix), e.g. the documents' drawn figures.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
+import hmac
 import json
 import os
-import pickle
 import platform
+import secrets
+import stat
+import sys
 import tempfile
-from collections.abc import Mapping
-from importlib.metadata import version
+from collections.abc import Iterable, Mapping
+from functools import cache
+from importlib.metadata import PackageNotFoundError, packages_distributions, version
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import platformdirs
 
 from icl_verify.core.claims import Claim, Result
-from icl_verify.core.evidence import Evidence
+from icl_verify.core.evidence import Evidence, Residual
 from icl_verify.core.verdicts import Verdict
 from icl_verify.errors import InvalidArgument
+from icl_verify.running.sources import is_library_file
 
 ENV_VAR = "ICL_VERIFY_CACHE_DIR"
-FORMAT = 1  # bumped when the entry layout changes
+FORMAT = 2  # bumped when the entry layout changes (1: pickles)
 LIBRARIES = ("sympy", "numpy", "scipy", "hypothesis")
+SECRET = "secret.key"
+"""The per-user secret that authenticates entries, in the cache's folder (mode 0600)."""
 _COSTS = "costs.json"
-_Entry = TypeVar("_Entry")
+
+
+class UnsafeCache(InvalidArgument):
+    """The cache folder cannot be used safely (not ours, writable by others, or not writable): run without it."""
 
 
 def default_dir() -> Path:
@@ -59,7 +86,7 @@ def default_dir() -> Path:
 
 
 def environment(libraries: tuple[str, ...] = LIBRARIES) -> dict[str, str]:
-    """The versions an entry depends on: Python, the machine, and ``libraries``."""
+    """The versions an entry's key depends on: Python, the machine, and ``libraries``."""
     return {
         "python": platform.python_version(),
         "machine": platform.machine(),
@@ -81,28 +108,159 @@ def entry_key(
     return keyed(inputs | {"max_examples": max_examples})
 
 
+# ---------------------------------------------------------------------------------------------
+# What a check was seen to depend on
+
+
+def file_hash(path: Path) -> str | None:
+    """SHA-256 of the file's contents, or None when it cannot be read (gone: a dependency changed)."""
+    try:
+        return _hash_of(path, path.stat().st_mtime_ns, path.stat().st_size)
+    except OSError:
+        return None
+
+
+@cache
+def _hash_of(path: Path, mtime_ns: int, size: int) -> str:
+    """:func:`file_hash`, read once per version of the file (its modification time and size) in a process."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@cache
+def distributions_of() -> Mapping[str, list[str]]:
+    """The distributions providing each top-level module (read once per process: it scans every distribution,
+    so the caller computes it before forking its workers)."""
+    return packages_distributions()
+
+
+def distribution_version(name: str) -> str | None:
+    """The installed version of distribution ``name``, or None when it is not installed."""
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
+
+
+def loaded_since(before: Iterable[str]) -> tuple[set[Path], set[str]]:
+    """The source files (not of a library: :func:`~icl_verify.running.sources.is_library_file`) of the modules in ``sys.modules`` now and not in
+    ``before``, and the distributions of every top-level module loaded now (the standard library's excepted)."""
+    before = set(before)
+    files: set[Path] = set()
+    for name, module in list(sys.modules.items()):
+        where = getattr(module, "__file__", None)
+        if name not in before and isinstance(where, str) and where.endswith(".py"):
+            path = Path(where).resolve()
+            if not is_library_file(path):
+                files.add(path)
+    tops = {name.partition(".")[0] for name in list(sys.modules)} - set(sys.stdlib_module_names)
+    dists = {d for top in tops for d in distributions_of().get(top, ())}
+    return files, dists
+
+
+@dataclasses.dataclass(frozen=True)
+class Depends:
+    """What a check was seen to depend on: source files by SHA-256 and distributions by version."""
+
+    files: Mapping[str, str]
+    distributions: Mapping[str, str]
+
+    @classmethod
+    def record(cls, files: Iterable[Path], distributions: Iterable[str]) -> Depends:
+        """The hashes of ``files`` and the versions of ``distributions`` now."""
+        hashed = {str(p): h for p in files if (h := file_hash(Path(p))) is not None}
+        versions = {d: v for d in distributions if (v := distribution_version(d)) is not None}
+        return cls(dict(sorted(hashed.items())), dict(sorted(versions.items())))
+
+    def still_holds(self) -> bool:
+        """Whether every file still hashes the same and every distribution has the same version."""
+        return all(file_hash(Path(p)) == h for p, h in self.files.items()) and all(
+            distribution_version(d) == v for d, v in self.distributions.items()
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"files": dict(self.files), "distributions": dict(self.distributions)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Depends:
+        files, dists = data["files"], data["distributions"]
+        if not all(isinstance(x, str) for x in (*files, *files.values(), *dists, *dists.values())):
+            raise TypeError("depends holds only strings")
+        return cls(dict(files), dict(dists))
+
+
+# ---------------------------------------------------------------------------------------------
+# Outcomes, as JSON
+
+
 @dataclasses.dataclass(frozen=True)
 class Outcome:
-    """What checking a claim produced, without the claim itself (claims hold lambdas and do not pickle)."""
+    """What checking a claim produced, without the claim itself (claims hold lambdas), and what the check was
+    seen to depend on (None: not recorded — such an outcome is never stored)."""
 
     verdict: Verdict
     evidence: tuple[Evidence, ...]
     seed: int
     max_examples: int
     seconds: float
+    depends: Depends | None = dataclasses.field(default=None, compare=False)
 
     @classmethod
-    def of(cls, result: Result) -> Outcome:
-        return cls(result.verdict, result.evidence, result.seed, result.max_examples, result.seconds)
+    def of(cls, result: Result, depends: Depends | None = None) -> Outcome:
+        return cls(result.verdict, result.evidence, result.seed, result.max_examples, result.seconds, depends)
 
     def result(self, claim: Claim) -> Result:
         """The :class:`Result` of ``claim`` that this outcome records."""
         return Result(claim, self.verdict, self.evidence, self.seed, self.max_examples, self.seconds)
 
+    def to_dict(self) -> dict[str, Any]:
+        """The outcome in the JSON report's schema (docs/json-report.md; durations unrounded)."""
+        return {
+            "verdict": self.verdict.value,
+            "seed": self.seed,
+            "max_examples": self.max_examples,
+            "seconds": self.seconds,
+            "evidence": [e.to_dict() | {"seconds": e.seconds} for e in self.evidence],
+            "depends": None if self.depends is None else self.depends.to_dict(),
+        }
 
-def _atomic_write(path: Path, data: bytes) -> None:
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Outcome:
+        """The outcome :meth:`to_dict` wrote; ``KeyError``, ``TypeError`` or ``ValueError`` when it does not validate."""
+        evidence = tuple(_evidence(e) for e in data["evidence"])
+        seed, budget, seconds = data["seed"], data["max_examples"], data["seconds"]
+        if not (_is_int(seed) and _is_int(budget) and isinstance(seconds, (int, float))):
+            raise TypeError("seed, max_examples and seconds must be numbers")
+        depends = None if data["depends"] is None else Depends.from_dict(data["depends"])
+        return cls(Verdict(data["verdict"]), evidence, seed, budget, float(seconds), depends)
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _evidence(data: Mapping[str, Any]) -> Evidence:
+    """One evidence row of :meth:`Outcome.to_dict`, validated."""
+    texts = (data["kind"], data["status"], data["detail"])
+    if not all(isinstance(t, str) for t in texts) or not isinstance(data["seconds"], (int, float)):
+        raise TypeError("an evidence row has text kind, status, detail and a number of seconds")
+    cex = data["counterexample"]
+    if cex is not None and not isinstance(cex, dict):
+        raise TypeError("a counterexample is an object")
+    res = data["residual"]
+    residual = None
+    if res is not None:
+        if not (isinstance(res["text"], str) and isinstance(res["latex"], str) and isinstance(res["truncated"], bool)):
+            raise TypeError("a residual has text, latex and truncated")
+        residual = Residual(res["text"], res["latex"], res["sizes"], res["truncated"])
+    return Evidence(*texts, float(data["seconds"]), cex, residual)
+
+
+# ---------------------------------------------------------------------------------------------
+# The folder
+
+
+def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the new one, never a part."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -113,37 +271,106 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
+def _private_folder(folder: Path) -> None:
+    """Create ``folder`` (``0700``) if needed; :class:`UnsafeCache` unless it is a directory of this user that
+    nobody else may write."""
+    if folder.exists() and not folder.is_dir():
+        raise InvalidArgument(f"cache_dir must be a directory, got the file {str(folder)!r}")
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = folder.stat()
+    except OSError as exc:
+        raise UnsafeCache(f"cannot use the cache folder {str(folder)!r}: {exc.strerror or exc}") from None
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise UnsafeCache(f"the cache folder {str(folder)!r} belongs to another user")
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise UnsafeCache(f"the cache folder {str(folder)!r} is writable by other users")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UnsafeCache(f"the cache folder {str(folder)!r} is not writable")
+
+
+def _secret(folder: Path) -> bytes:
+    """The folder's secret (:data:`SECRET`), created ``0600`` on first use; :class:`UnsafeCache` when it is not
+    a private regular file of this user."""
+    path = folder / SECRET
+    if not path.exists():
+        try:
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=SECRET, suffix=".tmp")  # created 0600
+            with os.fdopen(fd, "wb") as f:
+                f.write(secrets.token_bytes(32))
+            with contextlib.suppress(FileExistsError):  # another process made it first: theirs is kept
+                os.link(tmp, path)  # complete, and never over an existing file
+            os.unlink(tmp)
+        except OSError as exc:
+            raise UnsafeCache(f"cannot create the cache's secret {str(path)!r}: {exc.strerror or exc}") from None
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as f:
+            info = os.fstat(f.fileno())
+            key = f.read()
+    except OSError as exc:
+        raise UnsafeCache(f"cannot read the cache's secret {str(path)!r}: {exc.strerror or exc}") from None
+    private = stat.S_ISREG(info.st_mode) and not info.st_mode & 0o077
+    if not private or (hasattr(os, "getuid") and info.st_uid != os.getuid()) or len(key) < 32:
+        raise UnsafeCache(f"the cache's secret {str(path)!r} is not a private file of this user")
+    return key
+
+
 class VerdictCache:
-    """Outcomes of checked claims, one file per :func:`entry_key`, in ``folder``; and other entries by kind."""
+    """Outcomes of checked claims, one JSON file per :func:`entry_key`, in ``folder``; and other entries by kind.
+
+    ``InvalidArgument`` when ``folder`` is a file; :class:`UnsafeCache` when it cannot be used safely (see the
+    module): the caller runs without a cache.
+    """
 
     def __init__(self, folder: str | Path | None = None) -> None:
         self.folder = Path(folder) if folder is not None else default_dir()
-        if self.folder.exists() and not self.folder.is_dir():
-            raise InvalidArgument(f"cache_dir must be a directory, got the file {str(self.folder)!r}")
+        _private_folder(self.folder)
+        self._secret = _secret(self.folder)
 
-    def _path(self, key: str, suffix: str) -> Path:
-        return self.folder / f"{key}{suffix}.pickle"
+    def path(self, key: str, suffix: str) -> Path:
+        """The file of the entry ``key`` of kind ``suffix`` (``""``: a verdict; ``".figure"``; …)."""
+        return self.folder / f"{key}{suffix}.json"
 
-    def load(self, key: str, kind: type[_Entry], suffix: str) -> _Entry | None:
-        """The entry of type ``kind`` stored under ``key`` and ``suffix``, or None when there is none or it cannot
-        be read back."""
+    def _mac(self, key: str, suffix: str, body: Mapping[str, Any]) -> str:
+        message = json.dumps({"key": key, "kind": suffix, "body": body}, sort_keys=True).encode()
+        return hmac.new(self._secret, message, hashlib.sha256).hexdigest()
+
+    def load(self, key: str, suffix: str) -> dict[str, Any] | None:
+        """The body stored under ``key`` and ``suffix``, or None when there is none, or it does not parse, or it was
+        not written with this folder's secret (forged, copied, of another key)."""
         try:
-            stored_key, entry = pickle.loads(self._path(key, suffix).read_bytes())
-        except Exception:  # missing, truncated or corrupted: ignored, and rewritten by the next check
+            entry = json.loads(self.path(key, suffix).read_bytes())
+            body, mac = entry["body"], entry["mac"]
+        except (OSError, ValueError, KeyError, TypeError):  # missing, truncated, corrupted: rewritten by the next check
             return None
-        return entry if stored_key == key and isinstance(entry, kind) else None
+        good = (
+            isinstance(body, dict) and isinstance(mac, str) and hmac.compare_digest(mac, self._mac(key, suffix, body))
+        )
+        return body if good else None
 
-    def store(self, key: str, entry: object, suffix: str) -> None:
-        """Store ``entry`` under ``key`` and ``suffix`` (a kind of entry: ``.figure``), atomically."""
-        _atomic_write(self._path(key, suffix), pickle.dumps((key, entry)))
+    def store(self, key: str, body: Mapping[str, Any], suffix: str) -> None:
+        """Store the JSON-ready ``body`` under ``key`` and ``suffix``, authenticated, atomically."""
+        entry = {"format": FORMAT, "body": body, "mac": self._mac(key, suffix, body)}
+        atomic_write(self.path(key, suffix), json.dumps(entry).encode())  # dicts keep their order
 
     def get(self, key: str) -> Outcome | None:
-        """The outcome stored under ``key``, or None when there is none or it cannot be read back."""
-        return self.load(key, Outcome, "")
+        """The outcome stored under ``key`` while all it was seen to depend on is unchanged, else None."""
+        body = self.load(key, "")
+        if body is None:
+            return None
+        try:
+            outcome = Outcome.from_dict(body)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+        if outcome.depends is None or not outcome.depends.still_holds():
+            return None
+        return outcome
 
     def put(self, key: str, outcome: Outcome) -> None:
-        """Store ``outcome`` under ``key`` (atomically)."""
-        self.store(key, outcome, "")
+        """Store ``outcome`` under ``key`` (atomically); one with no recorded dependencies is not stored."""
+        if outcome.depends is not None:
+            self.store(key, outcome.to_dict(), "")
 
     def costs(self) -> dict[str, float]:
         """The last recorded duration of each claim, by name (empty when none was recorded)."""
@@ -157,4 +384,4 @@ class VerdictCache:
 
     def record_costs(self, seconds: Mapping[str, float]) -> None:
         """Merge the durations just measured into the recorded ones."""
-        _atomic_write(self.folder / _COSTS, json.dumps({**self.costs(), **seconds}, sort_keys=True).encode())
+        atomic_write(self.folder / _COSTS, json.dumps({**self.costs(), **seconds}, sort_keys=True).encode())

@@ -1,0 +1,145 @@
+"""``icl-verify check`` when claims exit, die or hang, when the user presses Ctrl-C, and with names and files."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from icl_verify.cli.main import main
+
+BAD_AND_GOOD = """
+import os, sys, time
+from icl_verify import Claim, Symbolic
+
+def exits():
+    sys.exit(0)
+
+def underscore_exits():
+    os._exit(0)
+
+def hangs():
+    time.sleep(600)
+
+GOOD = Claim("good", "s", "s", (Symbolic(lambda: 0),))
+EXITS = Claim("exits", "s", "s", (Symbolic(exits),))
+UNDERSCORE = Claim("os-exit", "s", "s", (Symbolic(underscore_exits),))
+HANGS = Claim("hangs", "s", "s", (Symbolic(hangs),))
+"""
+
+HANGING = """
+import subprocess, sys, time
+from icl_verify import Claim, Symbolic
+
+def hangs():
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])  # a process of the claim's own
+    time.sleep(600)
+
+FIRST = Claim("hangs-first", "s", "s", (Symbolic(hangs),))
+SECOND = Claim("hangs-second", "s", "s", (Symbolic(hangs),))
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_claims_that_exit_or_hang_are_errors_and_the_status_is_1(tmp_path, jobs):
+    path = tmp_path / "bad.py"
+    path.write_text(BAD_AND_GOOD)
+    result = CliRunner().invoke(main, ["check", str(path), "--no-cache", "--jobs", jobs, "--timeout", "2"])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output and "BrokenProcessPool" not in result.output
+    for line in (
+        "the check exited with status 0 while running",  # sys.exit(0), and os._exit(0)
+        "timed out after 2 s",
+    ):
+        assert line in result.output
+    assert result.output.count("the check exited with status 0 while running") == 2
+    table = result.output[result.output.index("claim ") :]  # the report after the streamed lines
+    rows = [line.split()[:2] for line in table.splitlines() if line and not line.startswith((" ", "-", "claim"))]
+    assert rows[:4] == [["good", "PROVED"], ["exits", "ERROR"], ["os-exit", "ERROR"], ["hangs", "ERROR"]]
+
+
+def test_verdict_lines_are_streamed_before_the_report(user_file):
+    result = CliRunner().invoke(main, ["check", str(user_file), "--no-cache"])
+    lines = result.output.splitlines()
+    streamed = lines[: lines.index(next(line for line in lines if line.startswith("claim ")))]
+    assert (
+        sorted(streamed) == sorted([line for line in streamed if line.split()[0] in ("VERIFIED", "REFUTED")])
+        and len(streamed) == 2
+    )
+    as_json = CliRunner().invoke(main, ["check", str(user_file), "--no-cache", "--json"])
+    assert as_json.output.lstrip().startswith("{")  # nothing streamed before the JSON
+
+
+def test_a_name_and_a_file_check_both(user_file):
+    result = CliRunner().invoke(main, ["check", "newton-residual-squares", str(user_file), "--no-cache", "--json"])
+    import json
+
+    names = [c["name"] for c in json.loads(result.output)["claims"]]
+    assert names == ["newton-residual-squares", "user-square-of-sum", "user-wrong-square"]
+
+
+def test_bad_timeouts_are_usage_errors(user_file):
+    for bad in ("0", "-1", "soon", "1e30"):
+        result = CliRunner().invoke(main, ["check", str(user_file), "--timeout", bad])
+        assert result.exit_code == 2 and "--timeout" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_stops_every_worker_within_a_second_and_exits_130(tmp_path, jobs):
+    path = tmp_path / "hanging.py"
+    path.write_text(HANGING)
+    command = [sys.executable, "-c", "from icl_verify.cli.main import main; main()"]
+    command += ["check", str(path), "--no-cache", "--jobs", jobs]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, text=True)
+    groups = {os.getpgid(proc.pid)}
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            groups |= {os.getpgid(proc.pid)} | set(_children(proc.pid))  # a worker leads a group of its own
+            if _count(groups) == 1 + 2 * int(jobs):  # the command, each worker and the process its claim started
+                break
+            time.sleep(0.2)
+        assert _count(groups) == 1 + 2 * int(jobs)
+        os.killpg(os.getpgid(proc.pid), signal.SIGINT)  # Ctrl-C in a terminal reaches the foreground group
+        sent = time.monotonic()
+        out, err = proc.communicate(timeout=30)
+        assert time.monotonic() - sent < 5  # one second for the workers to stop; the rest is the interpreter's exit
+    finally:
+        for group in groups:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(group, signal.SIGKILL)
+    assert proc.returncode == 130
+    assert err.strip().splitlines() == [
+        "interrupted: every worker stopped; verdicts finished so far are kept in the cache"
+    ]
+    assert "Traceback" not in out + err
+    assert _count(groups) == 0  # no worker, and nothing a claim started, survives
+
+
+def _processes() -> list[tuple[int, int, int, str]]:
+    """(pid, parent pid, process group, state) of every process, from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            found.append((int(entry), int(fields[1]), int(fields[2]), fields[0]))
+    return found
+
+
+def _children(pid: int) -> list[int]:
+    return [p for p, parent, _, _ in _processes() if parent == pid]
+
+
+def _count(groups: set[int]) -> int:
+    """The live (not zombie) processes of ``groups``."""
+    return sum(group in groups and state != "Z" for _, _, group, state in _processes())
