@@ -18,6 +18,7 @@ from icl_verify import Claim, Corrected, Numeric, Symbolic, Verdict, check
 from icl_verify.blocks import det, inverse, trace
 from icl_verify.blocks.backend import eye
 from icl_verify.errors import InvalidArgument
+from icl_verify.maths import identities
 from icl_verify.maths.strategies import dims, matrices
 
 SQUARES = {"A": iv.matrix("n", "n"), "B": iv.matrix("n", "n"), "C": iv.matrix("n", "n")}
@@ -117,8 +118,17 @@ def test_a_wrong_matrix_step_is_named_with_its_sizes_and_witness():
     assert "lam = " in result.refutation and "difference = " in result.refutation
 
 
-def test_a_randomized_step_proof_is_recorded():
+def test_a_step_proof_beyond_sympy_is_recorded():
     result = iv.Derivation("push", "t", "s", RIDGE, [iv.Step(X.T * (X * X.T + lam * Identity(n)).I * y, "p")]).check()
+    assert result.verdict is Verdict.PROVED
+    assert "clearing denominators" in result.marks[0].witness["proof"]
+
+
+def test_a_randomized_step_proof_states_its_failure_probability(monkeypatch):
+    monkeypatch.setattr(identities, "CLEARING_DEPTH", 0)  # leave the square identity to the GF(p) test
+    A, B = MatrixSymbol("A", n, n), MatrixSymbol("B", n, n)
+    start = A * (Identity(n) + B * A).I
+    result = iv.Derivation("push-square", "t", "s", start, [iv.Step((Identity(n) + A * B).I * A, "p")]).check()
     assert result.verdict is Verdict.PROVED
     assert "failure probability" in result.marks[0].witness["proof"]
 
