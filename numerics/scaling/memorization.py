@@ -469,7 +469,7 @@ def sweep_job(config: Mapping[str, Any]) -> list[dict[str, Any]]:
 
     The networks of one job are trained as one stack; ``settings`` are :class:`MemorizationSettings` fields.
     The job runs with one OpenBLAS thread wherever it runs (a local process, a Dask worker thread), so
-    identical configs give bitwise-identical results on every executor of one machine (a threaded
+    identical configs give the same results within float32 rounding on every executor (a threaded
     product may sum in another order), and small products avoid OpenBLAS's threaded path, which is
     many times slower on a shared machine; likewise PyTorch's CPU threads with
     ``settings["backend"] == "torch"``.
