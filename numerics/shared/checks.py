@@ -57,7 +57,7 @@ def finite_scalar(name: str, value: object, *, positive: bool = False, nonnegati
 
     A complex value is refused, never cast to its real part.
     """
-    if np.iscomplexobj(value):
+    if isinstance(value, (complex, np.complexfloating)) or (isinstance(value, np.ndarray) and value.dtype.kind == "c"):
         raise InvalidArgument(f"{name} must be a real number, got the complex {value!r}")
     try:
         x = float(value)  # type: ignore[arg-type]

@@ -77,6 +77,9 @@ def test_hash_rejects_unserialisable_configs():
         sweep.config_hash(lambda c: c, {})
 
 
+@pytest.mark.bitwise(
+    "both sweeps run inline, in this process, on the same configs; kept records round-trip JSON exactly"
+)
 def test_resume_after_a_kill_reruns_only_unfinished_jobs(tmp_path):
     path = tmp_path / "results.jsonl"
     full = sweep.run_sweep(sweep_job, CONFIGS, path, executor=InlineExecutor())
