@@ -12,8 +12,10 @@ The public API for writing and checking claims::
                          lhs=lambda X, ...: ..., rhs=lambda X, ...: ...)  # symbolic, explicit, numeric
     claim = iv.Claim(name=..., source=..., statement=..., checks=(iv.Numeric(cases, compare),))
     result = iv.check(claim, seed=0)        # an iv.Result with an iv.Verdict
-    report = iv.check_all()                 # every built-in claim
+    report = iv.check_all()                 # every built-in claim, in worker processes, through the verdict cache
     family = iv.load_family("my_claims.py") # a claim file: its claims, derivations and FIGURES
+
+``iv.__version__`` is the installed release (``importlib.metadata``).
 
 Bad input anywhere raises ``iv.InvalidArgument``, a ``ValueError`` and, like every exception
 icl-verify raises on purpose, an ``iv.IclVerifyError``.
@@ -75,7 +77,12 @@ __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
-    """Import a public name from its module on first use (PEP 562)."""
+    """Import a public name from its module on first use (PEP 562); ``__version__`` from the installed metadata."""
+    if name == "__version__":
+        from importlib.metadata import version
+
+        globals()[name] = version("icl-verify")
+        return globals()[name]
     if name not in _EXPORTS:
         raise AttributeError(f"module 'icl_verify' has no attribute {name!r}")
     value = getattr(importlib.import_module(_EXPORTS[name]), name)
@@ -84,4 +91,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(__all__) | {"__version__"})
