@@ -20,6 +20,7 @@ from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.dual import attention, finetune
 from icl_verify.numerics.dual.metrics import sim_aou
 from icl_verify.numerics.shared.checks import (
+    MAX_STEPS,
     finite_array,
     finite_result,
     finite_scalar,
@@ -70,7 +71,7 @@ def causal_softmax_stack(tokens: ArrayLike, W: ArrayLike, layers: int, *, causal
     W = finite_array("W", W, ndim=2)
     if W.shape != (x.shape[1], x.shape[1]):
         raise InvalidArgument(f"W must be square with the token width {x.shape[1]}, got shape {W.shape}")
-    layers = positive_int("layers", layers)
+    layers = positive_int("layers", layers, maximum=MAX_STEPS)
     n = x.shape[0]
     hidden = np.tril(np.ones((n, n), bool)) if causal else np.ones((n, n), bool)
     with np.errstate(all="ignore"):
@@ -93,7 +94,7 @@ def full_batch_gd(X: ArrayLike, Y: ArrayLike, W0: ArrayLike, lr: float, steps: i
         raise InvalidArgument(
             f"W0 must have shape (width of Y, width of X) = {(Y.shape[1], X.shape[1])}, got {W.shape}"
         )
-    lr, steps = finite_scalar("lr", lr, positive=True), positive_int("steps", steps)
+    lr, steps = finite_scalar("lr", lr, positive=True), positive_int("steps", steps, maximum=MAX_STEPS)
     with np.errstate(all="ignore"):
         for _ in range(steps):
             W = W - lr * (X @ W.T - Y).T @ X

@@ -48,7 +48,7 @@ from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.kinetics import ode as kin
 from icl_verify.numerics.kinetics import task as icl_task
 from icl_verify.numerics.shared.checks import finite_scalar, positive_int, seed_value
-from icl_verify.numerics.shared.items import constants, even_k
+from icl_verify.numerics.shared.items import even_k, log_constants
 from icl_verify.numerics.shared.mlp import MLP, bce, bce_gradient, init_mlp, mlp_backward, mlp_forward
 from icl_verify.numerics.shared.threads import blas_threads
 
@@ -110,7 +110,7 @@ def accuracy(p: Reduced, seqs: icl_task.Scores) -> float:
 def mlp_constants(mlp: MLP, items: np.ndarray, labels: np.ndarray) -> dict[str, float]:
     """c₁, c₂, c₃ (§3.4) from u = ℓ φ(x) over the given items (symmetric form of the φ₊ average)."""
     phi, _ = mlp_forward(mlp, items)
-    return constants(labels * phi, np.ones_like(labels))
+    return log_constants(labels * phi, np.ones_like(labels))
 
 
 # ---------------------------------------------------------------------------------------------

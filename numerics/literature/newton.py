@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from icl_verify.errors import InvalidArgument
-from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, nonnegative_int
+from icl_verify.numerics.shared.checks import MAX_STEPS, finite_array, finite_result, finite_scalar, nonnegative_int
 from icl_verify.numerics.shared.fuzz import Fuzz
 
 
@@ -26,7 +26,7 @@ def newton_iterates(S: ArrayLike, alpha: float, steps: int) -> list[NDArray[np.f
     """M₀, …, M_steps of iterative Newton, M₀ = αS, M_{k+1} = 2M_k − M_k S M_k (Fu et al. 2024, §3)."""
     S = _square("S", S)
     alpha = finite_scalar("alpha", alpha)
-    steps = nonnegative_int("steps", steps)
+    steps = nonnegative_int("steps", steps, maximum=MAX_STEPS)
     M = [alpha * S]
     with np.errstate(over="ignore", invalid="ignore"):  # divergence is reported just below
         for _ in range(steps):
@@ -37,7 +37,7 @@ def newton_iterates(S: ArrayLike, alpha: float, steps: int) -> list[NDArray[np.f
 
 def newton_residual(S: ArrayLike, alpha: float, k: int) -> NDArray[np.float64]:
     """I − M_k S after k Newton steps."""
-    S, k = _square("S", S), nonnegative_int("k", k)
+    S, k = _square("S", S), nonnegative_int("k", k, maximum=MAX_STEPS)
     return np.eye(len(S)) - newton_iterates(S, alpha, k)[-1] @ S
 
 

@@ -25,7 +25,14 @@ from scipy.optimize import minimize, minimize_scalar
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.lsa.layers import LSAParams, lsa_stack, make_tokens, readout, theta_gd
 from icl_verify.numerics.lsa.regression import RegressionTasks, gd, sample_tasks
-from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, well_conditioned
+from icl_verify.numerics.shared.checks import (
+    MAX_STEPS,
+    finite_array,
+    finite_result,
+    finite_scalar,
+    positive_int,
+    well_conditioned,
+)
 from icl_verify.numerics.shared.fuzz import Fuzz
 
 Model = Callable[[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]]
@@ -49,7 +56,7 @@ def lsa_model(layers: Sequence[LSAParams]) -> Model:
 def gd_model(eta: float, steps: int = 1) -> Model:
     """``steps`` GD steps from W = 0 on L(W) = 1/(2N) Σ‖W x_i − y_i‖², then ŷ = W x_q (independent of LSA)."""
     eta = finite_scalar("eta", eta)
-    steps = positive_int("steps", steps)
+    steps = positive_int("steps", steps, maximum=MAX_STEPS)
 
     def model(X: NDArray[np.float64], Y: NDArray[np.float64], x_q: NDArray[np.float64]) -> NDArray[np.float64]:
         W = gd(np.zeros((Y.shape[2], X.shape[2])), X, Y, eta, steps)
@@ -65,7 +72,11 @@ def gdpp_model(eta: float, gamma: float, steps: int = 1) -> Model:
     every token x_j ↦ (I − γ S) x_j and r_j ↦ r_j − (η/N) s x_j (context r_i start at y_i, the
     query's at 0; ŷ = −r_q). Same map as stacking :func:`numerics.lsa.layers.theta_gdpp` layers (tested).
     """
-    eta, gamma, steps = finite_scalar("eta", eta), finite_scalar("gamma", gamma), positive_int("steps", steps)
+    eta, gamma, steps = (
+        finite_scalar("eta", eta),
+        finite_scalar("gamma", gamma),
+        positive_int("steps", steps, maximum=MAX_STEPS),
+    )
 
     def model(X: NDArray[np.float64], Y: NDArray[np.float64], x_q: NDArray[np.float64]) -> NDArray[np.float64]:
         n = X.shape[1]
@@ -166,7 +177,7 @@ def line_search_rate(tasks: RegressionTasks, steps: int = 1, upper: float | None
     ``upper`` the search is on (0, ``upper``]. Either way a minimum that lands on the edge of the
     search interval raises ValueError instead of being returned as if it were the optimum.
     """
-    steps = positive_int("steps", steps)
+    steps = positive_int("steps", steps, maximum=MAX_STEPS)
     eta1 = one_step_rate(tasks)
     if steps == 1 and upper is None:
         return eta1
@@ -213,7 +224,7 @@ def _bracket_rate(loss: Callable[[float], float], start: float, factor: float = 
 
 def tune_gdpp(tasks: RegressionTasks, steps: int, eta0: float, gamma0: float = 0.0) -> tuple[float, float]:
     """(η, γ) minimising the empirical ½·MSE of ``steps`` weight-tied GD++ layers (Nelder–Mead)."""
-    steps = positive_int("steps", steps)
+    steps = positive_int("steps", steps, maximum=MAX_STEPS)
     x0 = np.array([finite_scalar("eta0", eta0), finite_scalar("gamma0", gamma0)])
     res = minimize(
         lambda v: float(np.mean(task_losses(gdpp_model(v[0], v[1], steps), tasks))),

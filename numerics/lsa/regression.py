@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import (
+    MAX_STEPS,
     finite_array,
     finite_result,
     finite_scalar,
@@ -153,7 +154,7 @@ def gd(W0: ArrayLike, X: ArrayLike, Y: ArrayLike, eta: float, steps: int = 1) ->
     W = np.array(_check_weights(W0, X, Y, "W0"))
     eta = finite_scalar("eta", eta)
     with np.errstate(over="ignore", invalid="ignore"):
-        for _ in range(nonnegative_int("steps", steps)):
+        for _ in range(nonnegative_int("steps", steps, maximum=MAX_STEPS)):
             W = W - eta * _grad(W, X, Y)
     return finite_result(W, f"gd diverged (non-finite weights): eta = {eta!r} is too large for X")
 
@@ -181,7 +182,13 @@ FUZZ = {
     "linreg_loss": Fuzz(_example_batch),
     "linreg_grad": Fuzz(_example_batch),
     "gd": Fuzz(
-        lambda: {"W0": _example_batch()["W"], "X": _example_batch()["X"], "Y": _example_batch()["Y"], "eta": 0.1}
+        lambda: {
+            "W0": _example_batch()["W"],
+            "X": _example_batch()["X"],
+            "Y": _example_batch()["Y"],
+            "eta": 0.1,
+            "steps": 2,
+        }
     ),
     "half_mse": Fuzz(lambda: {"pred": np.arange(3.0), "target": np.ones(3)}),
     "sample_tasks": Fuzz(

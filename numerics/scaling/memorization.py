@@ -54,7 +54,7 @@ from scipy.linalg.blas import get_blas_funcs
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_result, finite_scalar, positive_int, seed_value, time_series
 from icl_verify.numerics.shared.fuzz import Fuzz, logged_series
-from icl_verify.numerics.shared.items import constants, even_k, sample_items
+from icl_verify.numerics.shared.items import even_k, log_constants, sample_items
 from icl_verify.numerics.shared.mlp import MLP, MLPPass, bce_gradient, init_stacked, mlp_backward, mlp_forward
 from icl_verify.numerics.shared.stats import first_crossing
 from icl_verify.numerics.shared.threads import blas_threads
@@ -403,7 +403,7 @@ class _Stack:
 def _log(stack: _Stack, runs: list[MemorizationRun], step: int) -> None:
     for m, phi in enumerate(stack.logits_on_eval()):
         run = runs[stack.ids[m]]
-        c = constants(phi, stack.eval_labels(m))
+        c = log_constants(phi, stack.eval_labels(m))
         run.steps.append(step)
         for key in ("c1", "c2", "c3", "iwl_acc", "loss"):
             getattr(run, key).append(c[key])
@@ -469,7 +469,7 @@ def sweep_job(config: Mapping[str, Any]) -> list[dict[str, Any]]:
 
     The networks of one job are trained as one stack; ``settings`` are :class:`MemorizationSettings` fields.
     The job runs with one OpenBLAS thread wherever it runs (a local process, a Dask worker thread), so
-    identical configs give bitwise-identical results on every executor of one machine (a threaded
+    identical configs give the same results within float32 rounding on every executor (a threaded
     product may sum in another order), and small products avoid OpenBLAS's threaded path, which is
     many times slower on a shared machine; likewise PyTorch's CPU threads with
     ``settings["backend"] == "torch"``.

@@ -14,18 +14,33 @@ from icl_verify.errors import InvalidArgument
 T = TypeVar("T")
 
 
-def positive_int(name: str, value: object) -> int:
-    """Return ``value`` as an ``int`` if it is a positive integer, else raise :class:`InvalidArgument`."""
+MAX_STEPS = 1_000_000
+"""Largest iteration count (steps of gradient descent or iterative Newton, stacked layers) a numerics
+function runs. Each step on the papers' small matrices costs microseconds, so the bound is seconds of
+work, and the iterations it bounds converge geometrically (GD at rate |1 − ηλ| per step, Newton
+quadratically; Nesterov 2004, §1.2.3; Fu et al. 2024, §3): a larger count changes no digit of a
+convergent run, and is far more likely a size or a seed passed by mistake, which would otherwise hang."""
+
+
+def _at_most(name: str, value: int, maximum: int | None) -> int:
+    if maximum is not None and value > maximum:
+        raise InvalidArgument(f"{name} must be at most {maximum}, got {value!r}")
+    return value
+
+
+def positive_int(name: str, value: object, *, maximum: int | None = None) -> int:
+    """Return ``value`` as an ``int`` if it is a positive integer (at most ``maximum``), else raise :class:`InvalidArgument`."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InvalidArgument(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
+    return _at_most(name, int(value), maximum)
 
 
-def nonnegative_int(name: str, value: object) -> int:
-    """Return ``value`` as an ``int`` if it is a non-negative integer (not a bool), else raise :class:`InvalidArgument`."""
+def nonnegative_int(name: str, value: object, *, maximum: int | None = None) -> int:
+    """Return ``value`` as an ``int`` if it is a non-negative integer (not a bool; at most ``maximum``), else raise
+    :class:`InvalidArgument`."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
         raise InvalidArgument(f"{name} must be a non-negative integer, got {value!r}")
-    return int(value)
+    return _at_most(name, int(value), maximum)
 
 
 def seed_value(name: str, value: object) -> int:
@@ -38,7 +53,12 @@ def seed_value(name: str, value: object) -> int:
 
 
 def finite_scalar(name: str, value: object, *, positive: bool = False, nonnegative: bool = False) -> float:
-    """Return ``value`` as a finite ``float``; optionally require it to be positive / non-negative."""
+    """Return ``value`` as a finite ``float``; optionally require it to be positive / non-negative.
+
+    A complex value is refused, never cast to its real part.
+    """
+    if isinstance(value, (complex, np.complexfloating)) or (isinstance(value, np.ndarray) and value.dtype.kind == "c"):
+        raise InvalidArgument(f"{name} must be a real number, got the complex {value!r}")
     try:
         x = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -63,15 +83,22 @@ def finite_array(
     """Return ``value`` as a finite float64 array with the given number of dimensions.
 
     ``nonempty=True`` also requires every axis to have length at least 1; ``allow_inf=True`` admits
-    ±inf entries (never NaN).
+    ±inf entries (never NaN). Complex input is refused, never cast to its real part.
 
     >>> finite_array("x", [[1, 2]], ndim=2).shape
     (1, 2)
     """
+    not_real = InvalidArgument(f"{name} must be an array of real numbers, got {type(value).__name__}")
     try:
-        arr = np.asarray(value, dtype=np.float64)
+        raw = np.asarray(value)
     except (TypeError, ValueError):
-        raise InvalidArgument(f"{name} must be an array of real numbers, got {type(value).__name__}") from None
+        raise not_real from None
+    if raw.dtype.kind == "c" or (raw.dtype.kind == "O" and any(np.iscomplexobj(v) for v in raw.flat)):
+        raise InvalidArgument(f"{name} must be an array of real numbers, got complex values")
+    try:
+        arr = raw.astype(np.float64, copy=False)
+    except (TypeError, ValueError):
+        raise not_real from None
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in allowed:

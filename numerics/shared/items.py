@@ -12,7 +12,8 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
 from icl_verify.errors import InvalidArgument
-from icl_verify.numerics.shared.checks import positive_int
+from icl_verify.numerics.shared.checks import finite_array, positive_int, same_size
+from icl_verify.numerics.shared.fuzz import Fuzz
 from icl_verify.numerics.shared.mlp import bce
 
 
@@ -39,11 +40,22 @@ def sample_items(
     return x.astype(dtype), rng.permutation(labels).astype(dtype)
 
 
-def constants(logits: ArrayLike, labels: NDArray[np.floating]) -> dict[str, float]:
+def constants(logits: ArrayLike, labels: ArrayLike) -> dict[str, float]:
     """c₁, c₂, c₃ from the logits on items labelled +1 and the IWL accuracy over all items.
 
-    Nguyen & Reddy 2025, §3.4: c₁ = ⟨σ(−φ₊)⟩, c₂ = 1 − ⟨σ(−φ₊)²⟩/c₁, c₃ = ⟨e^{−φ₊}⟩.
+    Nguyen & Reddy 2025, §3.4: c₁ = ⟨σ(−φ₊)⟩, c₂ = 1 − ⟨σ(−φ₊)²⟩/c₁, c₃ = ⟨e^{−φ₊}⟩. ``logits`` and
+    ``labels`` (±1, at least one +1) are 1-D of one length; NaN or inf logits are refused.
     """
+    phi = finite_array("logits", logits, ndim=1, nonempty=True)
+    ell = finite_array("labels", labels, ndim=1)
+    same_size("labels", ell.size, phi.size, "the length of logits")
+    if not np.all(np.abs(ell) == 1) or not np.any(ell > 0):
+        raise InvalidArgument("labels must be ±1 with at least one item labelled +1 (c₁ averages over them)")
+    return log_constants(phi, ell)
+
+
+def log_constants(logits: NDArray[np.floating], labels: NDArray[np.floating]) -> dict[str, float]:
+    """:func:`constants` without validation, for the trainers' own logs (NaN once a run diverged, which they test)."""
     phi = np.asarray(logits, dtype=np.float64)
     plus = phi[labels > 0]
     s = expit(-plus)
@@ -53,7 +65,7 @@ def constants(logits: ArrayLike, labels: NDArray[np.floating]) -> dict[str, floa
         "c2": float(1.0 - np.mean(s**2) / c1) if c1 > 0 else 1.0,
         "c3": float(np.mean(np.exp(np.minimum(-plus, 700.0)))),
         "iwl_acc": float(np.mean(np.sign(phi) == labels)),
-        "loss": float(bce(phi, labels)),
+        "loss": float(bce(phi, labels)) if not np.any(np.isnan(phi)) else np.nan,
     }
 
 
@@ -63,5 +75,12 @@ def constants(logits: ArrayLike, labels: NDArray[np.floating]) -> dict[str, floa
 FUZZ_EXEMPT = {
     "even_k": "a validator of K",
     "sample_items": "a sampler inside the trainers, on the sizes their settings validated",
-    "constants": "c₁, c₂, c₃ of logits inside the trainers",
+    "log_constants": "the trainers' unvalidated kernel of constants (NaN marks a diverged run)",
 }
+
+
+def _constants_example() -> dict[str, object]:
+    return {"logits": np.array([0.5, -1.0, 2.0, 0.1]), "labels": np.array([1.0, -1.0, 1.0, -1.0])}
+
+
+FUZZ = {"constants": Fuzz(_constants_example)}

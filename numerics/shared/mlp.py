@@ -159,9 +159,17 @@ def bce(
     The default (the last axis, the batch) gives one loss per stacked network; ``axis=None`` the mean
     over every entry.
 
+    ``labels`` must have the shape of the trailing axes of ``logits`` (one label per logit, never
+    broadcast against a stray axis), and NaN logits are refused.
+
     >>> float(bce(np.zeros(4), np.array([1.0, -1.0, 1.0, -1.0])))  # log 2 at φ = 0
     0.6931471805599453
     """
+    logits, labels = np.asarray(logits), np.asarray(labels)
+    if labels.ndim > logits.ndim or logits.shape[logits.ndim - labels.ndim :] != labels.shape:
+        raise InvalidArgument(f"labels of shape {labels.shape} do not match the last axes of logits {logits.shape}")
+    if np.any(np.isnan(logits)):
+        raise InvalidArgument("logits must not contain NaN")
     return np.mean(np.logaddexp(0.0, -labels * logits), axis=axis)
 
 

@@ -248,8 +248,8 @@ def local_executor(max_workers: int | None = None, threads_per_worker: int = 1) 
 
     The thread-count variables are set while the pool is open (workers read them when they
     start) and restored afterwards; the calling process' own BLAS is already initialised.
-    Results are bitwise reproducible for a fixed BLAS thread count (a multi-threaded BLAS may
-    sum in another order). A script that uses it needs the ``if __name__ == "__main__":`` guard
+    Results are reproducible within rounding for a fixed BLAS thread count (a multi-threaded BLAS
+    may sum in another order; see :func:`~icl_verify.numerics.shared.threads.blas_threads`). A script that uses it needs the ``if __name__ == "__main__":`` guard
     (spawned workers re-import the main module).
     """
     saved = {k: os.environ.get(k) for k in _THREAD_VARS}

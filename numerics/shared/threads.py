@@ -17,8 +17,9 @@ def blas_threads(n: int) -> Iterator[None]:
     Sweeps and checks run one worker process per core, so more BLAS threads per worker would only
     compete for the same cores (on a machine other jobs share, the threaded paths of these small
     products collapse). A threaded product may split and reorder its inner sums, so results on
-    different thread counts agree within rounding, not bit for bit; one thread per job makes them
-    bitwise identical on every executor of one machine.
+    different thread counts agree within rounding, not bit for bit; one thread per job removes that
+    reordering, though two processes may still round differently (SIMD loops and BLAS kernels may
+    depend on memory alignment), so compare runs on different executors within rounding too.
     """
     with threadpool_limits(limits=positive_int("n", n), user_api="blas"):
         yield

@@ -186,3 +186,61 @@ def test_kinetics_flow_is_the_gradient_flow_of_the_simplified_loss():
     loss = -(c1 / n) * (w * sp.exp(beta) - c2 / 2 * w**2)
     flow = b.kinetics_flow(w, beta, c1, c2, n)
     assert all(is_zero(f + sp.diff(loss, v)) for f, v in zip(flow, (w, beta)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Arguments are validated on the NumPy side, naming the argument
+
+
+def _regression_arrays():
+    rng = np.random.default_rng(0)
+    return rng.standard_normal((1, 2)), rng.standard_normal((2, 3)), rng.standard_normal((1, 3))
+
+
+@pytest.mark.parametrize(
+    ("K", "match"),
+    [
+        (-1, "K must be a non-negative integer, got -1"),
+        (2.5, "K must be a non-negative integer, got 2.5"),
+        (True, "K must be a non-negative integer"),
+        (10**12, "K must be at most 1000000"),
+    ],
+)
+def test_gd_steps_refuses_a_step_count_that_is_not_a_bounded_integer(K, match):
+    W, X, Y = _regression_arrays()
+    with pytest.raises(ValueError, match=match):
+        b.gd_steps(W, X, Y, 0.1, K)
+
+
+def test_gd_gradient_refuses_a_transposed_y_instead_of_broadcasting():
+    W, X, Y = _regression_arrays()
+    with pytest.raises(ValueError, match=r"Y must have shape \(1, 3\), got \(3, 1\)"):
+        b.gd_gradient(W, X, Y.T)
+    with pytest.raises(ValueError, match=r"X must have shape \(2, 2\), got \(3, 2\)"):
+        b.gd_gradient(W, X.T, Y)
+
+
+@pytest.mark.parametrize("argument", ["W", "X", "Y"])
+def test_complex_regression_data_is_refused_naming_the_argument(argument):
+    args = dict(zip("WXY", _regression_arrays()))
+    args[argument] = args[argument] + 1j
+    with pytest.raises(ValueError, match=f"{argument} must be a matrix of real numbers"):
+        b.gd_gradient(**args)
+
+
+def test_attention_and_rank_one_update_refuse_nonconforming_arguments():
+    V, K, q = np.ones((2, 3)), np.ones((4, 3)), np.ones((4, 1))
+    with pytest.raises(ValueError, match="K must have shape"):
+        b.linear_attention(V, K.T, q)
+    with pytest.raises(ValueError, match="q must have shape"):
+        b.softmax_attention(V, K, q.T)
+    with pytest.raises(ValueError, match="u must have shape"):
+        b.sherman_morrison(np.eye(2), np.ones((3, 1)), np.ones((2, 1)))
+
+
+def test_symbolic_sizes_that_may_agree_are_left_to_sympy():
+    n, N = sp.symbols("n N", positive=True, integer=True)
+    W, X, Y = sp.MatrixSymbol("W", 1, n), sp.MatrixSymbol("X", n, N), sp.MatrixSymbol("Y", 1, N)
+    assert b.gd_gradient(W, X, Y).shape == (1, n)
+    with pytest.raises(ValueError, match="Y must have shape"):
+        b.gd_gradient(W, X, sp.MatrixSymbol("Y", 2, N))

@@ -6,8 +6,9 @@ the fuzzer corrupts one argument at a time) or in ``FUZZ_EXEMPT`` (with the reas
 so a new function cannot be forgotten. Hypothesis picks the argument, the corruption and, for arrays, the
 corrupted entry. The property:
 
-* NaN, ±inf and a string are always refused: ``ValueError`` (or ``TypeError``) with a one-line message
-  naming the argument;
+* NaN, ±inf, a string and a complex value are always refused: ``ValueError`` (or ``TypeError``) with a
+  one-line message naming the argument (complex and NaN are also tried on every numeric argument of every
+  function, not only where the draws land, and an iteration count of 10¹² is refused, not run);
 * zero, negative, huge (±1e300), tiny, wrong-shape, empty and ``None`` values (and a non-integer for an
   integer argument) are either refused the same way or give a finite result — never a NaN/inf, never
   another exception or a message without the name.
@@ -101,7 +102,7 @@ def test_every_public_numerics_function_is_fuzzed_or_exempt_with_a_reason():
 
 FUNCTIONS = _functions()
 CASES, _ = declarations()
-ALWAYS_BAD = ("nan", "inf", "-inf", "string")
+ALWAYS_BAD = ("nan", "inf", "-inf", "string", "complex")
 MAYBE_BAD = ("zero", "negative", "huge", "-huge", "tiny", "none", "extra-axis", "empty", "scalar")
 
 
@@ -111,6 +112,8 @@ def _corrupt(value: Any, how: str, index: int) -> Any:
         return "x"
     if how == "none":
         return None
+    if how == "complex":
+        return _complex(value, index)
     special = {"nan": np.nan, "inf": np.inf, "-inf": -np.inf, "huge": 1e300, "-huge": -1e300, "tiny": 1e-300}
     if isinstance(value, np.ndarray) and value.dtype.kind == "f":
         if how == "extra-axis":
@@ -140,6 +143,17 @@ def _corrupt(value: Any, how: str, index: int) -> Any:
     if isinstance(value, (int, np.integer)):  # sizes and counts: a non-integer (a huge size is a run, not an error)
         return 1.5
     return special[how]
+
+
+def _complex(value: Any, index: int) -> Any:
+    """``value`` with one entry (an array's, at ``index``) given an imaginary part: never to be cast to real."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fiu" and value.size:
+        out = value.astype(np.complex128)
+        out.flat[index % out.size] += 1j
+        return out
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return complex(value, 1.0)
+    return 1j
 
 
 def _finite(result: Any) -> bool:
@@ -183,6 +197,46 @@ def test_bad_input_is_refused_naming_the_argument_or_gives_a_finite_result(name,
         return
     assert not must_refuse, f"{name}({argument}={how}) returned {result!r} instead of refusing"
     assert case.nan_result or _finite(result), f"{name}({argument}={how}) returned a non-finite {result!r}"
+
+
+def _numbers(value: Any) -> bool:
+    """An argument that holds numbers: a real array or a real scalar (not a flag)."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "fiu"
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_complex_and_nan_are_refused_for_every_numeric_argument(name):
+    """Not left to the random draws above: each numeric argument, each entry kind, one call apiece."""
+    case = CASES[name]
+    for argument, value in case.args().items():
+        if argument in case.fixed or not _numbers(value):
+            continue
+        corruptions = ["complex"] + (["nan"] if isinstance(value, float) or np.asarray(value).dtype.kind == "f" else [])
+        for how in corruptions:
+            args = case.args()
+            args[argument] = _corrupt(value, how, 0)
+            with pytest.raises((ValueError, TypeError)) as exc, np.errstate(all="ignore"):
+                FUNCTIONS[name](**args)
+            _assert_clear_refusal(exc.value, name, argument)
+
+
+def _iteration_counts(name: str) -> list[str]:
+    """The arguments of ``name`` that count iterations: ``steps`` and ``layers``, and Newton's ``k``."""
+    counts = {"steps", "layers"} | ({"k"} if name == "literature.newton.newton_residual" else set())
+    return sorted(a for a, v in CASES[name].args().items() if a in counts and isinstance(v, int))
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CASES if _iteration_counts(n)))
+def test_a_huge_iteration_count_is_refused_not_run(name):
+    """10¹² iterations are refused naming the count (``numerics.shared.checks.MAX_STEPS``), never run."""
+    for argument in _iteration_counts(name):
+        args = CASES[name].args()
+        args[argument] = 10**12
+        with pytest.raises(ValueError) as exc:
+            FUNCTIONS[name](**args)
+        _assert_clear_refusal(exc.value, name, argument)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

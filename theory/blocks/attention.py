@@ -8,16 +8,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from icl_verify.blocks.backend import exp, hstack, total
+from icl_verify.blocks.backend import exp, hstack, matrix_arg, total
+
+
+def _attention_args(V: Any, K: Any, q: Any) -> None:
+    """V (d_v × n) and K (d_k × n): one value and one key per token; q (d_k × 1 or more queries)."""
+    matrix_arg("V", V)
+    matrix_arg("K", K, cols=V.shape[1])
+    matrix_arg("q", q, rows=K.shape[0])
 
 
 def linear_attention(V: Any, K: Any, q: Any) -> Any:
     """LinearAttn(V, K, q) = Σ_i v_i (k_iᵀ q) = V Kᵀ q (eq. 4–5), values and keys as columns."""
+    _attention_args(V, K, q)
     return V @ (K.T @ q)
 
 
 def softmax_attention(V: Any, K: Any, q: Any) -> Any:
     """Σ_i softmax_i(Kᵀ q) v_i, the 1/√d scale dropped as in Dai et al.'s analysis (§3.2)."""
+    _attention_args(V, K, q)
     weights = exp(K.T @ q)
     return V @ weights / total(weights)
 

@@ -17,6 +17,8 @@ import sympy as sp
 from scipy import special
 from sympy.matrices.expressions import BlockMatrix, Identity, MatrixExpr, OneMatrix, Trace, ZeroMatrix
 
+from icl_verify.errors import InvalidArgument
+
 
 def is_symbolic(*values: Any) -> bool:
     """True when any of ``values`` is a SymPy expression or matrix."""
@@ -100,3 +102,27 @@ def inverse(m: Any) -> Any:
     if isinstance(m, sp.MatrixBase):
         return m.inv()
     return np.linalg.inv(m)
+
+
+def _differ(size: Any, expected: Any) -> bool:
+    """True when two sizes are known to differ (symbolic sizes that may be equal are left to SymPy)."""
+    if isinstance(size, (int, np.integer)) and isinstance(expected, (int, np.integer)):
+        return bool(size != expected)
+    return bool(sp.simplify(sp.sympify(size) - sp.sympify(expected)).is_zero is False)
+
+
+def matrix_arg(name: str, value: Any, rows: Any = None, cols: Any = None) -> Any:
+    """``value`` if it is a real matrix with ``rows`` rows and ``cols`` columns (``None``: any), else
+    :class:`InvalidArgument` naming ``name``: on the NumPy side a 2-D array of real numbers (never complex,
+    never broadcast against a transposed argument), on the SymPy side a matrix whose known sizes agree."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "biuf":
+            raise InvalidArgument(f"{name} must be a matrix of real numbers, got dtype {value.dtype}")
+        if value.ndim != 2:
+            raise InvalidArgument(f"{name} must be a matrix (2 dimensions), got shape {value.shape}")
+    elif not isinstance(value, (MatrixExpr, sp.MatrixBase)):
+        raise InvalidArgument(f"{name} must be a NumPy or SymPy matrix, got {type(value).__name__}")
+    want = (value.shape[0] if rows is None else rows, value.shape[1] if cols is None else cols)
+    if any(_differ(got, w) for got, w in zip(value.shape, want)):
+        raise InvalidArgument(f"{name} must have shape {want}, got {tuple(value.shape)}")
+    return value

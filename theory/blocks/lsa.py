@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from icl_verify.blocks.backend import block, eye, hstack, inverse, scale, vstack, zeros
+from icl_verify.blocks.backend import block, eye, hstack, inverse, matrix_arg, scale, vstack, zeros
 from icl_verify.core.statement import matrix, scalar
 from icl_verify.errors import InvalidArgument
+from icl_verify.numerics.shared.checks import MAX_STEPS, nonnegative_int
 
 
 @dataclass(frozen=True)
@@ -134,8 +135,16 @@ def theta_gdpp(W0: Any, eta: Any, gamma: Any, N: Any) -> Head:
     return Head(P, W_V, kq)
 
 
+def _regression(W: Any, X: Any, Y: Any) -> None:
+    """W (Ny × Nx), X (Nx × N) and Y (Ny × N) conform (tokens as columns, eq. 1–2), or :class:`InvalidArgument`."""
+    matrix_arg("W", W)
+    matrix_arg("X", X, rows=W.shape[1])
+    matrix_arg("Y", Y, rows=W.shape[0], cols=X.shape[1])
+
+
 def gd_gradient(W: Any, X: Any, Y: Any) -> Any:
     """∇L(W) = (1/N) (W X − Y) Xᵀ of L(W) = 1/(2N) Σ_i ‖W x_i − y_i‖² (eq. 2)."""
+    _regression(W, X, Y)
     return (W @ X - Y) @ X.T / X.shape[1]
 
 
@@ -145,15 +154,16 @@ def gd_step(W: Any, X: Any, Y: Any, eta: Any) -> Any:
 
 
 def gd_steps(W0: Any, X: Any, Y: Any, eta: Any, K: int) -> Any:
-    """K gradient steps from W0 (§3: K stacked θ_GD layers)."""
+    """K gradient steps from W0 (§3: K stacked θ_GD layers); K an integer in [0, ``MAX_STEPS``]."""
     W = W0
-    for _ in range(int(K)):
+    for _ in range(nonnegative_int("K", K, maximum=MAX_STEPS)):
         W = gd_step(W, X, Y, eta)
     return W
 
 
 def preconditioned_gd_step(W: Any, X: Any, Y: Any, eta: Any, Gamma: Any) -> Any:
     """W − η ∇L(W) Γ: a gradient step preconditioned on the input side by Γ (Nx × Nx; §4, GD++)."""
+    matrix_arg("Gamma", Gamma, rows=W.shape[1], cols=W.shape[1])
     return W - eta * gd_gradient(W, X, Y) @ Gamma
 
 
@@ -164,10 +174,14 @@ def delta_w(W0: Any, X: Any, Y: Any, eta: Any) -> Any:
 
 def ridge(X: Any, Y: Any, lam: Any) -> Any:
     """The ridge solution W = Y Xᵀ (X Xᵀ + λ I)⁻¹ of min ‖W X − Y‖² + λ ‖W‖²."""
+    matrix_arg("Y", Y, cols=matrix_arg("X", X).shape[1])
     return Y @ X.T @ inverse(X @ X.T + lam * eye(X.shape[0], X))
 
 
 def sherman_morrison(A_inv: Any, u: Any, v: Any) -> Any:
     """(A + u vᵀ)⁻¹ = A⁻¹ − A⁻¹ u vᵀ A⁻¹ / (1 + vᵀ A⁻¹ u), from A⁻¹ and columns u, v (rank-one update)."""
+    n = matrix_arg("A_inv", A_inv, cols=A_inv.shape[0]).shape[0]
+    matrix_arg("u", u, rows=n, cols=1)
+    matrix_arg("v", v, rows=n, cols=1)
     denominator = 1 + (v.T @ A_inv @ u)[0, 0]
     return A_inv - (A_inv @ u @ v.T @ A_inv) / denominator

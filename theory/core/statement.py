@@ -32,7 +32,7 @@ from icl_verify.core.bounds import DEFAULT_TIMEOUT, check_relation, inequality_c
 from icl_verify.core.checks.base import Check, parts
 from icl_verify.core.checks.bound import NumericBound
 from icl_verify.core.checks.explicit import Explicit
-from icl_verify.core.checks.numeric import Numeric
+from icl_verify.core.checks.numeric import MalformedComparison, Numeric, same_shape, side_values
 from icl_verify.core.checks.symbolic import Symbolic
 from icl_verify.core.claims import Claim, Corrected, NoControl
 from icl_verify.core.expectation import (
@@ -207,14 +207,27 @@ def residuals(lhs: Callable[..., Any], rhs: Callable[..., Any], values: Mapping[
     return [a - b for a, b in zip(left, right)]
 
 
-def _flat(value: Any) -> np.ndarray:
-    return np.concatenate([np.ravel(np.asarray(p, dtype=np.float64)) for p in parts(value)])
+def _side(name: str, fn: Callable[..., Any], case: Mapping[str, Any]) -> list[np.ndarray]:
+    """A side's parts at a case, each a real array of its own shape (:func:`side_values` names the part)."""
+    values = parts(_call(fn, case))
+    label = (lambda i: name) if len(values) == 1 else (lambda i: f"{name} part {i}")
+    return [side_values(label(i), v) for i, v in enumerate(values)]
 
 
 def compare(lhs: Callable[..., Any], rhs: Callable[..., Any], case: Mapping[str, Any]) -> tuple:
-    """(lhs, rhs, scale) at a drawn case, scale the term magnitude of either side (``engine.tolerance``)."""
+    """(lhs, rhs, scale) at a drawn case, scale the term magnitude of either side (``engine.tolerance``).
+
+    The sides are compared part by part, shapes first: a different number of parts or a part whose
+    shape differs (x against xᵀ) is :class:`MalformedComparison`, never flattened away.
+    """
+    left, right = _side("lhs", lhs, case), _side("rhs", rhs, case)
+    if len(left) != len(right):
+        raise MalformedComparison(f"lhs returns {len(left)} part(s) but rhs returns {len(right)}")
+    for i, (a, b) in enumerate(zip(left, right)):
+        same_shape(a, b, "lhs and rhs" if len(left) == 1 else f"lhs and rhs part {i}")
+    flat = lambda side: np.concatenate([np.ravel(p) for p in side])  # noqa: E731
     sides = (lambda **v: _call(lhs, v), lambda **v: _call(rhs, v))
-    return _flat(sides[0](**case)), _flat(sides[1](**case)), term_scale(sides, case)
+    return flat(left), flat(right), term_scale(sides, case)
 
 
 @dataclass(frozen=True)

@@ -95,10 +95,17 @@ def test_more_items_take_longer_to_memorize():
     assert runs[1].i_inf > 2 * runs[0].i_inf and runs[1].t_iwl > 2 * runs[0].t_iwl
 
 
-def test_a_network_trains_identically_alone_or_in_a_stack():
+def test_a_network_trains_alone_as_in_a_stack_up_to_float32_rounding():
+    """Stacking couples no networks: the run of (K, seed) in a stack is its run alone. A stack multiplies
+    other array shapes (another call, other memory offsets), so the two need not round alike: c₁ agrees
+    within one float32 rounding (ε₃₂ relative) per SGD step, while another seed's run is far outside it."""
     stacked = mem.memorize([64, 128, 32], [3, 4, 5], TINY)
     (alone,) = mem.memorize([128], [4], TINY)
-    assert stacked[1].steps == alone.steps and stacked[1].c1 == alone.c1
+    (other,) = mem.memorize([128], [6], TINY)
+    rtol = alone.steps[-1] * float(np.finfo(np.float32).eps)
+    assert stacked[1].steps == alone.steps
+    assert stacked[1].c1 == pytest.approx(alone.c1, rel=rtol)
+    assert other.c1[: len(alone.c1)] != pytest.approx(alone.c1[: len(other.c1)], rel=10 * rtol)
 
 
 def test_unconverged_run_is_flagged():

@@ -36,3 +36,18 @@ def test_constants_use_only_items_labelled_plus_one():
 def test_sample_items_rejects_odd_k():
     with pytest.raises(ValueError, match="balanced"):
         sample_items(np.random.default_rng(0), 7, 3)
+
+
+@pytest.mark.parametrize(
+    ("logits", "labels", "match"),
+    [
+        ([np.nan, 1.0], [1.0, -1.0], "logits must contain only finite values"),
+        ([1.0, 2.0], [1.0, -1.0, 1.0], "labels must have the length of logits = 2, got 3"),
+        ([1.0, 2.0], [-1.0, -1.0], "at least one item labelled \\+1"),
+        ([1.0, 2.0], [0.5, 1.0], "labels must be ±1"),
+        ([1.0 + 1j, 2.0], [1.0, -1.0], "logits must be an array of real numbers"),
+    ],
+)
+def test_constants_refuse_nan_mismatched_or_unlabelled_input(logits, labels, match):
+    with pytest.raises(ValueError, match=match):
+        constants(logits, labels)

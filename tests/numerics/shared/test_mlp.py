@@ -119,3 +119,12 @@ def test_bce_gradient_is_the_derivative_of_the_scaled_batch_mean():
     assert got is out
     numeric = _numeric_gradient(lambda: 0.3 * float(mlp.bce(logits, labels).sum()), logits)
     np.testing.assert_allclose(got, numeric, rtol=1e-6, atol=1e-10)
+
+
+def test_bce_refuses_labels_that_would_broadcast_and_nan_logits():
+    with pytest.raises(ValueError, match=r"labels of shape \(6,\) do not match the last axes of logits \(6, 1\)"):
+        mlp.bce(np.zeros((6, 1)), np.ones(6))  # once 6 losses of a 6 × 6 broadcast
+    with pytest.raises(ValueError, match="logits must not contain NaN"):
+        mlp.bce(np.array([np.nan, 0.0]), np.ones(2))
+    # one label per logit on the last axis, one loss per stacked network: log 2 at φ = 0
+    np.testing.assert_allclose(mlp.bce(np.zeros((3, 4)), np.ones(4)), np.full(3, np.log(2)), rtol=1e-15)

@@ -10,8 +10,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 from hypothesis import HealthCheck, Phase, Verbosity, find, settings
-from hypothesis.errors import NoSuchExample
+from hypothesis.errors import HypothesisException, NoSuchExample
 from hypothesis.strategies import SearchStrategy
+from numpy.typing import NDArray
 
 from icl_verify.core.checks.base import Check, Found
 from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, counterexample
@@ -19,30 +20,86 @@ from icl_verify.errors import IclVerifyError, InvalidArgument
 from icl_verify.maths.strategies import source_independent_draws
 
 
-class NonFiniteComparison(IclVerifyError, ValueError):
+class MalformedComparison(IclVerifyError, ValueError):
+    """A side's value cannot be compared at this case (a shape, a complex or non-numeric value): no counterexample."""
+
+
+class NonFiniteComparison(MalformedComparison):
     """A comparison met NaN or inf: the check is broken there, which is no counterexample."""
+
+
+def side_values(name: str, value: Any) -> NDArray[np.float64]:
+    """A side's value as a float64 array of its own shape; complex, object or non-numeric values name the side.
+
+    A complex value is never cast to its real part (``iA = −iA`` would pass) and a value NumPy can only
+    hold as objects (ragged lists, SymPy numbers, ``None``) is no number: both raise
+    :class:`MalformedComparison`.
+    """
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise MalformedComparison(f"{name} is not an array of numbers ({exc})") from None
+    if arr.dtype.kind not in "biuf":
+        what = "complex" if arr.dtype.kind == "c" else "non-numeric"
+        raise MalformedComparison(
+            f"{name} has {what} values (dtype {arr.dtype}); a numeric comparison needs real numbers"
+        )
+    return arr.astype(np.float64)
+
+
+def same_shape(lhs: NDArray[np.float64], rhs: NDArray[np.float64], what: str = "lhs and rhs") -> None:
+    """Raise :class:`MalformedComparison` unless the two sides have the same shape (x and xᵀ differ)."""
+    if lhs.shape != rhs.shape:
+        raise MalformedComparison(f"{what} have different shapes {lhs.shape} and {rhs.shape}")
 
 
 def compare_with_tolerance(result: tuple, rtol: float, atol: float) -> tuple[bool, float, float]:
     """Return ``(ok, max |lhs − rhs|, tolerance)`` with tolerance ``atol + rtol · scale``.
 
-    ``scale`` is the largest magnitude among lhs, rhs and an optional third element.
-    NaN or inf anywhere is no comparison at all: :class:`NonFiniteComparison` names the part.
+    ``scale`` is the largest magnitude among lhs, rhs and an optional third element. The shapes are
+    compared before the values, and each side must be real: a shape mismatch, a complex or a
+    non-numeric value is :class:`MalformedComparison` naming the side; NaN or inf anywhere is no
+    comparison at all (:class:`NonFiniteComparison` names the part).
     """
-    if len(result) not in (2, 3):
+    if not isinstance(result, tuple) or len(result) not in (2, 3):
         raise InvalidArgument("compare must return (lhs, rhs) or (lhs, rhs, scale)")
-    lhs = np.asarray(result[0], dtype=np.float64)
-    rhs = np.asarray(result[1], dtype=np.float64)
-    if lhs.shape != rhs.shape:
-        raise InvalidArgument(f"lhs and rhs have different shapes {lhs.shape} and {rhs.shape}")
-    extra = float(result[2]) if len(result) == 3 else 0.0
+    lhs, rhs = side_values("lhs", result[0]), side_values("rhs", result[1])
+    same_shape(lhs, rhs)
+    extra = side_values("scale", result[2]) if len(result) == 3 else np.zeros(())
+    if extra.shape != ():
+        raise MalformedComparison(f"scale must be one number, got shape {extra.shape}")
     for name, part in (("lhs", lhs), ("rhs", rhs), ("scale", extra)):
         if not np.all(np.isfinite(part)):
             raise NonFiniteComparison(f"{name} is not finite (NaN or inf)")
     err = float(np.max(np.abs(lhs - rhs), initial=0.0))
-    scale = max(float(np.max(np.abs(lhs), initial=0.0)), float(np.max(np.abs(rhs), initial=0.0)), abs(extra))
+    scale = max(float(np.max(np.abs(lhs), initial=0.0)), float(np.max(np.abs(rhs), initial=0.0)), abs(float(extra)))
     tol = atol + rtol * scale
     return err <= tol, err, tol
+
+
+def read_only(value: Any) -> Any:
+    """A copy of ``value`` whose arrays (also inside lists, tuples and dicts) cannot be written.
+
+    Each array is a read-only view of a read-only copy, so a side cannot make it writeable again
+    (``setflags(write=True)`` refuses a view of a read-only base): an in-place update of an input
+    raises instead of changing what the other side, a re-run or the control sees.
+    """
+    if isinstance(value, np.ndarray):
+        base = np.array(value, copy=True)
+        base.flags.writeable = False
+        view = base.view()
+        view.flags.writeable = False
+        return view
+    if isinstance(value, dict):
+        return {k: read_only(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(read_only(v) for v in value) if type(value) in (list, tuple) else value
+    return value
+
+
+def _compared(compare: Callable[[Mapping[str, Any]], tuple], case: Mapping[str, Any]) -> tuple:
+    """``compare`` at a read-only copy of ``case`` (see :func:`read_only`)."""
+    return compare(read_only(dict(case)))
 
 
 def _sizes_of(case: Mapping[str, Any]) -> dict[str, int]:
@@ -55,10 +112,20 @@ def _coverage(seen: Iterable[Mapping[str, int]]) -> str:
     return ", ".join(f"{k}∈[{min(s[k] for s in seen)},{max(s[k] for s in seen)}]" for k in keys)
 
 
-class _BrokenCase(Exception):
-    """Carries a case whose comparison was not finite out of Hypothesis' search."""
+def _describe(error: Exception) -> str:
+    """The error of a broken case; a write to a read-only input says that the inputs are read-only."""
+    if isinstance(error, MalformedComparison):
+        return str(error)
+    text = f"{type(error).__name__}: {error}"
+    if isinstance(error, ValueError) and "read-only" in str(error):
+        text += " (a side modified its inputs in place: the case's arrays are read-only)"
+    return text
 
-    def __init__(self, case: Mapping[str, Any], error: NonFiniteComparison) -> None:
+
+class _BrokenCase(Exception):
+    """Carries a case whose comparison was malformed, or whose compare raised, out of Hypothesis' search."""
+
+    def __init__(self, case: Mapping[str, Any], error: Exception) -> None:
         super().__init__(str(error))
         self.case, self.error = case, error
 
@@ -84,6 +151,9 @@ class Numeric(Check):
     ``scale`` (optional) is the magnitude of the terms that cancel, for the tolerance
     ``|lhs − rhs| ≤ atol + rtol · scale``. A failing case is shrunk to a minimal counterexample.
     The corrected form is another ``compare``, run at the shrunk case with the same tolerance.
+    ``compare`` receives a read-only copy of the case (:func:`read_only`): a side that modifies its
+    inputs in place is an error, never a pass. A crash, a shape mismatch, a complex or non-numeric
+    side at any case is an error naming that case's sizes (:func:`compare_with_tolerance`).
     """
 
     cases: SearchStrategy[Mapping[str, Any]]
@@ -101,8 +171,10 @@ class Numeric(Check):
         def fails(case: Mapping[str, Any]) -> bool:
             seen.append(_sizes_of(case))
             try:
-                ok, _, _ = compare_with_tolerance(self.compare(case), self.rtol, self.atol)
-            except NonFiniteComparison as exc:
+                ok, _, _ = compare_with_tolerance(_compared(self.compare, case), self.rtol, self.atol)
+            except HypothesisException:  # assume() in a compare: Hypothesis' own control flow
+                raise
+            except Exception as exc:  # a crash or a malformed comparison at a case is no counterexample
                 raise _BrokenCase(case, exc) from exc
             return not ok
 
@@ -115,9 +187,9 @@ class Numeric(Check):
                 detail += f"; {_coverage(seen)}"
             return Found(Evidence(self.kind, Status.VERIFIED, detail, time.perf_counter() - t0))
         except _BrokenCase as broken:
-            detail = f"{broken.error} in case {len(seen)} at sizes {_sizes_of(broken.case)} (seed {seed})"
+            detail = f"{_describe(broken.error)} in case {len(seen)} at sizes {_sizes_of(broken.case)} (seed {seed})"
             return Found(Evidence(self.kind, Status.ERROR, detail, time.perf_counter() - t0))
-        _, err, tol = compare_with_tolerance(self.compare(case), self.rtol, self.atol)
+        _, err, tol = compare_with_tolerance(_compared(self.compare, case), self.rtol, self.atol)
         sizes = _sizes_of(case)
         values = {k: v for k, v in case.items() if k not in sizes}
         cex = counterexample(self.kind, sizes, values, err, tol, seed)
@@ -127,8 +199,8 @@ class Numeric(Check):
     def control_at(self, at: Mapping[str, Any], corrected: Callable[[Mapping[str, Any]], tuple]) -> Evidence:
         """The corrected compare on the shrunk case must pass the refutation's own tolerance (same rtol, atol, scale)."""
         t0 = time.perf_counter()
-        _, _, tol = compare_with_tolerance(self.compare(at), self.rtol, self.atol)  # the tolerance the case failed
-        _, err, _ = compare_with_tolerance(corrected(at), self.rtol, self.atol)
+        _, _, tol = compare_with_tolerance(_compared(self.compare, at), self.rtol, self.atol)  # the case's own
+        _, err, _ = compare_with_tolerance(_compared(corrected, at), self.rtol, self.atol)
         ok = err <= tol
         relation = "≤" if ok else ">"
         detail = (
