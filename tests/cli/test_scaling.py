@@ -15,7 +15,7 @@ from tests.experiments.test_scaling import TINY
 def test_cli_scaling_json_runs_resumes_and_draws(monkeypatch, tmp_path):
     monkeypatch.setitem(sweeps.PRESETS, "quick", TINY)
     out = tmp_path / "r.jsonl"
-    args = ["scaling", "--preset", "quick", "--out", str(out), "--workers", "2"]
+    args = ["scaling", "--preset", "quick", "--out", str(out), "--jobs", "2"]
     first = CliRunner().invoke(main, args + ["--json", "--figures", str(tmp_path / "fig")])
     assert first.exit_code == 0, first.output
     report = json.loads(first.output)

@@ -16,43 +16,64 @@ family imports re-checks every claim.
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 
 from icl_verify.cli import InputError
-from icl_verify.cli._params import MAX_EXAMPLES, count
-from icl_verify.core.claims import Claim
-from icl_verify.core.derivation import Derivation
+from icl_verify.cli._params import MAX_EXAMPLES, cache_dir_option, cache_folder, count, jobs_option, reachable_scheduler
 from icl_verify.errors import InvalidArgument
-from icl_verify.output import report, strict_json
-from icl_verify.running import registry, runner
-from icl_verify.running.verdict_cache import ENV_VAR, VerdictCache
+
+if TYPE_CHECKING:  # the library is imported when a command runs, not to parse its options
+    from icl_verify.core.claims import Claim, Result
+    from icl_verify.core.derivation import Derivation, DerivationResult
+    from icl_verify.running.registry import Family
+    from icl_verify.running.verdict_cache import VerdictCache
+
+#: The executors of :mod:`icl_verify.running.runner` (``runner.EXECUTORS``; a test holds them equal).
+EXECUTORS = ("local", "dask")
 
 
-def _gather(targets: tuple[str, ...]) -> tuple[list[Claim], list[Derivation]]:
+def _gather(targets: tuple[str, ...], only: Sequence[str] = ()) -> tuple[list[Claim], list[Derivation]]:
     """The claims and the derivations to check: those named, else those of the user's files among ``targets``,
-    else every built-in one."""
+    else every built-in one — of the families ``only`` when it names any."""
+    from icl_verify.running import registry
+
     files = [t for t in targets if t.endswith(".py")]
     names = [t for t in targets if not t.endswith(".py")]
     try:
         user = registry.load_files(files)
         if files and not names:
-            claims = [c for fam in user for c in fam.claims]
-            derivations = [d for fam in user for d in fam.derivations]
+            fams = chosen_families(user, only)
+            claims = [c for fam in fams for c in fam.claims]
+            derivations = [d for fam in fams for d in fam.derivations]
         else:
             fams = registry.families() + user
             registry.unique(fams)  # a user's claim never silently replaces a built-in one
-            claims, derivations = _select(fams, names)
+            claims, derivations = _select(chosen_families(fams, only), names)
         registry.validate_ledger(claims)
         return claims, derivations
     except InvalidArgument as exc:
         raise InputError(str(exc)) from None
 
 
-def _select(fams: list[registry.Family], names: list[str]) -> tuple[list[Claim], list[Derivation]]:
+def chosen_families(fams: list[Family], names: Sequence[str]) -> list[Family]:
+    """The families named (all when none is); ``InvalidArgument`` naming an unknown one and the known ones."""
+    known = [fam.name for fam in fams]
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise InvalidArgument(f"--family: unknown family {unknown[0]!r}; the families are {', '.join(known)}")
+    return [fam for fam in fams if not names or fam.name in names]
+
+
+def _select(fams: list[Family], names: list[str]) -> tuple[list[Claim], list[Derivation]]:
     """The claims and derivations of ``fams`` named (a name may be one of each), in the order given;
     all of them when no name is given. ``ValueError`` naming any unknown name."""
+    from icl_verify.running import registry
+
     claims = [c for fam in fams for c in fam.claims]
     derivations = {d.name: d for fam in fams for d in fam.derivations}
     if not names:
@@ -68,43 +89,46 @@ def _select(fams: list[registry.Family], names: list[str]) -> tuple[list[Claim],
 def runner_options(fn):
     """The options of parallel, incremental checking (shared by ``check`` and ``docs``)."""
     options = [
-        click.option(
-            "--jobs",
-            type=click.IntRange(min=1),
-            default=None,
-            help="Worker processes checking claims at once  [default: every core].",
-        ),
+        jobs_option("Worker processes checking claims at once  [default: every core]."),
         click.option(
             "--executor",
-            type=click.Choice(runner.EXECUTORS),
+            type=click.Choice(EXECUTORS),
             default="local",
             show_default=True,
             help="Local processes, or a Dask cluster (needs the dask extra and --scheduler).",
         ),
         click.option("--scheduler", default=None, help="Address of the Dask scheduler (with --executor dask)."),
         click.option("--no-cache", is_flag=True, help="Check every claim afresh; read and store no verdict."),
-        click.option(
-            "--cache-dir",
-            type=click.Path(),
-            default=None,
-            help=f"Folder of the verdict cache  [default: ${ENV_VAR}, else the user's cache directory].",
-        ),
+        cache_dir_option,
     ]
     for option in reversed(options):
         fn = option(fn)
     return fn
 
 
-def open_cache(cache_dir: str | None) -> VerdictCache:
-    """The verdict cache in ``cache_dir`` (None: the default folder); a bad folder is an input error."""
+def open_cache(cache_dir: str | None) -> VerdictCache | None:
+    """The verdict cache in ``cache_dir`` (None: ``$ICL_VERIFY_CACHE_DIR``, else the user's cache folder),
+    validated by :func:`~icl_verify.cli._params.cache_folder`; None when the default folder cannot be written."""
+    from icl_verify.running.verdict_cache import ENV_VAR, VerdictCache, default_dir
+
+    if cache_dir is not None:
+        folder = cache_folder(cache_dir, "--cache-dir", explicit=True)
+    elif os.environ.get(ENV_VAR):
+        folder = cache_folder(os.environ[ENV_VAR], f"${ENV_VAR}", explicit=True)
+    else:
+        folder = cache_folder(str(default_dir()), "the cache folder", explicit=False)
+    if folder is None:
+        return None
     try:
-        return VerdictCache(cache_dir)
+        return VerdictCache(folder)
     except InvalidArgument as exc:
         raise InputError(str(exc).replace("cache_dir", "--cache-dir", 1)) from None
 
 
 def validate_runner(jobs: int | None, executor: str, scheduler: str | None) -> None:
     """Exit 2 with one line when --executor and --scheduler do not go together (:func:`runner.validate`)."""
+    from icl_verify.running import runner
+
     if executor == "dask" and not scheduler:
         raise InputError("--executor dask needs --scheduler ADDRESS, the address of a Dask scheduler")
     if scheduler is not None and executor != "dask":
@@ -113,11 +137,39 @@ def validate_runner(jobs: int | None, executor: str, scheduler: str | None) -> N
         runner.validate(jobs, executor, scheduler)
     except InvalidArgument as exc:
         raise InputError(str(exc)) from None
+    if scheduler is not None:
+        reachable_scheduler(scheduler)
+
+
+def family_summary(results: Sequence[Result], steps: Sequence[DerivationResult]) -> list[str]:
+    """One line per family, in order of first appearance: its claims' and derivations' tallies
+    (:func:`icl_verify.output.report.summary_line`), a ``!`` first when one is not as expected."""
+    from icl_verify.output import report
+
+    names = list(dict.fromkeys([*(r.claim.family for r in results), *(d.derivation.family for d in steps)]))
+    width = max(map(len, names), default=0)
+    lines = []
+    for name in names:
+        claims = [r for r in results if r.claim.family == name]
+        derived = [d for d in steps if d.derivation.family == name]
+        parts = [report.summary_line(claims)] if claims else []
+        parts += [report.derivations_summary_line(derived)] if derived else []
+        mark = " " if all(r.as_expected for r in [*claims, *derived]) else "!"
+        lines.append(f"{mark} {name:<{width}}  {'; '.join(parts)}")
+    return lines
 
 
 @click.command("check")
 @click.argument("targets", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report (docs/json-report.md).")
+@click.option("--summary", is_flag=True, help="Print one line per family instead of the full table.")
+@click.option(
+    "--family",
+    "only",
+    multiple=True,
+    metavar="NAME",
+    help="Only the claims and derivations of this family (repeatable; see `icl-verify list`).",
+)
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Seed for Hypothesis.")
 @click.option(
     "--max-examples",
@@ -130,6 +182,8 @@ def validate_runner(jobs: int | None, executor: str, scheduler: str | None) -> N
 def command(
     targets: tuple[str, ...],
     as_json: bool,
+    summary: bool,
+    only: tuple[str, ...],
     seed: int,
     max_examples: int,
     jobs: int | None,
@@ -152,8 +206,14 @@ def command(
     A claim file is Python code, executed with your user's rights when it is loaded, like a
     test file given to pytest: check only files you trust.
     """
+    from icl_verify.output import report, strict_json
+    from icl_verify.running import runner
+
+    if summary and as_json:
+        raise click.UsageError("--summary and --json are two different reports; give one")
     validate_runner(jobs, executor, scheduler)
-    claims, derivations = _gather(targets)
+    cache = None if no_cache else open_cache(cache_dir)
+    claims, derivations = _gather(targets, only)
     checked = runner.check_claims(
         claims,
         files=[t for t in targets if t.endswith(".py")],
@@ -162,7 +222,7 @@ def command(
         jobs=jobs,
         executor=executor,
         scheduler=scheduler,
-        cache=None if no_cache else open_cache(cache_dir),
+        cache=cache,
         progress=not as_json and sys.stderr.isatty(),
     )
     results = checked.results
@@ -170,6 +230,8 @@ def command(
     if as_json:
         record = report.to_json(results, seed=seed, max_examples=max_examples, derivations=steps, cached=checked.cached)
         click.echo(strict_json.dumps(record, indent=2))
+    elif summary:
+        click.echo("\n".join(family_summary(results, steps)))
     else:
         if results or not steps:
             click.echo(report.table(results, cached=checked.cached))
