@@ -16,7 +16,7 @@ import click
 
 import icl_verify.cli as cli_package
 from icl_verify.cli import check, docs, kinetics, scaling
-from icl_verify.cli.main import COMMANDS, main
+from icl_verify.cli.main import COMMANDS
 
 PROBE = """
 import contextlib, io, json, sys
@@ -74,12 +74,9 @@ def test_the_vocabularies_parsed_without_the_library_are_the_library_s():
         models.CONSTANTS_LABELS,
     )
     assert kinetics.BETA_CAP == ode.BETA_CAP
-    assert scaling.PRESET_NAMES == tuple(sorted(PRESETS))
-    assert (docs.DEFAULT_OUT, docs.USER_OUT, docs.FORMATS) == (
-        output_docs.DEFAULT_OUT,
-        output_docs.USER_OUT,
-        output_docs.FORMATS,
-    )
+    assert tuple(sorted(PRESETS)) == scaling.PRESET_NAMES
+    assert docs.DEFAULT_OUT == output_docs.DEFAULT_OUT and docs.USER_OUT == output_docs.USER_OUT
+    assert docs.FORMATS == output_docs.FORMATS
     cache_help = next(p for p in check.command.params if p.name == "cache_dir").help
     assert f"${verdict_cache.ENV_VAR}" in cache_help
 
@@ -90,7 +87,8 @@ def test_version_help_and_a_mistyped_command_import_no_command_and_nothing_heavy
     for run in light:
         assert run["loaded"] == [], run  # no command module, nothing of the library, no NumPy
     assert [run["status"] for run in light] == [0, 0, 0, 2]
-    assert "version" in light[0]["output"] and "Commands:" in light[1]["output"] == light[2]["output"]
+    assert "version" in light[0]["output"] and "Commands:" in light[1]["output"]
+    assert light[2]["output"] == light[1]["output"]  # a bare icl-verify prints the help, status 0
     assert light[3]["error"].count("\n") == 1 and "No such command 'nosuch'" in light[3]["error"]
     assert check_help["status"] == 0 and "--summary" in check_help["output"]
 

@@ -17,8 +17,9 @@ def test_cli_scaling_json_runs_resumes_and_draws(monkeypatch, tmp_path):
     out = tmp_path / "r.jsonl"
     args = ["scaling", "--preset", "quick", "--out", str(out), "--jobs", "2"]
     first = CliRunner().invoke(main, args + ["--json", "--figures", str(tmp_path / "fig")])
-    assert first.exit_code == 0, first.output
     report = json.loads(first.output)
+    expected = 0 if all(c["as_expected"] for c in report["claims"]) else 1  # the tiny sweep decides little
+    assert first.exit_code == expected, first.output
     assert report["runs"] == 6 and report["unconverged"] == 0
     assert report["k_star_measurement"]["runs"] == 10 and len(report["claims"]) == 2
     assert report["nu"]["low"] <= report["nu"]["exponent"] <= report["nu"]["high"]
@@ -26,7 +27,7 @@ def test_cli_scaling_json_runs_resumes_and_draws(monkeypatch, tmp_path):
     lines = out.read_text().splitlines()
     assert len(lines) == 6 + 10  # memorization jobs and reduced-model runs, one record each
     again = CliRunner().invoke(main, args)  # resumes: nothing recomputed, same numbers, as text
-    assert again.exit_code == 0 and out.read_text().splitlines() == lines
+    assert again.exit_code == expected and out.read_text().splitlines() == lines
     assert f"= {report['nu']['exponent']:.3f} [" in again.output and "K* measurement" in again.output
 
 

@@ -37,9 +37,9 @@ if TYPE_CHECKING:  # the library is imported when a command runs, not to parse i
 EXECUTORS = ("local", "dask")
 
 
-def _gather(targets: tuple[str, ...], only: Sequence[str] = ()) -> tuple[list[Claim], list[Derivation]]:
+def _gather(targets: tuple[str, ...], only: Sequence[str] = ()) -> tuple[list[Claim], list[Derivation], dict[str, str]]:
     """The claims and the derivations to check: those named, else those of the user's files among ``targets``,
-    else every built-in one — of the families ``only`` when it names any."""
+    else every built-in one — of the families ``only`` when it names any; and the family of each by name."""
     from icl_verify.running import registry
 
     files = [t for t in targets if t.endswith(".py")]
@@ -55,7 +55,8 @@ def _gather(targets: tuple[str, ...], only: Sequence[str] = ()) -> tuple[list[Cl
             registry.unique(fams)  # a user's claim never silently replaces a built-in one
             claims, derivations = _select(chosen_families(fams, only), names)
         registry.validate_ledger(claims)
-        return claims, derivations
+        owners = {item.name: fam.name for fam in fams for item in [*fam.claims, *fam.derivations]}
+        return claims, derivations, owners
     except InvalidArgument as exc:
         raise InputError(str(exc)) from None
 
@@ -141,17 +142,18 @@ def validate_runner(jobs: int | None, executor: str, scheduler: str | None) -> N
         reachable_scheduler(scheduler)
 
 
-def family_summary(results: Sequence[Result], steps: Sequence[DerivationResult]) -> list[str]:
-    """One line per family, in order of first appearance: its claims' and derivations' tallies
-    (:func:`icl_verify.output.report.summary_line`), a ``!`` first when one is not as expected."""
+def family_summary(results: Sequence[Result], steps: Sequence[DerivationResult], owners: dict[str, str]) -> list[str]:
+    """One line per family (``owners``: the family of each claim and derivation by name), in order of first
+    appearance: its claims' and derivations' tallies (:func:`icl_verify.output.report.summary_line`), a ``!``
+    first when one is not as expected."""
     from icl_verify.output import report
 
-    names = list(dict.fromkeys([*(r.claim.family for r in results), *(d.derivation.family for d in steps)]))
+    names = list(dict.fromkeys(owners[x.name] for x in [*(r.claim for r in results), *(d.derivation for d in steps)]))
     width = max(map(len, names), default=0)
     lines = []
     for name in names:
-        claims = [r for r in results if r.claim.family == name]
-        derived = [d for d in steps if d.derivation.family == name]
+        claims = [r for r in results if owners[r.claim.name] == name]
+        derived = [d for d in steps if owners[d.derivation.name] == name]
         parts = [report.summary_line(claims)] if claims else []
         parts += [report.derivations_summary_line(derived)] if derived else []
         mark = " " if all(r.as_expected for r in [*claims, *derived]) else "!"
@@ -213,7 +215,7 @@ def command(
         raise click.UsageError("--summary and --json are two different reports; give one")
     validate_runner(jobs, executor, scheduler)
     cache = None if no_cache else open_cache(cache_dir)
-    claims, derivations = _gather(targets, only)
+    claims, derivations, owners = _gather(targets, only)
     checked = runner.check_claims(
         claims,
         files=[t for t in targets if t.endswith(".py")],
@@ -231,7 +233,7 @@ def command(
         record = report.to_json(results, seed=seed, max_examples=max_examples, derivations=steps, cached=checked.cached)
         click.echo(strict_json.dumps(record, indent=2))
     elif summary:
-        click.echo("\n".join(family_summary(results, steps)))
+        click.echo("\n".join(family_summary(results, steps, owners)))
     else:
         if results or not steps:
             click.echo(report.table(results, cached=checked.cached))

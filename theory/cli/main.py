@@ -49,6 +49,13 @@ class _RejectedInput(InputError):
         self.where = where
 
 
+class _Interrupted(click.ClickException):
+    """Ctrl-C while a command ran: one line, exit status :data:`INTERRUPTED` (click's own handling would print
+    a blank line first)."""
+
+    exit_code = INTERRUPTED
+
+
 class _Group(click.Group):
     """A click group whose commands are imported when used and whose errors are single lines (see the
     module docstring)."""
@@ -72,6 +79,8 @@ class _Group(click.Group):
         except (InvalidArgument, InputError) as exc:
             message = exc.format_message() if isinstance(exc, InputError) else str(exc)
             raise _RejectedInput(" ".join(filter(None, [ctx.command_path, ctx.invoked_subcommand])), message) from None
+        except KeyboardInterrupt:
+            raise _Interrupted("interrupted") from None
 
     def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False

@@ -276,9 +276,9 @@ def command(
     results = Path(out) if out else Path(f"scaling-{preset}.jsonl")
     progress = not as_json and sys.stderr.isatty()
     _check_executor_options(kind, scheduler)
-    _check_results_file(results)
     if figures:
         _check_figures_folder(preset, figures)
+    _check_results_file(results)
     with _executor(kind, scheduler, jobs) as ex:
         try:
             report, runs = scaling_report(chosen, seed=seed, results=results, executor=ex, progress=progress)
