@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import stat
 from pathlib import Path
 
 import pytest
@@ -201,9 +200,10 @@ def test_ctrl_c_is_one_line_and_status_130(monkeypatch):
 
 
 def test_scaling_exits_1_when_a_claim_of_its_report_is_not_as_expected(monkeypatch, tmp_path):
+    from hypothesis import strategies as st
+
     from icl_verify import Claim, Numeric
     from icl_verify.experiments import scaling as experiment
-    from hypothesis import strategies as st
 
     false = Claim(
         name="one-is-two",
