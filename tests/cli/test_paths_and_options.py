@@ -107,7 +107,7 @@ def test_kinetics_plot_on_a_fifo_is_refused_without_opening_it(tmp_path):
 def test_scaling_out_on_a_fifo_is_refused(tmp_path):
     fifo = tmp_path / "results.jsonl"
     os.mkfifo(fifo)
-    assert "not a regular file" in _refused(["scaling", "--out", str(fifo)], names="--out")
+    assert "not a regular file" in _refused(["scaling", "--out-file", str(fifo)], names="--out-file")
 
 
 def test_scaling_figures_never_overwrite_a_file_scaling_did_not_write(tmp_path):
@@ -116,10 +116,10 @@ def test_scaling_figures_never_overwrite_a_file_scaling_did_not_write(tmp_path):
     theirs = figures / "scaling-quick-ik.png"
     theirs.write_bytes(PNG)
     out = tmp_path / "r.jsonl"
-    line = _refused(["scaling", "--out", str(out), "--figures", str(figures)], names=str(theirs))
+    line = _refused(["scaling", "--out-file", str(out), "--figures", str(figures)], names=str(theirs))
     assert "not written by icl-verify scaling" in line
     assert theirs.read_bytes() == PNG and not out.exists()
-    assert "is a file" in _refused(["scaling", "--out", str(out), "--figures", str(theirs)], names="--figures")
+    assert "is a file" in _refused(["scaling", "--out-file", str(out), "--figures", str(theirs)], names="--figures")
 
 
 def test_a_scaling_figure_is_recognised_as_its_own(tmp_path):
@@ -213,7 +213,7 @@ def test_scaling_exits_1_when_a_claim_of_its_report_is_not_as_expected(monkeypat
     )
     monkeypatch.setattr(experiment, "scaling_report", lambda *a, **k: ({"preset": "quick", "seed": 0}, []))
     monkeypatch.setattr(experiment, "report_claims", lambda report: [false])
-    result = CliRunner().invoke(main, ["scaling", "--out", str(tmp_path / "r.jsonl"), "--json"])
+    result = CliRunner().invoke(main, ["scaling", "--out-file", str(tmp_path / "r.jsonl"), "--json"])
     assert result.exit_code == 1, result.output
     assert [c["as_expected"] for c in json.loads(result.stdout)["claims"]] == [False]
 

@@ -15,7 +15,7 @@ from tests.experiments.test_scaling import TINY
 def test_cli_scaling_json_runs_resumes_and_draws(monkeypatch, tmp_path):
     monkeypatch.setitem(sweeps.PRESETS, "quick", TINY)
     out = tmp_path / "r.jsonl"
-    args = ["scaling", "--preset", "quick", "--out", str(out), "--jobs", "2"]
+    args = ["scaling", "--preset", "quick", "--out-file", str(out), "--jobs", "2"]
     first = CliRunner().invoke(main, args + ["--json", "--figures", str(tmp_path / "fig")])
     report = json.loads(first.output)
     expected = 0 if all(c["as_expected"] for c in report["claims"]) else 1  # the tiny sweep decides little
@@ -40,7 +40,9 @@ def test_cli_scaling_bad_options():
 
 @pytest.mark.slow
 def test_quick_preset_measures_nu_within_plus_minus_0_15(tmp_path):
-    result = CliRunner().invoke(main, ["scaling", "--preset", "quick", "--json", "--out", str(tmp_path / "q.jsonl")])
+    result = CliRunner().invoke(
+        main, ["scaling", "--preset", "quick", "--json", "--out-file", str(tmp_path / "q.jsonl")]
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert (

@@ -9,8 +9,10 @@ file instead, for a paper). The folder written is printed.
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +26,8 @@ from icl_verify.errors import InvalidArgument
 if TYPE_CHECKING:  # the library is imported when the command runs, not to parse its options
     from icl_verify.core.claims import Result
     from icl_verify.core.derivation import DerivationResult
+    from icl_verify.running.registry import Family
+    from icl_verify.running.verdict_cache import VerdictCache
 
 #: Where the built-in documents go (``output.docs.DEFAULT_OUT``) and a user's (``output.docs.USER_OUT``).
 DEFAULT_OUT, USER_OUT = Path("docs") / "derivations", Path("derivations")
@@ -133,11 +137,14 @@ def command(
         )
         results = {r.claim.name: r for r in checked.results}
         _stop_on_failures(list(results.values()), [], check_only)
-        common = {"seed": seed, "max_examples": max_examples, "cache": cache, "derived": derived}
-        if files:
-            rendered = docs.user_documents(fams, results, fmt=fmt, **common)
-        else:
-            rendered = docs.build(results, families=[f.name for f in fams] if only else None, **common)
+        with _figure_cache(cache) as figures:
+            if fmt == "markdown":
+                _draw_figures(fams, figures, seed=seed, max_examples=max_examples)
+            common = {"seed": seed, "max_examples": max_examples, "cache": figures, "derived": derived}
+            if files:
+                rendered = docs.user_documents(fams, results, fmt=fmt, **common)
+            else:
+                rendered = docs.build(results, families=[f.name for f in fams] if only else None, **common)
     except InvalidArgument as exc:
         raise InputError(str(exc)) from None
     if check_only:
@@ -149,6 +156,34 @@ def command(
     changed = docs.changed_files(rendered, out_dir)
     docs.write({rel: rendered[rel] for rel in changed}, out_dir)
     click.echo(f"wrote {len(changed)} of {len(rendered)} files to {out_dir}")
+
+
+@contextlib.contextmanager
+def _figure_cache(cache: VerdictCache | None) -> Iterator[VerdictCache]:
+    """Where this run keeps its drawn figures: the verdict cache, or with --no-cache a temporary folder
+    removed afterwards (every figure drawn afresh, once)."""
+    from icl_verify.running.verdict_cache import VerdictCache
+
+    if cache is not None:
+        yield cache
+        return
+    with tempfile.TemporaryDirectory(prefix="icl-verify-figures-") as folder:
+        yield VerdictCache(folder)
+
+
+def _draw_figures(fams: Sequence[Family], cache: VerdictCache, *, seed: int, max_examples: int) -> None:
+    """Draw every figure of ``fams`` into ``cache`` (those it holds are read back at once) under a progress bar
+    on stderr naming the figure (shown when stderr is a terminal); the documents then take them from there."""
+    from tqdm import tqdm
+
+    from icl_verify.output import figure_cache
+
+    todo = [(fam, fig) for fam in fams for fig in fam.figures]
+    quiet = not todo or not sys.stderr.isatty()
+    with tqdm(todo, desc="figures", unit="figure", file=sys.stderr, disable=quiet, leave=False) as bar:
+        for fam, fig in bar:
+            bar.set_postfix_str(f"{fam.name}/{fig.name}")
+            figure_cache.drawn_figure(fam, fig, cache, seed=seed, max_examples=max_examples)
 
 
 def _stop_on_failures(results: Sequence[Result], derived: Sequence[DerivationResult], check_only: bool) -> None:

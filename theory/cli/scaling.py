@@ -1,7 +1,7 @@
 """``icl-verify scaling``: run the memorization sweep of a preset, fit ν, predict K* (Nguyen & Reddy §3.6).
 
-The sweep resumes from its results file (``--out``, default ``scaling-<preset>.jsonl``): rerunning
-after an interruption skips the finished jobs. ``--out`` must be writable and, if it exists, a results
+The sweep resumes from its results file (``--out-file``, default ``scaling-<preset>.jsonl``, printed): rerunning
+after an interruption skips the finished jobs. ``--out-file`` must be writable and, if it exists, a results
 file (checked before any computation; nothing else is ever overwritten). Ctrl-C stops the sweep within
 a few seconds, keeps every finished job and exits with status 130. ``--executor dask --scheduler ADDR`` runs the jobs on
 a Dask cluster (optional extra). ``--figures DIR`` writes two PNG files there, never over a file this
@@ -100,6 +100,8 @@ def format_report(report: dict[str, Any]) -> str:
         lines += _k_star_lines(m, diff)
     for c in report.get("claims", []):
         lines.append(f"claim {c['name']}: {c['verdict']} — {c['evidence'][0]['detail']}")
+    if "results_file" in report:
+        lines.append(f"results file: {report['results_file']} (rerunning resumes from it)")
     lines.append(f"time: {report['seconds']} s")
     return "\n".join(lines)
 
@@ -216,17 +218,19 @@ def _with_backend(preset_name: str, backend: str, device: str | None) -> Preset:
 
 
 def _check_results_file(path: Path) -> None:
-    """Before any computation: ``--out`` is writable and, if it exists, a results file (a torn last record repaired)."""
+    """Before any computation: ``--out-file`` is writable and, if it exists, a results file (a torn last record repaired)."""
     from icl_verify.numerics.shared import sweep
 
     if path.exists() and not path.is_file():
-        raise InputError(f"--out: {str(path)!r} is not a regular file (a FIFO, device or socket); refusing to use it")
+        raise InputError(
+            f"--out-file: {str(path)!r} is not a regular file (a FIFO, device or socket); refusing to use it"
+        )
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", sweep.TornRecord)
             sweep.open_results(path)
     except InvalidArgument as exc:
-        raise InputError(f"--out: {exc}") from None
+        raise InputError(f"--out-file: {exc}") from None
     for w in caught:
         click.echo(f"note: {w.message}", err=True)
 
@@ -246,12 +250,19 @@ def _check_results_file(path: Path) -> None:
 )
 @click.option("--device", default=None, help="PyTorch device for --backend torch: cpu (default), cuda, cuda:1…")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Sweep and bootstrap seed.")
-@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Results file [scaling-<preset>.jsonl].")
+@click.option(
+    "--out-file",
+    "out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Results file, resumed when rerun  [default: scaling-<preset>.jsonl].",
+)
+@click.option("--out", "old_out", type=click.Path(dir_okay=False), default=None, hidden=True)  # deprecated
 @click.option("--figures", type=click.Path(file_okay=False), default=None, help="Write figures to this directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report (quiet: no progress bar).")
 def command(
     preset: str, kind: str, scheduler: str | None, jobs: int | None, workers: int | None, backend: str,
-    device: str | None, seed: int, out: str | None, figures: str | None, as_json: bool,
+    device: str | None, seed: int, out: str | None, old_out: str | None, figures: str | None, as_json: bool,
 ) -> None:  # fmt: skip
     """Measure the memorization exponent ν and predict K*(N).
 
@@ -263,15 +274,16 @@ def command(
     --backend torch --device cuda trains the memorization MLPs with PyTorch on a GPU (the reduced-model
     runs of K* stay on NumPy); the backend and device are part of each job's settings.
 
-    Finished jobs are appended to --out as checksummed JSON lines; rerunning resumes. An existing
-    --out that is not a results file is refused, never overwritten. Ctrl-C stops within seconds,
+    Finished jobs are appended to --out-file as checksummed JSON lines; rerunning resumes. An existing
+    --out-file that is not a results file is refused, never overwritten. Ctrl-C stops within seconds,
     keeping every finished job (exit 130). The exit status is 1 when a claim is not as expected.
     """
     from icl_verify.core.claims import check
     from icl_verify.experiments.scaling import report_claims, scaling_report
     from icl_verify.numerics.shared import sweep
 
-    jobs = _jobs(jobs, workers)
+    jobs = _renamed("--workers", workers, "--jobs", jobs)
+    out = _renamed("--out", old_out, "--out-file", out)
     chosen = _with_backend(preset, backend, device)
     results = Path(out) if out else Path(f"scaling-{preset}.jsonl")
     progress = not as_json and sys.stderr.isatty()
@@ -294,11 +306,11 @@ def command(
     sys.exit(0 if all(r.as_expected for r in checked) else 1)
 
 
-def _jobs(jobs: int | None, workers: int | None) -> int | None:
-    """``--jobs``, or the deprecated ``--workers`` (one warning line); not both."""
-    if workers is None:
-        return jobs
-    if jobs is not None:
-        raise click.UsageError("--workers is the former name of --jobs; give --jobs only")
-    click.echo("warning: --workers is deprecated; use --jobs", err=True)
-    return workers
+def _renamed(old: str, old_value: Any, new: str, value: Any) -> Any:
+    """The value of option ``new``, or of its deprecated former name ``old`` (one warning line); not both."""
+    if old_value is None:
+        return value
+    if value is not None:
+        raise click.UsageError(f"{old} is the former name of {new}; give {new} only")
+    click.echo(f"warning: {old} is deprecated; use {new}", err=True)
+    return old_value
