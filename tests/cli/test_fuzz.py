@@ -244,9 +244,12 @@ def test_a_write_failing_midway_leaves_every_previous_file_intact(tmp_path, monk
     assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["a.md", "b.svg"]  # no temporary left
 
 
+PREVIOUS_PLOT = b"\x89PNG\r\n\x1a\n tEXtSoftware\x00" + kinetics.PLOT_SOFTWARE.encode() + b" previous figure"
+
+
 def test_a_figure_failing_to_render_keeps_the_previous_png(tmp_path, monkeypatch):
     png = tmp_path / "kin.png"
-    png.write_bytes(b"\x89PNG\r\n\x1a\n previous figure")
+    png.write_bytes(PREVIOUS_PLOT)
     from matplotlib.figure import Figure
 
     def broken(self, *args, **kwargs):
@@ -256,17 +259,25 @@ def test_a_figure_failing_to_render_keeps_the_previous_png(tmp_path, monkeypatch
     result = CliRunner().invoke(main, [*KIN, "--plot", str(png)])
     assert result.exit_code == 1  # a bug: its traceback and a request to report it, not an input error (2)
     assert "Traceback" in result.stderr and "icl-verify: internal error: RuntimeError: renderer failed" in result.stderr
-    assert png.read_bytes() == b"\x89PNG\r\n\x1a\n previous figure"
+    assert png.read_bytes() == PREVIOUS_PLOT
     assert os.listdir(tmp_path) == ["kin.png"]
 
 
-def test_a_png_is_replaced_by_a_complete_new_png(tmp_path):
+def test_a_previous_plot_is_replaced_by_a_complete_new_png_that_is_recognised_again(tmp_path):
     png = tmp_path / "kin.png"
-    png.write_bytes(b"\x89PNG\r\n\x1a\n previous figure")
+    png.write_bytes(PREVIOUS_PLOT)
     result = CliRunner().invoke(main, [*KIN, "--plot", str(png)])
     assert result.exit_code == 0, result.output
     content = png.read_bytes()
     assert content.startswith(b"\x89PNG\r\n\x1a\n") and content.endswith(b"IEND\xaeB`\x82")  # PNG's last chunk
+    assert CliRunner().invoke(main, [*KIN, "--plot", str(png)]).exit_code == 0
+
+
+def test_a_png_kinetics_did_not_draw_is_refused_and_kept(tmp_path):
+    theirs = tmp_path / "kin.png"
+    theirs.write_bytes(b"\x89PNG\r\n\x1a\n someone's figure")
+    assert_refused([*KIN, "--plot", str(theirs)], tmp_path, names="refusing to overwrite")
+    assert theirs.read_bytes() == b"\x89PNG\r\n\x1a\n someone's figure"
 
 
 @pytest.mark.parametrize("program", raw.PROGRAMS)

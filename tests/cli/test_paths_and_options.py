@@ -236,3 +236,19 @@ def test_docs_without_out_creates_nothing_outside_the_project(tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     line = _refused(["docs"], names="docs/derivations")
     assert "--out" in line and list(tmp_path.iterdir()) == []
+
+
+def test_train_reports_on_stdout_and_shows_progress_only_on_a_terminal_s_stderr():
+    args = ["train", "deep", "--layers", "1", "--steps", "20", "--batch", "8", "--test-tasks", "100"]
+    result = CliRunner().invoke(main, args)
+    assert result.stdout.startswith("trained 1-layer") and result.stderr == ""  # no step lines, no bar
+    assert not any(line.startswith("step") for line in result.stdout.splitlines())
+
+
+def test_the_trainer_reports_every_step_to_its_callback():
+    from icl_verify.numerics.lsa.training import TrainConfig, train
+
+    seen: list[tuple[int, float]] = []
+    result = train(TrainConfig(steps=7, batch=4), 0, on_step=lambda step, loss: seen.append((step, loss)))
+    assert [step for step, _ in seen] == list(range(1, 8))
+    assert [loss for _, loss in seen] == [float(x) for x in result.losses]

@@ -103,7 +103,7 @@ class OutputFile(click.ParamType):
             )
         if path.exists():
             with path.open("rb") as handle:
-                head = handle.read(64)
+                head = handle.read(HEAD_BYTES)
             if not self.is_ours(head):
                 self.fail(f"{value!r} exists and is not a {self.kind}; refusing to overwrite it", param, ctx)
         return str(path)
@@ -138,9 +138,19 @@ def reject_given(ctx: click.Context, name: str, reason: str) -> None:
         raise click.UsageError(f"{max(param.opts, key=len)} {reason}", ctx)
 
 
-def png_signature(head: bytes) -> bool:
-    """True for the first bytes of a PNG file (ISO/IEC 15948, §5.2) — what ``--plot`` writes."""
-    return head.startswith(b"\x89PNG\r\n\x1a\n")
+HEAD_BYTES = 4096  # what is read of an existing output file to recognise it as one of ours
+
+
+def png_written_by(software: str) -> Callable[[bytes], bool]:
+    """Recognises the first :data:`HEAD_BYTES` of a PNG file (signature, ISO/IEC 15948 §5.2) whose ``Software``
+    text chunk is ``software`` — what a command writes with ``savefig(metadata={"Software": software})``
+    (matplotlib writes text chunks before the image data, §11.3.4), so another PNG is never overwritten."""
+    mark = b"Software\x00" + software.encode()
+
+    def ours(head: bytes) -> bool:
+        return head.startswith(b"\x89PNG\r\n\x1a\n") and mark in head
+
+    return ours
 
 
 def max_memory_option(fn: Callable) -> Callable:

@@ -19,7 +19,7 @@ from icl_verify.cli._params import (
     OutputFile,
     count,
     max_memory_option,
-    png_signature,
+    png_written_by,
     reject_given,
     within_memory,
 )
@@ -34,6 +34,9 @@ CONTEXTS = ("pairs", "with_query")
 CLOCKS = ("lr_steps", "iterations")
 CONSTANTS_LABELS = ("both", "positive")
 BETA_CAP = 40.0
+#: The ``Software`` text chunk of the PNG ``--plot`` writes: how a file of ours is recognised (never another).
+PLOT_SOFTWARE = "icl-verify kinetics"
+
 MAX_K = 10**9  # K item–label pairs: the memory check below refuses what does not fit
 
 
@@ -115,7 +118,7 @@ def _plot(series: dict, path: str, title: str, xlabel: str) -> None:
     fig.suptitle(title)
     fig.tight_layout()
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=120)
+    fig.savefig(buffer, format="png", dpi=120, metadata={"Software": PLOT_SOFTWARE})
     write_file(Path(path), buffer.getvalue())
 
 
@@ -177,8 +180,8 @@ def _plot(series: dict, path: str, title: str, xlabel: str) -> None:
     "--plot",
     "plot_path",
     default=None,
-    type=OutputFile("PNG image", png_signature),
-    help="Write a PNG of the trajectories here (an existing file there must be a PNG).",
+    type=OutputFile("PNG image of icl-verify kinetics", png_written_by(PLOT_SOFTWARE)),
+    help="Write a PNG of the trajectories here (an existing file there must be a plot of this command).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the full series as JSON.")
 @max_memory_option

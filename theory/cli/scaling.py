@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from icl_verify.cli import InputError
-from icl_verify.cli._params import MAX_JOBS, count, jobs_option, reachable_scheduler
+from icl_verify.cli._params import HEAD_BYTES, MAX_JOBS, count, jobs_option, png_written_by, reachable_scheduler
 from icl_verify.errors import InvalidArgument
 
 if TYPE_CHECKING:  # the experiment (SymPy, SciPy) is imported when the command runs, not to parse its options
@@ -124,11 +124,9 @@ def figure_paths(preset: str, outdir: Path) -> list[Path]:
 
 
 def _is_our_figure(path: Path) -> bool:
-    """True if ``path`` is a PNG whose ``Software`` text chunk is :data:`FIGURE_SOFTWARE` (matplotlib writes
-    text chunks before the image data, ISO/IEC 15948 §11.3.4, so the first kilobytes hold it)."""
+    """True if ``path`` is a PNG whose ``Software`` text chunk is :data:`FIGURE_SOFTWARE`."""
     with path.open("rb") as handle:
-        head = handle.read(4096)
-    return head.startswith(b"\x89PNG\r\n\x1a\n") and b"Software\x00" + FIGURE_SOFTWARE.encode() in head
+        return png_written_by(FIGURE_SOFTWARE)(handle.read(HEAD_BYTES))
 
 
 def _check_figures_folder(preset: str, folder: str) -> None:
