@@ -252,3 +252,47 @@ def test_the_trainer_reports_every_step_to_its_callback():
     result = train(TrainConfig(steps=7, batch=4), 0, on_step=lambda step, loss: seen.append((step, loss)))
     assert [step for step, _ in seen] == list(range(1, 8))
     assert [loss for _, loss in seen] == [float(x) for x in result.losses]
+
+
+FIGURE_FILE = """
+import numpy as np
+import icl_verify as iv
+from hypothesis import strategies as st
+
+SQUARE = iv.Claim(
+    name="square-of-sum",
+    source="algebra",
+    statement="(a + b)^2 = a^2 + 2ab + b^2",
+    checks=(
+        iv.Numeric(
+            cases=st.fixed_dictionaries({"a": st.floats(-10, 10), "b": st.floats(-10, 10)}),
+            compare=lambda c: ((c["a"] + c["b"]) ** 2, c["a"] ** 2 + 2 * c["a"] * c["b"] + c["b"] ** 2),
+        ),
+    ),
+)
+
+FIGURES = [
+    iv.Figure(
+        "parabola",
+        "The square, on five points.",
+        data=lambda: {"t": np.linspace(-1.0, 1.0, 5), "t2": np.linspace(-1.0, 1.0, 5) ** 2},
+        draw=lambda ax, d: ax.plot(d["t"], d["t2"]),
+    )
+]
+"""
+
+
+@pytest.mark.parametrize("cache", [[], ["--no-cache"]])
+def test_docs_draws_the_figures_first_and_leaves_no_temporary_cache(cache, tmp_path, monkeypatch):
+    import tempfile
+
+    (tmp_path / "squares.py").write_text(FIGURE_FILE)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["docs", str(tmp_path / "squares.py"), "--out", str(out), *cache])
+    assert result.exit_code == 0, result.output
+    svg = (out / "figures" / "squares-parabola.svg").read_bytes()
+    assert svg.lstrip().startswith(b"<?xml") or b"<svg" in svg[:400]
+    assert "![parabola](figures/squares-parabola.svg)" in (out / "squares.md").read_text()
+    assert list((tmp_path / "tmp").iterdir()) == []  # the --no-cache figures' folder is gone
