@@ -4,7 +4,8 @@ Without FILES: one document per built-in result family, an index and figures, in
 a folder that must already hold the documents (the project's checkout) unless ``--out`` names
 another, so that running it elsewhere creates nothing unasked. With FILES (users' claim files): one
 document per file, in the same format, in ./derivations (``--format latex``: one LaTeX fragment per
-file instead, for a paper). The folder written is printed.
+file, or per built-in family, with its PDF figures and the preamble iclverify.sty, for a paper;
+``--standalone``: whole documents instead). The folder written is printed.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ OUT_DIR = OutputDir("folder of icl-verify documents", _holds_documents)
     "--out",
     type=OUT_DIR,
     default=None,
-    help=f"Folder to write to  [default: {DEFAULT_OUT}, which must exist, or {USER_OUT} with FILES]",
+    help=f"Folder to write to  [default: {DEFAULT_OUT}, which must exist, or {USER_OUT} with FILES or --format latex]",
 )
 @click.option(
     "--format",
@@ -57,8 +58,9 @@ OUT_DIR = OutputDir("folder of icl-verify documents", _holds_documents)
     type=click.Choice(FORMATS),
     default="markdown",
     show_default=True,
-    help="With FILES: Markdown documents, or LaTeX fragments (amsmath, amssymb) for a paper.",
+    help="Markdown documents, or LaTeX for a paper: fragments needing iclverify.sty (written with them).",
 )
+@click.option("--standalone", is_flag=True, help="With --format latex: whole documents that compile alone.")
 @click.option(
     "--family",
     "only",
@@ -79,6 +81,7 @@ def command(
     files: tuple[str, ...],
     out: str | None,
     fmt: str,
+    standalone: bool,
     only: tuple[str, ...],
     check_only: bool,
     strict: bool,
@@ -108,15 +111,15 @@ def command(
     """
     if strict and not check_only:
         raise click.UsageError("--strict is only used with --check")
-    if fmt != "markdown" and not files:
-        raise click.UsageError("--format latex needs FILE.py arguments (the built-in documents are Markdown)")
+    if standalone and fmt != "latex":
+        raise click.UsageError("--standalone is only used with --format latex")
     validate_runner(jobs, executor, scheduler)
     from icl_verify.output import docs, figure_cache
     from icl_verify.running import registry, runner
 
     if out is None:  # the default folder is held to the same rules as a given one, before any checking
-        default = USER_OUT if files else DEFAULT_OUT
-        if not files and not default.is_dir():
+        default = USER_OUT if files or fmt == "latex" else DEFAULT_OUT
+        if default == DEFAULT_OUT and not default.is_dir():
             raise click.UsageError(
                 f"the built-in documents go to ./{default}, which does not exist here; "
                 "run in the project's checkout or give --out FOLDER"
@@ -141,8 +144,8 @@ def command(
             if fmt == "markdown":
                 _draw_figures(fams, figures, seed=seed, max_examples=max_examples)
             common = {"seed": seed, "max_examples": max_examples, "cache": figures, "derived": derived}
-            if files:
-                rendered = docs.user_documents(fams, results, fmt=fmt, **common)
+            if files or fmt == "latex":
+                rendered = docs.user_documents(fams, results, fmt=fmt, standalone=standalone, **common)
             else:
                 rendered = docs.build(results, families=[f.name for f in fams] if only else None, **common)
     except InvalidArgument as exc:
