@@ -28,6 +28,7 @@ restarted from a fresh initialisation drawn from ``[seed, attempt]`` (all attemp
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -280,13 +281,14 @@ def batch_tokens(config: TrainConfig, rng: np.random.Generator, batch: int | Non
     return tokens, tasks.y_q.astype(config.dtype)
 
 
-def train(config: TrainConfig, seed: int, *, log_every: int = 0) -> TrainResult:
+def train(config: TrainConfig, seed: int, *, on_step: Callable[[int, float], None] | None = None) -> TrainResult:
     """Meta-train LSA from N(0, init_scale²) weights on fresh tasks every step; all randomness from ``seed``.
 
     Attempt 0 draws from ``default_rng(seed)``; with ``config.restarts`` an attempt that fails the
     plateau test (:func:`_escaped`) is abandoned at ``escape_step`` and attempt k draws from
-    ``default_rng([seed, k])``. The last allowed attempt always runs to the end. ``log_every > 0``
-    prints the running loss (for the CLI's long runs).
+    ``default_rng([seed, k])``. The last allowed attempt always runs to the end. ``on_step``, if
+    given, is called after every step with the attempt's step count and that step's loss (the CLI's
+    progress bar).
     """
     seed = seed_value("seed", seed)
     t0 = time.perf_counter()
@@ -294,9 +296,7 @@ def train(config: TrainConfig, seed: int, *, log_every: int = 0) -> TrainResult:
     for attempt in range(config.restarts + 1):
         rng = np.random.default_rng(seed if attempt == 0 else [seed, attempt])
         last = attempt == config.restarts
-        layers, losses = run_steps(
-            config, rng, check_at=None if last else config.escape_step or None, log_every=log_every
-        )
+        layers, losses = run_steps(config, rng, check_at=None if last else config.escape_step or None, on_step=on_step)
         if losses.size == config.steps:
             return TrainResult(
                 as_params(layers, config), losses, seed, config, time.perf_counter() - t0, tuple(abandoned)
@@ -316,7 +316,7 @@ def run_steps(
     *,
     start: list[Layer] | None = None,
     check_at: int | None = None,
-    log_every: int = 0,
+    on_step: Callable[[int, float], None] | None = None,
 ) -> tuple[list[Layer], NDArray[np.float64]]:
     """``config.steps`` Adam steps (fresh moments, clipping, ``config``'s schedule) on fresh tasks from ``rng``,
     from ``start`` (default: layers initialised from ``rng``); stops early (returning the losses so far) if at
@@ -331,8 +331,8 @@ def run_steps(
         losses[step], grads = loss_and_grads(layers, tokens, y_q, config)
         grads, _ = clip_by_global_norm(grads, config.clip)
         layers = opt.step(layers, grads, learning_rate(config, step))
-        if log_every and (step + 1) % log_every == 0:
-            print(f"step {step + 1:6d}  loss {np.mean(losses[step + 1 - log_every : step + 1]):.5f}", flush=True)
+        if on_step is not None:
+            on_step(step + 1, float(losses[step]))
     return layers, losses
 
 

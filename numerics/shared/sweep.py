@@ -312,14 +312,15 @@ def run_sweep(
     results: str | Path | None,
     *,
     executor: Executor | None = None,
-    progress: bool = False,
+    progress: bool | str = False,
 ) -> list[dict[str, Any]]:
     """Run every config not yet in ``results`` through ``executor``; return all records in config order.
 
     ``executor=None`` uses :func:`local_executor`. Records are appended as jobs finish
     (``results=None`` keeps them in memory only). If jobs fail, the others still finish and are
     saved, then a ``RuntimeError`` names the failures. Ctrl-C raises :class:`SweepInterrupted`
-    after saving every finished job.
+    after saving every finished job. ``progress`` shows a bar on stderr (a string: the bar's label,
+    what the sweep runs), its clock ticking while jobs run and its ETA from the first finished job.
     """
     path = None if results is None else Path(results)
     hashes = [config_hash(fn, c) for c in configs]
@@ -340,14 +341,15 @@ def _submit_all(
     todo: dict[str, Config],
     path: Path | None,
     executor: Executor,
-    progress: bool,
+    progress: bool | str,
     total: int,
 ) -> dict[str, dict[str, Any]]:
     finished: dict[str, dict[str, Any]] = {}
     failures: list[str] = []
     futures: dict[Future, str] = {}
     collected: set[Future] = set()
-    bar = tqdm(total=total, initial=total - len(todo), desc="sweep", unit="job", disable=not progress)
+    label = progress if isinstance(progress, str) else "sweep"
+    bar = tqdm(total=total, initial=total - len(todo), desc=label, unit="job", disable=not progress)
 
     def collect(fut: Future) -> None:
         collected.add(fut)
@@ -368,6 +370,7 @@ def _submit_all(
             done, remaining = wait(remaining, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
             for fut in done:
                 collect(fut)
+            bar.refresh()  # the elapsed time moves while the first jobs run
         if interrupted.is_set():
             _save_finished(executor, [f for f in futures if f not in collected], collect)
             bar.close()

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from icl_verify.cli import kinetics, raw, train
+from icl_verify.cli._params import MAX_JOBS, machine_memory_gib
 from icl_verify.cli.main import main
 from icl_verify.numerics.kinetics.models import ReducedConfig, train_reduced
 from icl_verify.numerics.lsa.training import TrainConfig
@@ -28,23 +29,23 @@ NOT_A_NUMBER = st.sampled_from(["nan", "NaN", "inf", "-inf", "Infinity", "abc", 
 
 # (command line before the option, option, kind, low, high, low_open, high_open): the accepted range.
 # The command lines are small, so a value that slips through validation fails the test quickly.
-KIN = ["kinetics", "--d", "4", "--k", "8", "--n", "4", "--steps", "2", "--hidden", "4"]
+KIN = ["kinetics", "--dimension", "4", "--pairs", "8", "--context-length", "4", "--steps", "2", "--hidden", "4"]
 FLOAT_OPTIONS = [
     (["raw", "theorem1"], "--alpha", 0.0, 10.0, True, False),
-    (["raw", "ridge", "--n", "1", "--d", "1"], "--lam", 1e-6, 1e6, False, False),
+    (["raw", "ridge", "--examples", "1", "--dimension", "1"], "--lam", 1e-6, 1e6, False, False),
     (["raw", "theorem1"], "--scale", 1.0, 1e8, False, False),
     (KIN, "--lr", 0.0, 10.0, True, False),
     (KIN, "--w0", -1e3, 1e3, False, False),
     (KIN, "--beta0", -40.0, 40.0, False, True),
     (KIN, "--decay", 0.0, 1e3, False, False),
-    (KIN, "--max-memory", 0.0, float(1 << 20), True, False),
+    (KIN, "--max-memory", 0.0, machine_memory_gib(), True, False),
     (["train", "single", "--steps", "1"], "--lr", 0.0, 10.0, True, False),
     (["train", "single", "--steps", "1"], "--x-range", 1e-3, 1e3, False, False),
     (["train", "deep", "--steps", "1"], "--init-scale", 0.0, 10.0, True, False),
 ]
 INT_OPTIONS = [
-    (["raw", "sgd"], "--d", 1, 100_000),
-    (["raw", "sgd"], "--n", 1, 100_000),
+    (["raw", "sgd"], "--dimension", 1, 100_000),
+    (["raw", "sgd"], "--examples", 1, 100_000),
     (["raw", "sgd"], "--seed", 0, None),
     (KIN, "--steps", 1, 10**7),
     (KIN, "--batch", 1, 10**9),
@@ -55,6 +56,10 @@ INT_OPTIONS = [
     (["check", "dai-dual-form-linear-layer"], "--max-examples", 1, 10_000),
     (["check", "dai-dual-form-linear-layer"], "--seed", 0, None),
     (["docs"], "--max-examples", 1, 10_000),
+    (["check", "dai-dual-form-linear-layer"], "--jobs", 1, MAX_JOBS),
+    (["docs"], "--jobs", 1, MAX_JOBS),
+    (["scaling"], "--jobs", 1, MAX_JOBS),
+    (["scaling"], "--workers", 1, MAX_JOBS),
 ]
 
 
@@ -121,7 +126,7 @@ def test_bad_whole_numbers_are_refused_naming_the_option(prefix, option, low, hi
     )
 )
 def test_bad_k_is_refused(value):
-    result = CliRunner().invoke(main, ["kinetics", "--steps", "2", "--k", value])
+    result = CliRunner().invoke(main, ["kinetics", "--steps", "2", "--pairs", value])
     assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1 and "k must be" in result.stderr
 
 
@@ -141,14 +146,14 @@ HAND_CASES = [
     (["train", "single", "--x-range", "1e308"], "--x-range"),
     (["docs", "--out", "/proc/nope/docs"], "--out"),
     (["kinetics", "--plot", "/nonexistent/dir/x.png"], "--plot"),
-    (["raw", "ridge", "--d", "3000"], "--max-memory"),
+    (["raw", "ridge", "--dimension", "3000"], "--max-memory"),
     (["train", "single", "--batch", "100000000"], "--max-memory"),
     (["train", "deep", "--layers", "1000000"], "--max-memory"),
-    (["kinetics", "--k", "100000000"], "--max-memory"),
-    (["kinetics", "--n", "100000000"], "--max-memory"),
-    (["raw", "sgd", "--n", "100000"], "--max-memory"),
+    (["kinetics", "--pairs", "100000000"], "--max-memory"),
+    (["kinetics", "--context-length", "100000000"], "--max-memory"),
+    (["raw", "sgd", "--examples", "100000"], "--max-memory"),
     (["check", "--max-examples", "100000000"], "--max-examples"),
-    (["raw", "theorem1", "--n", "5"], "--n does not apply to theorem1"),
+    (["raw", "theorem1", "--examples", "5"], "--examples does not apply to theorem1"),
     (["raw", "theorem2", "--alpha", "0.2"], "--alpha does not apply to theorem2"),
     (["kinetics", "--lr", "1", "--decay", "3"], "--decay"),
     (["kinetics", "--every", "5", "--json"], "--every does not apply with --json"),
@@ -161,9 +166,9 @@ def test_malformed_command_lines_found_by_hand_get_one_line_and_exit_2(args, nam
 
 
 def test_a_memory_refusal_states_the_estimate_and_the_limit_and_can_be_overridden(tmp_path):
-    line = assert_refused(["raw", "ridge", "--d", "3000"], tmp_path)
+    line = assert_refused(["raw", "ridge", "--dimension", "3000"], tmp_path)
     assert "PiB" in line and "limit 4 GiB" in line
-    args = ["raw", "ridge", "--d", "6", "--n", "2"]
+    args = ["raw", "ridge", "--dimension", "6", "--examples", "2"]
     needed = raw.memory_estimate("ridge", 6, 2) / (1 << 30)
     assert "above the limit" in assert_refused([*args, "--max-memory", f"{needed / 2:.6g}"], tmp_path)
     assert CliRunner().invoke(main, [*args, "--max-memory", f"{needed * 2:.6g}"]).exit_code == 0
@@ -171,7 +176,7 @@ def test_a_memory_refusal_states_the_estimate_and_the_limit_and_can_be_overridde
 
 def test_a_value_error_from_the_numerics_is_one_line_exit_2(tmp_path):
     # --equalised needs an even N: ReducedConfig raises ValueError, which main turns into a one-line error
-    line = assert_refused([*KIN[:5], "--n", "5", "--equalised"], tmp_path, names="n must be even")
+    line = assert_refused([*KIN[:5], "--context-length", "5", "--equalised"], tmp_path, names="n must be even")
     assert line.startswith("main kinetics: error: ")  # CliRunner names the program "main"
 
 
@@ -239,9 +244,12 @@ def test_a_write_failing_midway_leaves_every_previous_file_intact(tmp_path, monk
     assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["a.md", "b.svg"]  # no temporary left
 
 
+PREVIOUS_PLOT = b"\x89PNG\r\n\x1a\n tEXtSoftware\x00" + kinetics.PLOT_SOFTWARE.encode() + b" previous figure"
+
+
 def test_a_figure_failing_to_render_keeps_the_previous_png(tmp_path, monkeypatch):
     png = tmp_path / "kin.png"
-    png.write_bytes(b"\x89PNG\r\n\x1a\n previous figure")
+    png.write_bytes(PREVIOUS_PLOT)
     from matplotlib.figure import Figure
 
     def broken(self, *args, **kwargs):
@@ -251,17 +259,25 @@ def test_a_figure_failing_to_render_keeps_the_previous_png(tmp_path, monkeypatch
     result = CliRunner().invoke(main, [*KIN, "--plot", str(png)])
     assert result.exit_code == 1  # a bug: its traceback and a request to report it, not an input error (2)
     assert "Traceback" in result.stderr and "icl-verify: internal error: RuntimeError: renderer failed" in result.stderr
-    assert png.read_bytes() == b"\x89PNG\r\n\x1a\n previous figure"
+    assert png.read_bytes() == PREVIOUS_PLOT
     assert os.listdir(tmp_path) == ["kin.png"]
 
 
-def test_a_png_is_replaced_by_a_complete_new_png(tmp_path):
+def test_a_previous_plot_is_replaced_by_a_complete_new_png_that_is_recognised_again(tmp_path):
     png = tmp_path / "kin.png"
-    png.write_bytes(b"\x89PNG\r\n\x1a\n previous figure")
+    png.write_bytes(PREVIOUS_PLOT)
     result = CliRunner().invoke(main, [*KIN, "--plot", str(png)])
     assert result.exit_code == 0, result.output
     content = png.read_bytes()
     assert content.startswith(b"\x89PNG\r\n\x1a\n") and content.endswith(b"IEND\xaeB`\x82")  # PNG's last chunk
+    assert CliRunner().invoke(main, [*KIN, "--plot", str(png)]).exit_code == 0
+
+
+def test_a_png_kinetics_did_not_draw_is_refused_and_kept(tmp_path):
+    theirs = tmp_path / "kin.png"
+    theirs.write_bytes(b"\x89PNG\r\n\x1a\n someone's figure")
+    assert_refused([*KIN, "--plot", str(theirs)], tmp_path, names="refusing to overwrite")
+    assert theirs.read_bytes() == b"\x89PNG\r\n\x1a\n someone's figure"
 
 
 @pytest.mark.parametrize("program", raw.PROGRAMS)

@@ -12,7 +12,21 @@ from icl_verify.cli.main import main
 
 def test_kinetics_prints_the_trajectory_and_the_ode(tmp_path):
     png = tmp_path / "kin.png"
-    args = ["kinetics", "--d", "8", "--k", "inf", "--n", "32", "--steps", "60", "--hidden", "16", "--plot", str(png)]
+    args = [
+        "kinetics",
+        "--dimension",
+        "8",
+        "--pairs",
+        "inf",
+        "--context-length",
+        "32",
+        "--steps",
+        "60",
+        "--hidden",
+        "16",
+        "--plot",
+        str(png),
+    ]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "w ode" in result.output and "t_ICL" in result.output
@@ -22,11 +36,11 @@ def test_kinetics_prints_the_trajectory_and_the_ode(tmp_path):
 def test_kinetics_json_series_start_at_the_initial_condition():
     args = [
         "kinetics",
-        "--d",
+        "--dimension",
         "8",
-        "--k",
+        "--pairs",
         "16",
-        "--n",
+        "--context-length",
         "4",
         "--steps",
         "20",
@@ -47,12 +61,27 @@ def test_kinetics_json_series_start_at_the_initial_condition():
 
 def test_kinetics_bad_k_is_a_usage_error():
     for k in ("7", "many"):
-        result = CliRunner().invoke(main, ["kinetics", "--k", k])
+        result = CliRunner().invoke(main, ["kinetics", "--pairs", k])
         assert result.exit_code == 2 and "k must be an even integer" in result.output
 
 
 def test_kinetics_conventions_are_options_recorded_in_the_json():
-    base = ["kinetics", "--d", "8", "--k", "16", "--n", "6", "--steps", "20", "--hidden", "8", "--lr", "0.05", "--json"]
+    base = [
+        "kinetics",
+        "--dimension",
+        "8",
+        "--pairs",
+        "16",
+        "--context-length",
+        "6",
+        "--steps",
+        "20",
+        "--hidden",
+        "8",
+        "--lr",
+        "0.05",
+        "--json",
+    ]
     flow = json.loads(CliRunner().invoke(main, base).output)
     authors = CliRunner().invoke(
         main, [*base, "--clock", "iterations", "--context", "with_query", "--c1-labels", "positive"]

@@ -13,7 +13,7 @@ from icl_verify.cli.raw import command as raw_command
 
 
 def test_raw_command_reports_agreement_with_closed_form():
-    result = CliRunner().invoke(raw_command, ["theorem2", "--d", "3", "--json", "--seed", "4"])
+    result = CliRunner().invoke(raw_command, ["theorem2", "--dimension", "3", "--json", "--seed", "4"])
     assert result.exit_code == 0, result.output
     record = json.loads(result.output)
     assert record["layers"] == 10 and record["n"] == 1 and record["seed"] == 4
@@ -24,7 +24,9 @@ def test_raw_command_reports_agreement_with_closed_form():
 def test_raw_command_error_shrinks_with_scale():
     errs = []
     for scale in ("100", "1000"):
-        out = CliRunner().invoke(raw_command, ["ridge", "--d", "2", "--n", "2", "--scale", scale, "--json"])
+        out = CliRunner().invoke(
+            raw_command, ["ridge", "--dimension", "2", "--examples", "2", "--scale", scale, "--json"]
+        )
         errs.append(json.loads(out.output)["relative_error"])
     assert errs[1] < errs[0] / 50  # 1/N²: a factor ≈ 100 per decade
 
@@ -40,13 +42,13 @@ def test_theorem1_closed_form_is_the_stated_update():
 def test_bad_arguments_exit_2():
     runner = CliRunner()
     assert runner.invoke(raw_command, ["theorem3"]).exit_code == 2
-    assert runner.invoke(raw_command, ["ridge", "--d", "0"]).exit_code == 2
+    assert runner.invoke(raw_command, ["ridge", "--dimension", "0"]).exit_code == 2
     assert runner.invoke(raw_command, ["ridge", "--lam", "0"]).exit_code == 2
 
 
 def test_registered_on_the_main_cli():
     from icl_verify.cli.main import main
 
-    result = CliRunner().invoke(main, ["raw", "sgd", "--d", "2", "--n", "3"])
+    result = CliRunner().invoke(main, ["raw", "sgd", "--dimension", "2", "--examples", "3"])
     assert result.exit_code == 0, result.output
     assert "relative error" in result.output

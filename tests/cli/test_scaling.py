@@ -15,10 +15,11 @@ from tests.experiments.test_scaling import TINY
 def test_cli_scaling_json_runs_resumes_and_draws(monkeypatch, tmp_path):
     monkeypatch.setitem(sweeps.PRESETS, "quick", TINY)
     out = tmp_path / "r.jsonl"
-    args = ["scaling", "--preset", "quick", "--out", str(out), "--workers", "2"]
+    args = ["scaling", "--preset", "quick", "--out-file", str(out), "--jobs", "2"]
     first = CliRunner().invoke(main, args + ["--json", "--figures", str(tmp_path / "fig")])
-    assert first.exit_code == 0, first.output
     report = json.loads(first.output)
+    expected = 0 if all(c["as_expected"] for c in report["claims"]) else 1  # the tiny sweep decides little
+    assert first.exit_code == expected, first.output
     assert report["runs"] == 6 and report["unconverged"] == 0
     assert report["k_star_measurement"]["runs"] == 10 and len(report["claims"]) == 2
     assert report["nu"]["low"] <= report["nu"]["exponent"] <= report["nu"]["high"]
@@ -26,7 +27,7 @@ def test_cli_scaling_json_runs_resumes_and_draws(monkeypatch, tmp_path):
     lines = out.read_text().splitlines()
     assert len(lines) == 6 + 10  # memorization jobs and reduced-model runs, one record each
     again = CliRunner().invoke(main, args)  # resumes: nothing recomputed, same numbers, as text
-    assert again.exit_code == 0 and out.read_text().splitlines() == lines
+    assert again.exit_code == expected and out.read_text().splitlines() == lines
     assert f"= {report['nu']['exponent']:.3f} [" in again.output and "K* measurement" in again.output
 
 
@@ -39,7 +40,9 @@ def test_cli_scaling_bad_options():
 
 @pytest.mark.slow
 def test_quick_preset_measures_nu_within_plus_minus_0_15(tmp_path):
-    result = CliRunner().invoke(main, ["scaling", "--preset", "quick", "--json", "--out", str(tmp_path / "q.jsonl")])
+    result = CliRunner().invoke(
+        main, ["scaling", "--preset", "quick", "--json", "--out-file", str(tmp_path / "q.jsonl")]
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert (

@@ -80,7 +80,20 @@ def test_check_json_is_strict_when_a_comparison_overflows(tmp_path):
 
 
 def test_kinetics_json_is_strict_and_says_why_values_are_null(tmp_path):
-    args = ["kinetics", "--d", "4", "--k", "8", "--n", "4", "--steps", "4", "--hidden", "4", "--json"]
+    args = [
+        "kinetics",
+        "--dimension",
+        "4",
+        "--pairs",
+        "8",
+        "--context-length",
+        "4",
+        "--steps",
+        "4",
+        "--hidden",
+        "4",
+        "--json",
+    ]
     data = _json_of(args, tmp_path)
     # 4 steps at lr 0.5 are far too few for ICL accuracy 0.95: the simulated t_ICL is undefined
     assert data["t_icl_sim"] is None and data["null_reasons"]["/t_icl_sim"] == "was NaN (undefined)"
@@ -90,7 +103,7 @@ def test_kinetics_json_is_strict_and_says_why_values_are_null(tmp_path):
     "args",
     [
         ["list", "--json"],
-        ["raw", "theorem1", "--d", "2", "--json"],
+        ["raw", "theorem1", "--dimension", "2", "--json"],
         ["train", "single", "--steps", "2", "--batch", "8", "--test-tasks", "100", "--json"],
     ],
     ids=["list", "raw", "train"],

@@ -3,14 +3,17 @@
 A bad value is a one-line usage error naming the option and what is expected (exit status 2):
 non-finite or out-of-range numbers (:class:`FiniteFloat`), counts above what the command can do in
 reasonable time (:func:`count`), output paths that cannot be written or hold something this command
-does not write (:class:`OutputFile`, :class:`OutputDir`), and runs whose memory estimate exceeds
-``--max-memory`` (:func:`within_memory`).
+does not write (:class:`OutputFile`, :class:`OutputDir`), cache folders that cannot hold a cache
+(:func:`cache_folder`), and runs whose memory estimate exceeds ``--max-memory`` (:func:`within_memory`),
+itself at most the machine's memory.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import socket
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -19,8 +22,20 @@ import click
 from click.core import ParameterSource
 
 GIB = 1 << 30
-DEFAULT_MAX_MEMORY_GIB = 4.0
 MAX_EXAMPLES = 10_000  # random cases per numeric check: 100× the default
+MAX_JOBS = 1024  # worker processes: far beyond any one machine's cores, far below what overflows a count
+VIRTUAL_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))  # kernel file systems: never a cache or an output
+
+
+def machine_memory_gib() -> float:
+    """The machine's physical memory in GiB (POSIX ``sysconf``; 1 TiB where the platform does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / GIB
+    except (AttributeError, ValueError, OSError):
+        return 1024.0
+
+
+DEFAULT_MAX_MEMORY_GIB = min(4.0, machine_memory_gib())
 
 
 class FiniteFloat(click.FloatRange):
@@ -82,9 +97,13 @@ class OutputFile(click.ParamType):
         problem = _probe_writable(path.parent.absolute())
         if problem:
             self.fail(problem, param, ctx)
+        if path.exists() and not path.is_file():
+            self.fail(
+                f"{value!r} is not a regular file (a FIFO, device or socket); refusing to write to it", param, ctx
+            )
         if path.exists():
             with path.open("rb") as handle:
-                head = handle.read(64)
+                head = handle.read(HEAD_BYTES)
             if not self.is_ours(head):
                 self.fail(f"{value!r} exists and is not a {self.kind}; refusing to overwrite it", param, ctx)
         return str(path)
@@ -115,23 +134,91 @@ class OutputDir(click.ParamType):
 def reject_given(ctx: click.Context, name: str, reason: str) -> None:
     """Refuse the option ``name`` if the user gave it (rather than leaving the default) although it has no effect."""
     if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None):
-        raise click.UsageError(f"--{name.replace('_', '-')} {reason}", ctx)
+        param = next(p for p in ctx.command.params if p.name == name)
+        raise click.UsageError(f"{max(param.opts, key=len)} {reason}", ctx)
 
 
-def png_signature(head: bytes) -> bool:
-    """True for the first bytes of a PNG file (ISO/IEC 15948, §5.2) — what ``--plot`` writes."""
-    return head.startswith(b"\x89PNG\r\n\x1a\n")
+HEAD_BYTES = 4096  # what is read of an existing output file to recognise it as one of ours
+
+
+def png_written_by(software: str) -> Callable[[bytes], bool]:
+    """Recognises the first :data:`HEAD_BYTES` of a PNG file (signature, ISO/IEC 15948 §5.2) whose ``Software``
+    text chunk is ``software`` — what a command writes with ``savefig(metadata={"Software": software})``
+    (matplotlib writes text chunks before the image data, §11.3.4), so another PNG is never overwritten."""
+    mark = b"Software\x00" + software.encode()
+
+    def ours(head: bytes) -> bool:
+        return head.startswith(b"\x89PNG\r\n\x1a\n") and mark in head
+
+    return ours
 
 
 def max_memory_option(fn: Callable) -> Callable:
-    """``--max-memory GIB``: the memory a run may be estimated to need before it is refused."""
+    """``--max-memory GIB``: the memory a run may be estimated to need before it is refused, at most the
+    machine's memory (a run above it would end in a ``MemoryError``, not a result)."""
+    memory = machine_memory_gib()
     return click.option(
         "--max-memory",
         default=DEFAULT_MAX_MEMORY_GIB,
         show_default=True,
-        type=FiniteFloat(min=0, max=1 << 20, min_open=True),
-        help="Refuse runs whose estimated memory exceeds this many GiB (raise it on a large machine).",
+        type=FiniteFloat(min=0, max=memory, min_open=True),
+        help=f"Refuse runs whose estimated memory exceeds this many GiB (at most this machine's {memory:.3g} GiB).",
     )(fn)
+
+
+def jobs_option(help: str) -> Callable[[Callable], Callable]:
+    """``--jobs N`` (``-j``): worker processes, 1 to :data:`MAX_JOBS` — the one name every command uses."""
+    return click.option("--jobs", "-j", type=count(1, MAX_JOBS), default=None, help=help)
+
+
+def _virtual(path: Path) -> Path | None:
+    """The kernel file system (``/proc``, ``/sys``, ``/dev``) that ``path`` lies in, if any."""
+    resolved = path.resolve()
+    return next((root for root in VIRTUAL_ROOTS if resolved == root or root in resolved.parents), None)
+
+
+def _foreign_costs(folder: Path) -> bool:
+    """True if ``folder`` holds a ``costs.json`` that is not the cache's record of durations (a JSON object of
+    numbers), i.e. a file the cache must not replace."""
+    costs = folder / "costs.json"
+    if not costs.exists():
+        return False
+    if not costs.is_file():
+        return True
+    try:
+        data = json.loads(costs.read_bytes()[: 1 << 24])
+    except (OSError, ValueError):
+        return True
+    return not isinstance(data, dict) or not all(isinstance(v, (int, float)) for v in data.values())
+
+
+def cache_folder(value: str | None, origin: str, *, explicit: bool) -> Path | None:
+    """The verdict cache's folder ``value`` (given by ``origin``: ``--cache-dir`` or ``$ICL_VERIFY_CACHE_DIR``),
+    checked before any computation.
+
+    A folder the user named that cannot hold a cache (a file, a FIFO, a path under ``/proc``, a folder that
+    cannot be written, one holding a ``costs.json`` the cache did not write) is a usage error naming the path
+    and the reason. The default folder (``explicit`` false) that cannot be written gives one warning line and
+    None: the run goes on without a cache.
+    """
+    path = Path(value).expanduser() if value is not None else None
+    if path is None:
+        return None
+    problem = None
+    if _virtual(path) is not None:
+        problem = f"{str(path)!r} is under {_virtual(path)}, a kernel file system"
+    elif path.exists() and not path.is_dir():
+        problem = f"{str(path)!r} is a file, not a folder"
+    elif path.is_dir() and _foreign_costs(path):
+        problem = f"{str(path)!r} holds a costs.json that icl-verify did not write; refusing to replace it"
+    else:
+        problem = _probe_writable(_nearest_existing(path))
+    if problem is None:
+        return path
+    if explicit:
+        raise click.UsageError(f"{origin}: {problem}")
+    click.echo(f"warning: {origin} {path}: {problem}; checking without the verdict cache", err=True)
+    return None
 
 
 def format_bytes(n: float) -> str:
@@ -150,3 +237,34 @@ def within_memory(estimate_bytes: float, max_memory_gib: float, what: str) -> No
             f"{what} needs about {format_bytes(estimate_bytes)} of memory, above the limit "
             f"{format_bytes(max_memory_gib * GIB)}; use smaller sizes or raise --max-memory"
         )
+
+
+def cache_dir_option(fn: Callable) -> Callable:
+    """``--cache-dir DIR``: the verdict cache's folder (checked when the command runs, :func:`cache_folder`)."""
+    return click.option(
+        "--cache-dir",
+        type=click.Path(),
+        default=None,
+        help="Folder of the verdict cache  [default: $ICL_VERIFY_CACHE_DIR, else the user's cache directory].",
+    )(fn)
+
+
+SCHEDULER_TIMEOUT = 5.0  # seconds to wait for a Dask scheduler to accept a connection
+
+
+def reachable_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT) -> None:
+    """Refuse (exit 2, one line) a ``tcp://HOST:PORT`` (or ``HOST:PORT``) Dask scheduler that does not accept a
+    TCP connection within ``timeout`` seconds — before any work, instead of Dask's ``OSError`` after 30 s.
+    Other schemes (``inproc://``, ``ucx://``, ``tls://``) are left to Dask."""
+    scheme, _, rest = address.rpartition("://")
+    if scheme not in ("", "tcp"):
+        return
+    host, _, port = rest.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise click.UsageError(f"--scheduler {address!r}: expected tcp://HOST:PORT")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        reason = "timed out" if isinstance(exc, TimeoutError) else exc.strerror or str(exc)
+        raise click.UsageError(f"--scheduler {address}: no Dask scheduler reachable there ({reason})") from None

@@ -16,44 +16,71 @@ version (:mod:`icl_verify.running.verdict_cache`).
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 
 from icl_verify.cli import InputError
-from icl_verify.cli._params import MAX_EXAMPLES, count
-from icl_verify.core.claims import Claim, Result
-from icl_verify.core.derivation import Derivation
+from icl_verify.cli._params import MAX_EXAMPLES, cache_dir_option, cache_folder, count, jobs_option, reachable_scheduler
 from icl_verify.errors import InvalidArgument
-from icl_verify.output import report, strict_json
-from icl_verify.running import registry, runner
-from icl_verify.running.verdict_cache import ENV_VAR, UnsafeCache, VerdictCache
+
+if TYPE_CHECKING:  # the library is imported when a command runs, not to parse its options
+    from icl_verify.core.claims import Claim, Result
+    from icl_verify.core.derivation import Derivation, DerivationResult
+    from icl_verify.running.registry import Family
+    from icl_verify.running.verdict_cache import VerdictCache
+
+#: The executors of :mod:`icl_verify.running.runner` (``runner.EXECUTORS``; a test holds them equal).
+EXECUTORS = ("local", "dask")
+
+#: Seconds a claim's check may run (``runner.DEFAULT_TIMEOUT``; a test holds them equal).
+DEFAULT_TIMEOUT = 1800.0
 
 
-def _gather(targets: tuple[str, ...]) -> tuple[list[Claim], list[Derivation]]:
-    """The claims and the derivations to check: those named and those of the user's files among ``targets``;
-    every built-in one when ``targets`` names neither."""
+def _gather(targets: tuple[str, ...], only: Sequence[str] = ()) -> tuple[list[Claim], list[Derivation], dict[str, str]]:
+    """The claims and the derivations to check: those named and those of the user's files among ``targets``,
+    else every built-in one — of the families ``only`` when it names any; and the family of each by name."""
+    from icl_verify.running import registry
+
     files = [t for t in targets if t.endswith(".py")]
     names = [t for t in targets if not t.endswith(".py")]
     try:
         user = registry.load_files(files)
-        claims = [c for fam in user for c in fam.claims]
-        derivations = [d for fam in user for d in fam.derivations]
-        if names or not files:  # the names given (or every built-in), then the files' own
+        if files and not names:
+            fams = chosen_families(user, only)
+            claims = [c for fam in fams for c in fam.claims]
+            derivations = [d for fam in fams for d in fam.derivations]
+        else:  # the names given (or every built-in), then the files' own
             fams = registry.families() + user
             registry.unique(fams)  # a user's claim never silently replaces a built-in one
-            named, named_derivations = _select(fams, names)
-            claims = named + [c for c in claims if c not in named]
-            derivations = named_derivations + [d for d in derivations if d not in named_derivations]
+            claims, derivations = _select(chosen_families(fams, only), names)
+            own = [fam for fam in user if not only or fam.name in only]
+            claims += [c for fam in own for c in fam.claims if c not in claims]
+            derivations += [d for fam in own for d in fam.derivations if d not in derivations]
         registry.validate_ledger(claims)
-        return claims, derivations
+        owners = {item.name: fam.name for fam in fams for item in [*fam.claims, *fam.derivations]}
+        return claims, derivations, owners
     except InvalidArgument as exc:
         raise InputError(str(exc)) from None
 
 
-def _select(fams: list[registry.Family], names: list[str]) -> tuple[list[Claim], list[Derivation]]:
+def chosen_families(fams: list[Family], names: Sequence[str]) -> list[Family]:
+    """The families named (all when none is); ``InvalidArgument`` naming an unknown one and the known ones."""
+    known = [fam.name for fam in fams]
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise InvalidArgument(f"--family: unknown family {unknown[0]!r}; the families are {', '.join(known)}")
+    return [fam for fam in fams if not names or fam.name in names]
+
+
+def _select(fams: list[Family], names: list[str]) -> tuple[list[Claim], list[Derivation]]:
     """The claims and derivations of ``fams`` named (a name may be one of each), in the order given;
     all of them when no name is given. ``ValueError`` naming any unknown name."""
+    from icl_verify.running import registry
+
     claims = [c for fam in fams for c in fam.claims]
     derivations = {d.name: d for fam in fams for d in fam.derivations}
     if not names:
@@ -69,15 +96,10 @@ def _select(fams: list[registry.Family], names: list[str]) -> tuple[list[Claim],
 def runner_options(fn):
     """The options of parallel, incremental checking (shared by ``check`` and ``docs``)."""
     options = [
-        click.option(
-            "--jobs",
-            type=click.IntRange(min=1),
-            default=None,
-            help="Worker processes checking claims at once  [default: one for small work, else every core].",
-        ),
+        jobs_option("Worker processes checking claims at once  [default: one for small work, else every core]."),
         click.option(
             "--executor",
-            type=click.Choice(runner.EXECUTORS),
+            type=click.Choice(EXECUTORS),
             default="local",
             show_default=True,
             help="Local processes, or a Dask cluster (needs the dask extra and --scheduler).",
@@ -86,17 +108,12 @@ def runner_options(fn):
         click.option(
             "--timeout",
             type=click.FloatRange(min=0, min_open=True, max=7 * 24 * 3600),
-            default=runner.DEFAULT_TIMEOUT,
+            default=DEFAULT_TIMEOUT,
             show_default=True,
             help="Seconds a claim's check may run; past it the claim is ERROR and its worker replaced.",
         ),
         click.option("--no-cache", is_flag=True, help="Check every claim afresh; read and store no verdict."),
-        click.option(
-            "--cache-dir",
-            type=click.Path(),
-            default=None,
-            help=f"Folder of the verdict cache  [default: ${ENV_VAR}, else the user's cache directory].",
-        ),
+        cache_dir_option,
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -104,10 +121,22 @@ def runner_options(fn):
 
 
 def open_cache(cache_dir: str | None) -> VerdictCache | None:
-    """The verdict cache in ``cache_dir`` (None: the default folder); a file is an input error, and a folder that
-    cannot be used safely is no cache, with one warning line (:class:`~icl_verify.running.verdict_cache.UnsafeCache`)."""
+    """The verdict cache in ``cache_dir`` (None: ``$ICL_VERIFY_CACHE_DIR``, else the user's cache folder),
+    validated by :func:`~icl_verify.cli._params.cache_folder`; None when the default folder cannot be written,
+    or with one warning line when a folder cannot be used safely
+    (:class:`~icl_verify.running.verdict_cache.UnsafeCache`)."""
+    from icl_verify.running.verdict_cache import ENV_VAR, UnsafeCache, VerdictCache, default_dir
+
+    if cache_dir is not None:
+        folder = cache_folder(cache_dir, "--cache-dir", explicit=True)
+    elif os.environ.get(ENV_VAR):
+        folder = cache_folder(os.environ[ENV_VAR], f"${ENV_VAR}", explicit=True)
+    else:
+        folder = cache_folder(str(default_dir()), "the cache folder", explicit=False)
+    if folder is None:
+        return None
     try:
-        return VerdictCache(cache_dir)
+        return VerdictCache(folder)
     except UnsafeCache as exc:
         click.echo(f"warning: {exc}; checking without a cache", err=True)
         return None
@@ -117,6 +146,8 @@ def open_cache(cache_dir: str | None) -> VerdictCache | None:
 
 def validate_runner(jobs: int | None, executor: str, scheduler: str | None) -> None:
     """Exit 2 with one line when --executor and --scheduler do not go together (:func:`runner.validate`)."""
+    from icl_verify.running import runner
+
     if executor == "dask" and not scheduler:
         raise InputError("--executor dask needs --scheduler ADDRESS, the address of a Dask scheduler")
     if scheduler is not None and executor != "dask":
@@ -125,6 +156,27 @@ def validate_runner(jobs: int | None, executor: str, scheduler: str | None) -> N
         runner.validate(jobs, executor, scheduler)
     except InvalidArgument as exc:
         raise InputError(str(exc)) from None
+    if scheduler is not None:
+        reachable_scheduler(scheduler)
+
+
+def family_summary(results: Sequence[Result], steps: Sequence[DerivationResult], owners: dict[str, str]) -> list[str]:
+    """One line per family (``owners``: the family of each claim and derivation by name), in order of first
+    appearance: its claims' and derivations' tallies (:func:`icl_verify.output.report.summary_line`), a ``!``
+    first when one is not as expected."""
+    from icl_verify.output import report
+
+    names = list(dict.fromkeys(owners[x.name] for x in [*(r.claim for r in results), *(d.derivation for d in steps)]))
+    width = max(map(len, names), default=0)
+    lines = []
+    for name in names:
+        claims = [r for r in results if owners[r.claim.name] == name]
+        derived = [d for d in steps if owners[d.derivation.name] == name]
+        parts = [report.summary_line(claims)] if claims else []
+        parts += [report.derivations_summary_line(derived)] if derived else []
+        mark = " " if all(r.as_expected for r in [*claims, *derived]) else "!"
+        lines.append(f"{mark} {name:<{width}}  {'; '.join(parts)}")
+    return lines
 
 
 def _stream(result: Result) -> None:
@@ -136,6 +188,14 @@ def _stream(result: Result) -> None:
 @click.command("check")
 @click.argument("targets", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report (docs/json-report.md).")
+@click.option("--summary", is_flag=True, help="Print one line per family instead of the full table.")
+@click.option(
+    "--family",
+    "only",
+    multiple=True,
+    metavar="NAME",
+    help="Only the claims and derivations of this family (repeatable; see `icl-verify list`).",
+)
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Seed for Hypothesis.")
 @click.option(
     "--max-examples",
@@ -148,6 +208,8 @@ def _stream(result: Result) -> None:
 def command(
     targets: tuple[str, ...],
     as_json: bool,
+    summary: bool,
+    only: tuple[str, ...],
     seed: int,
     max_examples: int,
     jobs: int | None,
@@ -175,8 +237,14 @@ def command(
     A claim file is Python code, executed with your user's rights when it is loaded, like a
     test file given to pytest: check only files you trust.
     """
+    from icl_verify.output import report, strict_json
+    from icl_verify.running import runner
+
+    if summary and as_json:
+        raise click.UsageError("--summary and --json are two different reports; give one")
     validate_runner(jobs, executor, scheduler)
-    claims, derivations = _gather(targets)
+    cache = None if no_cache else open_cache(cache_dir)
+    claims, derivations, owners = _gather(targets, only)
     try:
         checked = runner.check_claims(
             claims,
@@ -186,7 +254,7 @@ def command(
             jobs=jobs,
             executor=executor,
             scheduler=scheduler,
-            cache=None if no_cache else open_cache(cache_dir),
+            cache=cache,
             progress=not as_json and sys.stderr.isatty(),
             timeout=timeout,
             on_result=None if as_json else _stream,
@@ -199,6 +267,8 @@ def command(
     if as_json:
         record = report.to_json(results, seed=seed, max_examples=max_examples, derivations=steps, cached=checked.cached)
         click.echo(strict_json.dumps(record, indent=2))
+    elif summary:
+        click.echo("\n".join(family_summary(results, steps, owners)))
     else:
         if results or not steps:
             click.echo(report.table(results, cached=checked.cached))

@@ -1,29 +1,47 @@
 """``icl-verify docs``: generate the derivation documents, or report which are stale.
 
-Without FILES: one document per built-in result family, an index and figures, in docs/derivations.
-With FILES (users' claim files): one document per file, in the same format, in ./derivations
-(``--format latex``: one LaTeX fragment per file, or per built-in family, with its PDF figures and
-the preamble iclverify.sty, for a paper; ``--standalone``: whole documents instead).
+Without FILES: one document per built-in result family, an index and figures, in docs/derivations —
+a folder that must already hold the documents (the project's checkout) unless ``--out`` names
+another, so that running it elsewhere creates nothing unasked. With FILES (users' claim files): one
+document per file, in the same format, in ./derivations (``--format latex``: one LaTeX fragment per
+file, or per built-in family, with its PDF figures and the preamble iclverify.sty, for a paper;
+``--standalone``: whole documents instead). The folder written is printed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from icl_verify.cli import InputError
 from icl_verify.cli._params import MAX_EXAMPLES, OutputDir, count
-from icl_verify.cli.check import open_cache, runner_options, validate_runner
-from icl_verify.core.claims import Result
-from icl_verify.core.derivation import DerivationResult
+from icl_verify.cli.check import chosen_families, open_cache, runner_options, validate_runner
 from icl_verify.errors import InvalidArgument
-from icl_verify.output import docs, figure_cache, report
-from icl_verify.running import registry, runner
 
-OUT_DIR = OutputDir("folder of icl-verify documents", docs.holds_documents)
+if TYPE_CHECKING:  # the library is imported when the command runs, not to parse its options
+    from icl_verify.core.claims import Result
+    from icl_verify.core.derivation import DerivationResult
+    from icl_verify.running.registry import Family
+    from icl_verify.running.verdict_cache import VerdictCache
+
+#: Where the built-in documents go (``output.docs.DEFAULT_OUT``) and a user's (``output.docs.USER_OUT``).
+DEFAULT_OUT, USER_OUT = Path("docs") / "derivations", Path("derivations")
+FORMATS = ("markdown", "latex")  # output.docs.FORMATS
+
+
+def _holds_documents(folder: Path) -> bool:
+    from icl_verify.output import docs
+
+    return docs.holds_documents(folder)
+
+
+OUT_DIR = OutputDir("folder of icl-verify documents", _holds_documents)
 
 
 @click.command("docs")
@@ -32,12 +50,12 @@ OUT_DIR = OutputDir("folder of icl-verify documents", docs.holds_documents)
     "--out",
     type=OUT_DIR,
     default=None,
-    help=f"Folder to write to  [default: {docs.DEFAULT_OUT}, or {docs.USER_OUT} with FILES]",
+    help=f"Folder to write to  [default: {DEFAULT_OUT}, which must exist, or {USER_OUT} with FILES or --format latex]",
 )
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(docs.FORMATS),
+    type=click.Choice(FORMATS),
     default="markdown",
     show_default=True,
     help="Markdown documents, or LaTeX for a paper: fragments needing iclverify.sty (written with them).",
@@ -76,8 +94,10 @@ def command(
     no_cache: bool,
     cache_dir: str | None,
 ) -> None:
-    """Generate the derivation documents: one per built-in result family (with an index and
-    figures), or one per FILE.py of your own claims, derivations and FIGURES.
+    """Generate the derivation documents, or report which are stale.
+
+    One document per built-in result family (with an index and figures), or one per FILE.py of
+    your own claims, derivations and FIGURES. The folder written is printed.
 
     A document is written only when it is missing or what --check compares changed (its figures
     with it), so documents whose measured digits alone differ are left as they are; --family NAME
@@ -95,8 +115,16 @@ def command(
     if standalone and fmt != "latex":
         raise click.UsageError("--standalone is only used with --format latex")
     validate_runner(jobs, executor, scheduler)
+    from icl_verify.output import docs, figure_cache
+    from icl_verify.running import registry, runner
+
     if out is None:  # the default folder is held to the same rules as a given one, before any checking
-        default = docs.USER_OUT if files or fmt == "latex" else docs.DEFAULT_OUT
+        default = USER_OUT if files or fmt == "latex" else DEFAULT_OUT
+        if default == DEFAULT_OUT and not default.is_dir():
+            raise click.UsageError(
+                f"the built-in documents go to ./{default}, which does not exist here; "
+                "run in the project's checkout or give --out FOLDER"
+            )
         ctx = click.get_current_context()
         out = OUT_DIR.convert(str(default), next(p for p in ctx.command.params if p.name == "out"), ctx)
     out_dir = Path(out)
@@ -104,7 +132,7 @@ def command(
     run = {"seed": seed, "max_examples": max_examples, "jobs": jobs, "executor": executor, "scheduler": scheduler}
     run |= {"timeout": timeout}
     try:
-        fams = _chosen(registry.load_files(files) if files else registry.families(), only)
+        fams = chosen_families(registry.load_files(files) if files else registry.families(), only)
         derived = {d.name: d.check() for fam in fams for d in fam.derivations}  # cheap: first
         _stop_on_failures([], list(derived.values()), check_only)
         claims = [c for fam in fams for c in fam.claims]
@@ -114,11 +142,14 @@ def command(
         )
         results = {r.claim.name: r for r in checked.results}
         _stop_on_failures(list(results.values()), [], check_only)
-        common = {"seed": seed, "max_examples": max_examples, "cache": cache, "derived": derived}
-        if files or fmt == "latex":
-            rendered = docs.user_documents(fams, results, fmt=fmt, standalone=standalone, **common)
-        else:
-            rendered = docs.build(results, families=[f.name for f in fams] if only else None, **common)
+        with _figure_cache(cache) as figures:
+            if fmt == "markdown":
+                _draw_figures(fams, figures, seed=seed, max_examples=max_examples)
+            common = {"seed": seed, "max_examples": max_examples, "cache": figures, "derived": derived}
+            if files or fmt == "latex":
+                rendered = docs.user_documents(fams, results, fmt=fmt, standalone=standalone, **common)
+            else:
+                rendered = docs.build(results, families=[f.name for f in fams] if only else None, **common)
     except InvalidArgument as exc:
         raise InputError(str(exc)) from None
     if check_only:
@@ -132,17 +163,38 @@ def command(
     click.echo(f"wrote {len(changed)} of {len(rendered)} files to {out_dir}")
 
 
-def _chosen(fams: list[registry.Family], names: Sequence[str]) -> list[registry.Family]:
-    """The families named (all when none is); ``ValueError`` naming an unknown one and the known ones."""
-    known = [fam.name for fam in fams]
-    unknown = [name for name in names if name not in known]
-    if unknown:
-        raise InvalidArgument(f"--family: unknown family {unknown[0]!r}; the families are {', '.join(known)}")
-    return [fam for fam in fams if not names or fam.name in names]
+@contextlib.contextmanager
+def _figure_cache(cache: VerdictCache | None) -> Iterator[VerdictCache]:
+    """Where this run keeps its drawn figures: the verdict cache, or with --no-cache a temporary folder
+    removed afterwards (every figure drawn afresh, once)."""
+    from icl_verify.running.verdict_cache import VerdictCache
+
+    if cache is not None:
+        yield cache
+        return
+    with tempfile.TemporaryDirectory(prefix="icl-verify-figures-") as folder:
+        yield VerdictCache(folder)
+
+
+def _draw_figures(fams: Sequence[Family], cache: VerdictCache, *, seed: int, max_examples: int) -> None:
+    """Draw every figure of ``fams`` into ``cache`` (those it holds are read back at once) under a progress bar
+    on stderr naming the figure (shown when stderr is a terminal); the documents then take them from there."""
+    from tqdm import tqdm
+
+    from icl_verify.output import figure_cache
+
+    todo = [(fam, fig) for fam in fams for fig in fam.figures]
+    quiet = not todo or not sys.stderr.isatty()
+    with tqdm(todo, desc="figures", unit="figure", file=sys.stderr, disable=quiet, leave=False) as bar:
+        for fam, fig in bar:
+            bar.set_postfix_str(f"{fam.name}/{fig.name}")
+            figure_cache.drawn_figure(fam, fig, cache, seed=seed, max_examples=max_examples)
 
 
 def _stop_on_failures(results: Sequence[Result], derived: Sequence[DerivationResult], check_only: bool) -> None:
     """Exit 1, naming each claim and derivation that is not as expected: documents are never written over them."""
+    from icl_verify.output import report
+
     lines = report.failure_lines(results, derived)
     if lines:
         for line in lines:

@@ -10,26 +10,32 @@ from __future__ import annotations
 import io
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-import numpy as np
 
 from icl_verify.cli._params import (
     FiniteFloat,
     OutputFile,
     count,
     max_memory_option,
-    png_signature,
+    png_written_by,
     reject_given,
     within_memory,
 )
 from icl_verify.errors import InvalidArgument
-from icl_verify.numerics.kinetics import models as icl_models
-from icl_verify.numerics.kinetics import task as icl_task
-from icl_verify.numerics.kinetics.ode import BETA_CAP
-from icl_verify.numerics.shared.stats import first_crossing
-from icl_verify.output import strict_json
-from icl_verify.output.files import write_file
+
+if TYPE_CHECKING:  # the numerics (SciPy) are imported when the command runs, not to parse its options
+    from icl_verify.numerics.kinetics import models as icl_models
+
+# The conventions of ``numerics.kinetics.models`` (CONTEXTS, CLOCKS, CONSTANTS_LABELS) and the ODE's
+# ``BETA_CAP``, here so that parsing the options imports no numerics; a test holds them equal.
+CONTEXTS = ("pairs", "with_query")
+CLOCKS = ("lr_steps", "iterations")
+CONSTANTS_LABELS = ("both", "positive")
+BETA_CAP = 40.0
+#: The ``Software`` text chunk of the PNG ``--plot`` writes: how a file of ours is recognised (never another).
+PLOT_SOFTWARE = "icl-verify kinetics"
 
 MAX_K = 10**9  # K item–label pairs: the memory check below refuses what does not fit
 
@@ -41,9 +47,9 @@ def _k(value: str) -> int | None:
     try:
         k = int(value)
     except ValueError:
-        raise click.UsageError(f"k must be an even integer or 'inf', got {value!r}") from None
+        raise click.UsageError(f"--pairs/-k must be an even integer or 'inf', got {value!r}") from None
     if not 2 <= k <= MAX_K:
-        raise click.UsageError(f"k must be an even integer in [2, {MAX_K}] or 'inf', got {value!r}")
+        raise click.UsageError(f"--pairs/-k must be an even integer in [2, {MAX_K}] or 'inf', got {value!r}")
     return k
 
 
@@ -53,6 +59,8 @@ def memory_estimate(config: icl_models.ReducedConfig) -> int:
     training, evaluation and c-estimation sequences (N + 1 vectors of D each, what the items of a batch take
     above GRAM_MAX_K; the scores take less) three times over (data, attention, gradients), and the MLP's
     weights and activations."""
+    from icl_verify.numerics.kinetics import task as icl_task
+
     c = config
     items = (c.k or 0) * c.d + (1.5 * c.k**2 if c.k is not None and c.k <= icl_task.GRAM_MAX_K else 0)
     sequences = 3 * (c.batch + 2 * c.eval_batch + c.constants_items) * (c.n + 1) * c.d
@@ -70,6 +78,8 @@ def _check_stable(lr: float, decay: float) -> None:
 
 def _series(run: icl_models.ReducedRun) -> dict[str, list[float]]:
     """The run's records and the driven ODE on the same times (NaN after the ODE's blow-up)."""
+    from icl_verify.numerics.kinetics import models as icl_models
+
     a = run.arrays()
     sol = icl_models.ode_for_run(run, t_eval=a["t"])
     out = {k: v.tolist() for k, v in a.items()}
@@ -90,6 +100,8 @@ def _table(series: dict, every: int) -> str:
 def _plot(series: dict, path: str, title: str, xlabel: str) -> None:
     from matplotlib.figure import Figure  # object-oriented: no pyplot, no backend switch
 
+    from icl_verify.output.files import write_file
+
     fig = Figure(figsize=(13, 3.6))
     axes = fig.subplots(1, 3)
     for ax, key, label in ((axes[0], "w", "w"), (axes[1], "beta", "β")):
@@ -106,14 +118,18 @@ def _plot(series: dict, path: str, title: str, xlabel: str) -> None:
     fig.suptitle(title)
     fig.tight_layout()
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=120)
+    fig.savefig(buffer, format="png", dpi=120, metadata={"Software": PLOT_SOFTWARE})
     write_file(Path(path), buffer.getvalue())
 
 
 @click.command("kinetics")
-@click.option("--d", "d", default=32, show_default=True, type=count(1, 100_000), help="Item dimension D.")
-@click.option("--k", "k", default="512", show_default=True, help="Number of item–label pairs K (even), or 'inf'.")
-@click.option("--n", "n", default=64, show_default=True, type=count(1, 10**9), help="Context length N.")
+@click.option("--dimension", "-d", "d", default=32, show_default=True, type=count(1, 100_000), help="Item dimension D.")
+@click.option(
+    "--pairs", "-k", "k", default="512", show_default=True, help="Number of item–label pairs K (even), or 'inf'."
+)
+@click.option(
+    "--context-length", "-n", "n", default=64, show_default=True, type=count(1, 10**9), help="Context length N."
+)
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
 @click.option("--steps", default=600, show_default=True, type=count(1, 10**7), help="SGD steps.")
 @click.option(
@@ -139,14 +155,14 @@ def _plot(series: dict, path: str, title: str, xlabel: str) -> None:
 @click.option("--equalised", is_flag=True, help="Exactly N/2 context labels of each sign.")
 @click.option(
     "--context",
-    type=click.Choice(icl_models.CONTEXTS),
+    type=click.Choice(CONTEXTS),
     default="pairs",
     show_default=True,
     help="pairs: N context pairs plus the query; with_query: N counts the query (the authors' len_context).",
 )
 @click.option(
     "--clock",
-    type=click.Choice(icl_models.CLOCKS),
+    type=click.Choice(CLOCKS),
     default="lr_steps",
     show_default=True,
     help="Time t: lr × steps (the ODE's gradient-flow time) or iterations (the authors' code).",
@@ -154,7 +170,7 @@ def _plot(series: dict, path: str, title: str, xlabel: str) -> None:
 @click.option(
     "--c1-labels",
     "constants_labels",
-    type=click.Choice(icl_models.CONSTANTS_LABELS),
+    type=click.Choice(CONSTANTS_LABELS),
     default="both",
     show_default=True,
     help="c₁, c₂ over all K items (u = ℓφ) or the +1 items only (φ₊, the authors' analysis).",
@@ -164,8 +180,8 @@ def _plot(series: dict, path: str, title: str, xlabel: str) -> None:
     "--plot",
     "plot_path",
     default=None,
-    type=OutputFile("PNG image", png_signature),
-    help="Write a PNG of the trajectories here (an existing file there must be a PNG).",
+    type=OutputFile("PNG image of icl-verify kinetics", png_written_by(PLOT_SOFTWARE)),
+    help="Write a PNG of the trajectories here (an existing file there must be a plot of this command).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the full series as JSON.")
 @max_memory_option
@@ -190,7 +206,13 @@ def command(
     as_json: bool,
     max_memory: float,
 ) -> None:
-    """Simulate the reduced model and print its (w, β) trajectory against the ODE prediction."""
+    """Simulate the reduced model and compare its (w, β) trajectory with the ODE."""
+    import numpy as np
+
+    from icl_verify.numerics.kinetics import models as icl_models
+    from icl_verify.numerics.shared.stats import first_crossing
+    from icl_verify.output import strict_json
+
     try:
         config = icl_models.ReducedConfig(
             d=d,

@@ -4,15 +4,14 @@ on a seeded random task and compare it with the closed form (ICLR 2023, Theorems
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import click
-import numpy as np
 
 from icl_verify.cli._params import FiniteFloat, count, max_memory_option, reject_given, within_memory
-from icl_verify.numerics.raw import compiler as rc
-from icl_verify.numerics.raw.learners import ridge_weights, sgd_weights
-from icl_verify.numerics.raw.programs import encode_examples, ridge_chain, sgd_chain, theorem1, theorem2
-from icl_verify.output import strict_json
+
+if TYPE_CHECKING:  # NumPy and the compiler are imported when the command runs, not to parse its options
+    import numpy as np
 
 PROGRAMS = ("theorem1", "theorem2", "sgd", "ridge")
 SINGLE_EXAMPLE = ("theorem1", "theorem2")  # one (x, y) pair: --n does not apply
@@ -43,6 +42,9 @@ def memory_estimate(name: str, d: int, n: int) -> int:
 
 def build(name: str, d: int, n: int, alpha: float, lam: float, rng: np.random.Generator) -> dict:
     """The program, its input and the closed-form prediction for a random task (w, x ~ N(0, I))."""
+    from icl_verify.numerics.raw.learners import ridge_weights, sgd_weights
+    from icl_verify.numerics.raw.programs import encode_examples, ridge_chain, sgd_chain, theorem1, theorem2
+
     n = 1 if name in ("theorem1", "theorem2") else n
     X, y, xq, w0 = rng.normal(size=(n, d)), rng.normal(size=n), rng.normal(size=d), rng.normal(size=d)
     if name == "theorem1":
@@ -64,6 +66,10 @@ def build(name: str, d: int, n: int, alpha: float, lam: float, rng: np.random.Ge
 
 def run(name: str, d: int, n: int, alpha: float, lam: float, scale: float | None, seed: int) -> dict:
     """Compile and run; returns a JSON-ready record with sizes, timings and the relative error."""
+    import numpy as np
+
+    from icl_verify.numerics.raw import compiler as rc
+
     task = build(name, d, n, alpha, lam, np.random.default_rng(seed))
     scales = rc.Scales() if scale is None else rc.Scales.uniform(scale, attention=100.0)
     t0 = time.perf_counter()
@@ -101,8 +107,10 @@ def _check_applies(ctx: click.Context, program: str) -> None:
 
 @click.command("raw")
 @click.argument("program", type=click.Choice(PROGRAMS))
-@click.option("--d", "d", default=8, show_default=True, type=count(1, 100_000), help="Input dimension.")
-@click.option("--n", "n", default=4, show_default=True, type=count(1, 100_000), help="Examples (sgd, ridge).")
+@click.option("--dimension", "-d", "d", default=8, show_default=True, type=count(1, 100_000), help="Input dimension.")
+@click.option(
+    "--examples", "-n", "n", default=4, show_default=True, type=count(1, 100_000), help="Examples (sgd, ridge)."
+)
 @click.option(
     "--alpha",
     default=0.1,
@@ -133,7 +141,11 @@ def command(
     as_json: bool,
     max_memory: float,
 ) -> None:
-    """Compile PROGRAM (theorem1, theorem2, sgd, ridge) to transformer weights, run it and compare."""
+    """Compile a RAW program to transformer weights, run it and compare.
+
+    PROGRAM is theorem1, theorem2, sgd or ridge; the result is compared with the closed form."""
+    from icl_verify.output import strict_json
+
     _check_applies(ctx, program)
     within_memory(memory_estimate(program, d, n), max_memory, f"raw {program} with d={d}, n={n}")
     record = run(program, d, n, alpha, lam, scale, seed)

@@ -12,34 +12,21 @@ Exit status 0 when every stated criterion holds, 1 otherwise.
 
 from __future__ import annotations
 
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 import click
-import numpy as np
-import sympy as sp
 
 from icl_verify.cli._params import FiniteFloat, count, max_memory_option, within_memory
 from icl_verify.errors import InvalidArgument
-from icl_verify.experiments.lsa import paired_loss, paper_values
-from icl_verify.numerics.lsa.alignment import (
-    gd_model,
-    gd_reference,
-    gdpp_model,
-    interpolate,
-    line_search_rate,
-    lsa_model,
-    mean_interval,
-    model_cos,
-    model_diff,
-    preds_diff,
-    product_alignment,
-    task_losses,
-    tune_gdpp,
-)
 from icl_verify.numerics.lsa.regression import CODE_X_RANGE
-from icl_verify.numerics.lsa.training import TrainConfig, TrainResult, train
-from icl_verify.output import strict_json
+
+if TYPE_CHECKING:  # the trainer and SymPy are imported when a command runs, not to parse its options
+    from icl_verify.numerics.lsa.training import TrainConfig, TrainResult
 
 
 def _training_options(steps: int, batch: int, lr: float):
@@ -76,9 +63,12 @@ def _training_options(steps: int, batch: int, lr: float):
     return wrap
 
 
-@click.group("train")
-def command() -> None:
-    """Meta-train LSA on random linear regression and compare it with gradient descent."""
+@click.group("train", invoke_without_command=True)
+@click.pass_context
+def command(ctx: click.Context) -> None:
+    """Meta-train LSA on linear regression and compare it with GD."""
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
 
 
 def _fmt(interval: tuple[float, float, float]) -> str:
@@ -86,6 +76,8 @@ def _fmt(interval: tuple[float, float, float]) -> str:
 
 
 def _emit(record: dict, lines: list[str], as_json: bool) -> None:
+    from icl_verify.output import strict_json
+
     click.echo(strict_json.dumps(record, indent=2) if as_json else "\n".join(lines))
 
 
@@ -106,6 +98,8 @@ def memory_estimate(config: TrainConfig, test_tasks: int) -> int:
 
 def _config(test_tasks: int, max_memory: float, **kwargs) -> TrainConfig:
     """Settings from the options; a bad value or a run too large for ``--max-memory`` is a usage error (exit 2)."""
+    from icl_verify.numerics.lsa.training import TrainConfig
+
     try:
         config = TrainConfig(**kwargs)
     except InvalidArgument as exc:
@@ -115,14 +109,53 @@ def _config(test_tasks: int, max_memory: float, **kwargs) -> TrainConfig:
     return config
 
 
+@contextmanager
+def _step_bar(config: TrainConfig, quiet: bool) -> Iterator:
+    """A tqdm bar on stderr over the training steps with the last loss and an ETA (none with --json or when
+    stderr is not a terminal); yields the trainer's ``on_step`` callback, or None."""
+    from tqdm import tqdm
+
+    if quiet or not sys.stderr.isatty():
+        yield None
+        return
+    with tqdm(total=config.steps, desc="training LSA", unit="step", file=sys.stderr, leave=False) as bar:
+
+        def on_step(step: int, loss: float) -> None:
+            bar.update(step - bar.n)  # a restarted attempt counts from its own first step
+            if step % 50 == 0:
+                bar.set_postfix(loss=f"{loss:.5f}", refresh=False)
+
+        yield on_step
+
+
 def _train(config: TrainConfig, seed: int, as_json: bool) -> TrainResult:
-    return train(config, seed, log_every=0 if as_json else max(config.steps // 10, 1))
+    from icl_verify.numerics.lsa.training import train
+
+    with _step_bar(config, as_json) as on_step:
+        return train(config, seed, on_step=on_step)
 
 
 @command.command("single")
 @_training_options(steps=3000, batch=1024, lr=3e-3)
 def single(steps, batch, lr, schedule, x_range, init_scale, seed, test_tasks, as_json, max_memory) -> None:
     """One layer: trained LSA ≈ GD with η* (model cos ≥ 0.99, loss within 1 % of the closed form)."""
+    import numpy as np
+    import sympy as sp
+
+    from icl_verify.experiments.lsa import paired_loss, paper_values
+    from icl_verify.numerics.lsa.alignment import (
+        gd_model,
+        gd_reference,
+        interpolate,
+        line_search_rate,
+        lsa_model,
+        mean_interval,
+        model_cos,
+        model_diff,
+        preds_diff,
+        product_alignment,
+    )
+
     config = _config(
         test_tasks,
         max_memory,
@@ -188,6 +221,20 @@ def deep(
     layers, recurrent, steps, batch, lr, schedule, x_range, init_scale, seed, test_tasks, as_json, max_memory
 ) -> None:
     """K layers vs K steps of GD and K weight-tied GD++ layers (von Oswald et al. §4, Fig. 3)."""
+    import numpy as np
+
+    from icl_verify.numerics.lsa.alignment import (
+        gd_model,
+        gdpp_model,
+        line_search_rate,
+        lsa_model,
+        mean_interval,
+        model_cos,
+        preds_diff,
+        task_losses,
+        tune_gdpp,
+    )
+
     config = _config(
         test_tasks,
         max_memory,

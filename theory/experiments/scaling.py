@@ -152,7 +152,8 @@ def run_memorization(
     progress: bool = False,
 ) -> list[dict[str, Any]]:
     """Every run of the preset's sweep (resumed from ``results`` when given), one summary per run."""
-    records = sweep.run_sweep(sweep_job, preset.configs(seed), results, executor=executor, progress=progress)
+    label = progress and f"memorization MLPs, preset {preset.name}"  # the bar names what it runs
+    records = sweep.run_sweep(sweep_job, preset.configs(seed), results, executor=executor, progress=label)
     return [run for record in records for run in record["result"]]
 
 
@@ -257,7 +258,8 @@ def measure_k_star(
     accuracy shows no transition (then there is no K* to report), with the runs either way.
     """
     configs = preset.threshold_configs(seed)
-    records = sweep.run_sweep(icl_models.threshold_job, configs, results, executor=executor, progress=progress)
+    label = progress and f"K* reduced-model runs, preset {preset.name}"  # the bar names what it runs
+    records = sweep.run_sweep(icl_models.threshold_job, configs, results, executor=executor, progress=label)
     runs = [r["result"] for r in records]
     n, k, acc = (np.array([r[key] for r in runs], float) for key in ("n", "k", "icl_acc"))
     try:

@@ -2,22 +2,41 @@
 
 Each file is written to a temporary file in its own folder (same file system), flushed to disk,
 then moved over the target with :func:`os.replace` (atomic on POSIX and Windows). A run that fails
-while writing leaves every previous file intact and no temporary file behind.
+while writing leaves every previous file intact and no temporary file behind. A new file gets the
+mode an ordinary ``open`` would give it (0666 less the user's umask: 0644 under umask 022), a
+replaced file keeps its mode — not the 0600 of the temporary file.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
 
+def _umask() -> int:
+    """The process's umask (read by setting it and setting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _mode(path: Path) -> int:
+    """The permission bits ``path`` should have: its current ones if it exists, else 0666 less the umask."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+
+
 def _stage(path: Path, content: bytes) -> Path:
-    """``content`` in a new temporary file next to ``path`` (removed again if writing fails)."""
+    """``content`` in a new temporary file next to ``path``, with :func:`_mode` (removed again if writing fails)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, _mode(path))
         with os.fdopen(fd, "wb") as handle:
             handle.write(content)
             handle.flush()

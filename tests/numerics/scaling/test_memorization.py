@@ -321,6 +321,6 @@ def test_scaling_device_without_torch_backend_is_exit_2(tmp_path):
 
     from icl_verify.cli.scaling import command
 
-    result = CliRunner().invoke(command, ["--device", "cuda", "--out", str(tmp_path / "r.jsonl")])
+    result = CliRunner().invoke(command, ["--device", "cuda", "--out-file", str(tmp_path / "r.jsonl")])
     assert result.exit_code == 2 and "--device" in result.output and "--backend torch" in result.output
     assert not (tmp_path / "r.jsonl").exists()

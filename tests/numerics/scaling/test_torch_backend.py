@@ -106,7 +106,7 @@ def test_missing_cuda_is_a_clear_error_and_exit_2(tmp_path):
         mem.memorize([32], [0], replace(TINY, backend="torch", device="cuda"))
     out = tmp_path / "r.jsonl"
     result = CliRunner().invoke(
-        command, ["--preset", "paper", "--backend", "torch", "--device", "cuda", "--out", str(out)]
+        command, ["--preset", "paper", "--backend", "torch", "--device", "cuda", "--out-file", str(out)]
     )
     assert result.exit_code == 2 and "CUDA is not available" in result.output and not out.exists()
 
@@ -126,5 +126,5 @@ def test_missing_torch_is_exit_2_naming_the_extra(monkeypatch, tmp_path):
 
     monkeypatch.setattr(tb, "torch", None)  # as where PyTorch is not installed
     out = tmp_path / "r.jsonl"
-    result = CliRunner().invoke(command, ["--backend", "torch", "--out", str(out)])
+    result = CliRunner().invoke(command, ["--backend", "torch", "--out-file", str(out)])
     assert result.exit_code == 2 and "icl-verify[torch]" in result.output and not out.exists()

@@ -236,9 +236,9 @@ def test_a_killed_sweep_process_resumes_without_redoing_finished_jobs(tmp_path):
 @pytest.mark.parametrize(
     ("out", "message"),
     [
-        ("notes.txt", "--out: notes.txt line 1 is not JSON"),
-        ("afile/x.jsonl", "--out: cannot write results file afile/x.jsonl: afile is not a directory"),
-        ("/proc/nope/x.jsonl", "--out: cannot write results file /proc/nope/x.jsonl: No such file or directory"),
+        ("notes.txt", "--out-file: notes.txt line 1 is not JSON"),
+        ("afile/x.jsonl", "--out-file: cannot write results file afile/x.jsonl: afile is not a directory"),
+        ("/proc/nope/x.jsonl", "--out-file: cannot write results file /proc/nope/x.jsonl: No such file or directory"),
     ],
 )
 def test_scaling_refuses_an_out_path_it_must_not_or_cannot_write_before_any_job(tmp_path, monkeypatch, out, message):
@@ -250,7 +250,7 @@ def test_scaling_refuses_an_out_path_it_must_not_or_cannot_write_before_any_job(
     (tmp_path / "notes.txt").write_text("my notes\n")
     (tmp_path / "afile").write_text("not a directory\n")
     monkeypatch.setattr(sweep, "run_sweep", lambda *a, **k: pytest.fail("a job was started"))
-    result = CliRunner().invoke(main, ["scaling", "--out", out])
+    result = CliRunner().invoke(main, ["scaling", "--out-file", out])
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and f"scaling: error: {message}" in lines[0]
