@@ -52,18 +52,20 @@ def record(claim: Claim, seed: int) -> dict:
         if not isinstance(check, Measured):
             return check
 
-        def spy(s: int):
-            estimates.append(check.measure(s))
-            return estimates[-1]
+        def spy(s: int, **look: Any):
+            estimates.append((check.measure(s, **look), look.get("runs")))
+            return estimates[-1][0]
 
         return dataclasses.replace(check, measure=spy)
 
     spied = dataclasses.replace(claim, checks=tuple(spying(c) for c in claim.checks))
     result = check(spied, seed=seed)
     row = {"claim": claim.name, "seed": seed, "verdict": result.verdict.value, "seconds": round(result.seconds, 2)}
-    if estimates:
-        e = estimates[0]
+    if estimates:  # a sequential check's last look is the one that decided
+        e, runs = estimates[-1]
         row |= {"value": e.value, "low": e.low, "high": e.high, "predicted": e.predicted, "tolerance": e.tolerance}
+        if runs is not None:
+            row["runs"] = runs
     return row
 
 
