@@ -11,7 +11,6 @@ import math
 
 import numpy as np
 import pytest
-
 from scipy import stats
 
 from icl_verify.errors import InvalidArgument
