@@ -683,7 +683,7 @@ FOLLOWS_ODE = Claim(
         r"\text{SGD on } z = \phi(x_t) + w\sum_j \mathrm{softmax}_j(\beta x_t\cdot x_j)\ell_j:\ "
         r"t_{\beta = \ln(N/16)}^{\,sim} / t^{\,ODE} = 1 \pm 0.1,\ \text{ODE driven by the measured } c_1(t), c_2(t)"
     ),
-    checks=(Measured(measure_follows_ode, looks=(4, 8)),),
+    checks=(Measured(measure_follows_ode, looks=(5, 8)),),
     note="Defaults: D = 32, K = 512, N = 64, MLP width 128, SGD lr 0.5, batch 128, 8 seeds; t = lr × steps.",
 )
 
@@ -725,9 +725,7 @@ def _ode_t_icl(beta0: float, n: float, c1: float, c2: float) -> float:
     return float(kin.integrate(0.0, beta0, n=n, c1=c1, c2=c2, t_max=1e9).t_icl[0])
 
 
-def measure_t_icl_linear_in_n(
-    seed: int, ns: tuple[int, ...] = (32, 64, 96), runs: int = 6, level: float = 0.95
-) -> Estimate:
+def measure_t_icl_linear_in_n(seed: int, ns: tuple[int, ...] = (32, 64, 96), runs: int = 6) -> Estimate:
     """Slope of the simulated t_ICL (ICL accuracy > 0.95) against N, by least squares with a t-interval,
     relative to the ODE's slope τ*(β₀ = 0; c₂)/c₁ with the measured c₁, c₂ (K → ∞).
 
@@ -745,7 +743,7 @@ def measure_t_icl_linear_in_n(
     detail = f"N {list(xs)}, t_ICL {np.round(ts, 1).tolist()}, seeds {_seeds(seed, runs)}"
     if not np.all(np.isfinite(ts)):
         return _disagreement(detail, 1.0, 0.1)
-    line = fit_line(xs, ts, level)
+    line = fit_line(xs, ts)
     slope, lo, hi = line.slope
     detail += f"; intercept {line.intercept:.1f}; log-log slope {fit_line(np.log(xs), np.log(ts)).slope.estimate:.3f}"
     return Estimate(
@@ -766,7 +764,7 @@ T_ICL_LINEAR_IN_N = Claim(
         r"K\to\infty:\ t_{ICL}^{sim} = a N + b \text{ with } a = \tau^*(\beta_0{=}0; c_2)/c_1 \ (\pm 10\%),"
         r"\ b = O(1)"
     ),
-    checks=(Measured(measure_t_icl_linear_in_n, looks=(3, 6)),),
+    checks=(Measured(measure_t_icl_linear_in_n),),
     note="t_ICL = first time ICL accuracy > 0.95 (the code's definition). The ODE's blow-up time is exactly "
     "∝ N; accuracy reaches 0.95 a short, N-independent time after the blow-up, hence the intercept b. "
     "Defaults: D = 32, N ∈ {32, 64, 96}, 6 seeds each, lr 0.5, batch 128, width 64, ICL accuracy on 256 sequences.",
@@ -810,7 +808,7 @@ T_ICL_EXPONENTIAL_IN_BETA0 = Claim(
         r"K\to\infty:\ t_{ICL}^{sim}(\beta_0) = a\, t_{ICL}^{ODE}(\beta_0) + b,\ a = 1 \pm 0.1,\quad"
         r" t_{ICL}^{ODE} \propto e^{-\beta_0} (\kappa \ll 1) \text{ to } e^{-2\beta_0} (\kappa \gg 1)"
     ),
-    checks=(Measured(measure_t_icl_exponential_in_beta0, looks=(3, 6)),),
+    checks=(Measured(measure_t_icl_exponential_in_beta0, looks=(4, 6)),),
     note="The simulated β₀-dependence is the ODE's (with c₂ ≈ ½ its local log-slope lies between 1 and 2); "
     "b absorbs the short post-blow-up time to 95 % accuracy (so raw log-slopes of t_ICL are biased low). "
     "Defaults: N = 32, β₀ ∈ {−½, 0, ½, 1}, 6 seeds each, batch 128.",

@@ -78,11 +78,11 @@ SEEDS = 1000
 SLACK = 3 * math.sqrt(0.05 * 0.95 / SEEDS)
 
 
-@pytest.mark.parametrize("true_mean", [1.1, 1.12, 1.2])
-def test_a_false_claim_is_verified_at_most_alpha_of_the_time_despite_the_looks(true_mean):
-    """The claim reads 1 ± 0.1; a true mean on or outside the band's edge must not come out VERIFIED in more
-    than α = 5 % of the seeds, although the check may stop at any of its four looks (the stopping rule)."""
-    check = Measured(_normal_measure(true_mean, 1.0, 0.1), looks=(8, 16, 32, 64))
+def test_a_false_claim_is_verified_at_most_alpha_of_the_time_despite_the_looks():
+    """The claim reads 1 ± 0.1 and the true mean is 1.1, on the band's edge (the hardest false case: any
+    interval inside the band misses it); VERIFIED must come out in at most α = 5 % of the seeds, although
+    the check may stop at any of its four looks (the stopping rule)."""
+    check = Measured(_normal_measure(1.1, 1.0, 0.1), looks=(8, 16, 32, 64))
     wrong = sum(check.run(seed, 100).evidence.status == Status.VERIFIED for seed in range(SEEDS))
     assert wrong / SEEDS <= 0.05 + SLACK
 
