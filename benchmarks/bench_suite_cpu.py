@@ -26,12 +26,14 @@ from icl_verify.numerics.shared.threads import blas_threads
 from icl_verify.running import registry
 
 
-def measure(names: list[str] | None) -> dict[str, dict]:
+def measure(names: list[str] | None, families: list[str] | None = None) -> dict[str, dict]:
     """Per claim: its family, its verdict and the CPU seconds its check took in this process."""
     clear_caches()
     rows: dict[str, dict] = {}
     with blas_threads(1):
         for fam in registry.families():
+            if families and fam.name not in families:
+                continue
             for claim in fam.claims:
                 if names and claim.name not in names:
                     continue
@@ -76,8 +78,9 @@ def main() -> int:
     parser.add_argument("--save", type=Path, help="write this run's per-claim CPU and verdicts here (JSON)")
     parser.add_argument("--baseline", type=Path, help="a file written by --save to print beside this run")
     parser.add_argument("--claims", nargs="*", help="only these claims")
+    parser.add_argument("--families", nargs="*", help="only the claims of these families")
     args = parser.parse_args()
-    now = measure(args.claims)
+    now = measure(args.claims, args.families)
     if args.save:
         args.save.write_text(json.dumps(now, indent=1, sort_keys=True) + "\n")
     before = json.loads(args.baseline.read_text()) if args.baseline else None

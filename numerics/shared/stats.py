@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
+from scipy import special, stats
 
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import (
@@ -138,8 +138,8 @@ def obrien_fleming_spent(fraction: float, alpha: float = 0.05) -> float:
     t = finite_scalar("fraction", fraction)
     if not 0 < t <= 1:
         raise InvalidArgument(f"fraction must lie in (0, 1], got {fraction!r}")
-    z = float(stats.norm.isf(confidence_level("alpha", alpha) / 2))
-    return float(2 * stats.norm.sf(z / np.sqrt(t)))
+    z = -float(special.ndtri(confidence_level("alpha", alpha) / 2))  # z_{1−α/2}; ndtr/ndtri: Φ and Φ⁻¹
+    return float(2 * special.ndtr(-z / np.sqrt(t)))
 
 
 def spending_levels(looks: ArrayLike, alpha: float = 0.05) -> list[float]:
