@@ -1,6 +1,6 @@
 """CPU time of every built-in claim, checked cold in one process, sorted, against a recorded baseline.
 
-Run: ``python benchmarks/bench_suite_cpu.py [--save FILE] [--baseline FILE] [--claims NAME ...]``.
+Run: ``python benchmarks/bench_suite_cpu.py [--save FILE] [--baseline FILE] [--claims NAME ...] [--families NAME ...]``.
 Every built-in claim is checked in this process (``icl_verify.check``, seed 0, the default budget,
 one BLAS thread, caches emptied first) in the registry's order, so claims that share a cached
 simulation (a family's measured claims) charge it to the first of them; the family totals are
