@@ -9,8 +9,9 @@ project's 2-core machine), so it can run in pieces::
     python benchmarks/seed_spread.py --summary spread.jsonl
 
 ``--jsonl`` appends one line per (claim, seed) and skips pairs already in the file; ``--summary``
-only reads it. The table printed has, per claim, the verdict counts over the seeds and the min/max of
-the measured interval's ends against the band predicted ± tolerance; a claim whose verdict differs
+only reads it. The table printed has, per claim, the verdict counts over the seeds, the min/max of
+the measured interval's ends against the band predicted ± tolerance, and for a sequential check how
+many runs its deciding look used (seeds per run count); a claim whose verdict differs
 between seeds is marked ``FLIPS``. The exit status is 1 when any claim flips.
 """
 
@@ -52,18 +53,20 @@ def record(claim: Claim, seed: int) -> dict:
         if not isinstance(check, Measured):
             return check
 
-        def spy(s: int):
-            estimates.append(check.measure(s))
-            return estimates[-1]
+        def spy(s: int, **look: Any):
+            estimates.append((check.measure(s, **look), look.get("runs")))
+            return estimates[-1][0]
 
         return dataclasses.replace(check, measure=spy)
 
     spied = dataclasses.replace(claim, checks=tuple(spying(c) for c in claim.checks))
     result = check(spied, seed=seed)
     row = {"claim": claim.name, "seed": seed, "verdict": result.verdict.value, "seconds": round(result.seconds, 2)}
-    if estimates:
-        e = estimates[0]
+    if estimates:  # a sequential check's last look is the one that decided
+        e, runs = estimates[-1]
         row |= {"value": e.value, "low": e.low, "high": e.high, "predicted": e.predicted, "tolerance": e.tolerance}
+        if runs is not None:
+            row["runs"] = runs
     return row
 
 
@@ -80,8 +83,8 @@ def summary(rows: list[dict]) -> bool:
     for row in rows:
         by_claim[row["claim"]].append(row)
     flips = False
-    print("| claim | seeds | verdicts | low min–max | high min–max | band | s/seed |")
-    print("|---|---|---|---|---|---|---|")
+    print("| claim | seeds | verdicts | low min–max | high min–max | band | runs used | s/seed |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, group in by_claim.items():
         counts = Counter(r["verdict"] for r in group)
         flip = len(counts) > 1
@@ -97,7 +100,9 @@ def summary(rows: list[dict]) -> bool:
         else:
             ends = "– | – | –"
         mean_s = sum(r["seconds"] for r in group) / len(group)
-        print(f"| `{name}` | {len(group)} | {verdicts} | {ends} | {mean_s:.1f} |")
+        runs = Counter(r["runs"] for r in group if "runs" in r)  # a sequential check's runs at its last look
+        used = ", ".join(f"{n} runs × {c}" for n, c in sorted(runs.items())) or "–"
+        print(f"| `{name}` | {len(group)} | {verdicts} | {ends} | {used} | {mean_s:.1f} |")
     return flips
 
 

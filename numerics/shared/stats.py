@@ -6,6 +6,15 @@ the mean of n values has dof = n − 1 and standard error s/√n (:func:`t_inter
 straight-line least-squares fit to n points has dof = n − 2 and the usual standard error of the
 slope (:func:`fit_line`, via :func:`scipy.stats.linregress`). :func:`first_crossing` interpolates
 linearly between logged times (a memorization time, a blow-up level of the attention).
+
+:func:`spending_levels` makes such intervals valid under repeated looks (a group-sequential design):
+the error α is spent over the looks by the Lan–DeMets O'Brien–Fleming-type spending function
+α(t) = 2 − 2Φ(z_{1−α/2}/√t) (Lan & DeMets 1983, Biometrika 70(3), eq. 2.2; O'Brien & Fleming 1979),
+t the fraction of the runs seen, and look k's interval is taken at level 1 − (α(t_k) − α(t_{k−1})).
+By the union bound the chance that *any* look's interval misses the true value is at most
+Σ_k (α(t_k) − α(t_{k−1})) = α(1) = α, whatever the dependence between the looks — a conservative
+form of the spending design (the exact one solves for boundaries under the joint normal law of the
+looks; Jennison & Turnbull 2000, §7.2), valid for any interval that is valid at its own level.
 """
 
 from __future__ import annotations
@@ -14,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
+from scipy import special, stats
 
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import (
@@ -118,6 +127,40 @@ def first_crossing(times: ArrayLike, values: ArrayLike, threshold: float) -> flo
     return float(t0 + (threshold - v0) / (v1 - v0) * (t1 - t0))
 
 
+def obrien_fleming_spent(fraction: float, alpha: float = 0.05) -> float:
+    """α spent by information fraction t ∈ (0, 1]: 2 − 2Φ(z_{1−α/2}/√t) (Lan & DeMets 1983, eq. 2.2).
+
+    α(1) = α, and α(t) is tiny early (at t = ½ and α = 0.05: 2 − 2Φ(2.772) = 0.0056).
+
+    >>> round(obrien_fleming_spent(1.0), 12), round(obrien_fleming_spent(0.5), 4)
+    (0.05, 0.0056)
+    """
+    t = finite_scalar("fraction", fraction)
+    if not 0 < t <= 1:
+        raise InvalidArgument(f"fraction must lie in (0, 1], got {fraction!r}")
+    z = -float(special.ndtri(confidence_level("alpha", alpha) / 2))  # z_{1−α/2}; ndtr/ndtri: Φ and Φ⁻¹
+    return float(2 * special.ndtr(-z / np.sqrt(t)))
+
+
+def spending_levels(looks: ArrayLike, alpha: float = 0.05) -> list[float]:
+    """Confidence level of each look's interval when runs are looked at after ``looks[k]`` runs (the last
+    look is the cap): 1 − (α(t_k) − α(t_{k−1})) with t_k = looks[k]/looks[−1] (:func:`obrien_fleming_spent`).
+
+    The levels' errors sum to α, so the intervals hold together — at every look at once — with
+    probability ≥ 1 − α (union bound). A single look keeps the fixed-sample level 1 − α.
+
+    >>> [round(x, 4) for x in spending_levels([4, 8])]
+    [0.9944, 0.9556]
+    >>> spending_levels([6])
+    [0.95]
+    """
+    n = finite_array("looks", looks, ndim=1)
+    if n.size == 0 or np.any(n < 1) or np.any(n != np.round(n)) or np.any(np.diff(n) <= 0):
+        raise InvalidArgument(f"looks must be increasing positive run counts, got {n.tolist()}")
+    spent = [obrien_fleming_spent(float(k / n[-1]), alpha) for k in n]
+    return [1 - (b - a) for a, b in zip([0.0, *spent[:-1]], spent)]
+
+
 # ---------------------------------------------------------------------------------------------
 # Examples for the bad-input fuzzer (numerics.shared.fuzz)
 
@@ -125,6 +168,8 @@ FUZZ = {
     "student_interval": Fuzz(lambda: {"estimate": 1.0, "se": 0.2, "dof": 4, "level": 0.9}),
     "t_interval": Fuzz(lambda: {"values": np.array([1.0, 2.0, 4.0]), "level": 0.9}),
     "fit_line": Fuzz(lambda: {"x": np.arange(5.0), "y": 2 * np.arange(5.0) + 1, "level": 0.9}),
+    "obrien_fleming_spent": Fuzz(lambda: {"fraction": 0.5, "alpha": 0.05}),
+    "spending_levels": Fuzz(lambda: {"looks": np.array([2.0, 4.0]), "alpha": 0.05}),
     "first_crossing": Fuzz(
         lambda: {"times": logged_series()["times"], "values": np.array([0.1, 0.4, 0.8, 1.0]), "threshold": 0.5},
         infinite=("values",),

@@ -627,6 +627,12 @@ TRANSIENT = icl_models.ReducedConfig(
 """λ = 3·10⁻³ on (w, β) only, the paper's transience value; t runs to 3000."""
 
 
+@cached(maxsize=64)
+def _run(config: icl_models.ReducedConfig, seed: int) -> icl_models.ReducedRun:
+    """One reduced-model run (cached: a sequential check's later look adds runs to those of its earlier looks)."""
+    return icl_models.train_reduced(config, seed)
+
+
 def _seeds(seed: int, count: int) -> list[int]:
     """Run seeds derived from the claim's seed (recorded in the estimate's detail)."""
     return [1000 * seed + i for i in range(count)]
@@ -645,7 +651,9 @@ def _disagreement(detail: str, predicted: float, tolerance: float) -> Estimate:
     return Estimate(0.0, 0.0, 0.0, predicted, tolerance, "ICL reached in one of simulation/ODE only: " + detail)
 
 
-def measure_follows_ode(seed: int, config: icl_models.ReducedConfig = FOLLOW, runs: int = 8) -> Estimate:
+def measure_follows_ode(
+    seed: int, config: icl_models.ReducedConfig = FOLLOW, runs: int = 8, level: float = 0.95
+) -> Estimate:
     """Ratio t_sim / t_ODE of the times at which β reaches ln(N/16), mean over seeds with a t-interval.
 
     8 runs: with 4 the t-interval's width (3 degrees of freedom) varies by 2× between check seeds and
@@ -653,7 +661,7 @@ def measure_follows_ode(seed: int, config: icl_models.ReducedConfig = FOLLOW, ru
     """
     ratios, notes = [], []
     for s in _seeds(seed, runs):
-        run = icl_models.train_reduced(config, s)
+        run = _run(config, s)
         t_sim, t_ode = _crossing_times(run)
         c1_at = float(np.interp(t_ode if np.isfinite(t_ode) else run.t[-1], run.t, run.c1))
         notes.append(f"seed {s}: t_sim {t_sim:.1f}, t_ode {t_ode:.1f}, c1 {c1_at:.3f}")
@@ -663,7 +671,7 @@ def measure_follows_ode(seed: int, config: icl_models.ReducedConfig = FOLLOW, ru
             ratios.append(t_sim / t_ode)
     if len(ratios) < 2:
         raise ValueError(f"fewer than two runs reached e^β = N/16, nothing to compare: {'; '.join(notes)}")
-    m, lo, hi = t_interval(ratios)
+    m, lo, hi = t_interval(ratios, level)
     return Estimate(m, lo, hi, 1.0, 0.1, f"{config}; " + "; ".join(notes))
 
 
@@ -675,7 +683,7 @@ FOLLOWS_ODE = Claim(
         r"\text{SGD on } z = \phi(x_t) + w\sum_j \mathrm{softmax}_j(\beta x_t\cdot x_j)\ell_j:\ "
         r"t_{\beta = \ln(N/16)}^{\,sim} / t^{\,ODE} = 1 \pm 0.1,\ \text{ODE driven by the measured } c_1(t), c_2(t)"
     ),
-    checks=(Measured(measure_follows_ode),),
+    checks=(Measured(measure_follows_ode, looks=(5, 8)),),
     note="Defaults: D = 32, K = 512, N = 64, MLP width 128, SGD lr 0.5, batch 128, 8 seeds; t = lr × steps.",
 )
 
@@ -686,9 +694,9 @@ context pairs), time in iterations, c₁ and c₂ over the +1 items; the rate st
 take 50 × the steps)."""
 
 
-def measure_follows_ode_authors(seed: int) -> Estimate:
+def measure_follows_ode_authors(seed: int, runs: int = 6, level: float = 0.95) -> Estimate:
     """:func:`measure_follows_ode` at :data:`AUTHORS_FOLLOW`, 6 runs (the ratio is clock-free)."""
-    return measure_follows_ode(seed, AUTHORS_FOLLOW, runs=6)
+    return measure_follows_ode(seed, AUTHORS_FOLLOW, runs, level)
 
 
 FOLLOWS_ODE_AUTHORS = Claim(
@@ -699,7 +707,7 @@ FOLLOWS_ODE_AUTHORS = Claim(
         r"N = \text{len\_context (query included)},\ t = \text{iterations},\ c_1 = \langle\sigma(-\phi_+)\rangle:"
         r"\ t_{\beta = \ln(N/16)}^{\,sim} / t^{\,ODE} = 1 \pm 0.1"
     ),
-    checks=(Measured(measure_follows_ode_authors),),
+    checks=(Measured(measure_follows_ode_authors, looks=(4, 6)),),
     note="The ODE is driven with N − 1 context pairs and the +1-item constants, integrated in lr × steps and "
     "read in iterations. Defaults as kinetics-reduced-model-follows-ode (D = 32, K = 512, width 128, lr 0.5, "
     "batch 128), 6 seeds; what stays ours: the constants are measured on a fixed set of items at every "
@@ -710,7 +718,7 @@ FOLLOWS_ODE_AUTHORS = Claim(
 def _scaling_run(n: int, beta0: float, seed: int, t_max: float) -> icl_models.ReducedRun:
     """A K → ∞ run that stops once ICL accuracy exceeds 0.95 (t_ICL), or at ``t_max``."""
     cfg = replace(SCALING, n=n, beta0=beta0, steps=int(np.ceil(t_max / SCALING.lr)), stop_icl=0.95)
-    return icl_models.train_reduced(cfg, seed)
+    return _run(cfg, seed)
 
 
 def _ode_t_icl(beta0: float, n: float, c1: float, c2: float) -> float:
@@ -764,7 +772,7 @@ T_ICL_LINEAR_IN_N = Claim(
 
 
 def measure_t_icl_exponential_in_beta0(
-    seed: int, betas: tuple[float, ...] = (-0.5, 0.0, 0.5, 1.0), runs: int = 6, n: int = 32
+    seed: int, betas: tuple[float, ...] = (-0.5, 0.0, 0.5, 1.0), runs: int = 6, n: int = 32, level: float = 0.95
 ) -> Estimate:
     """Regression slope of the simulated t_ICL on the ODE's t_ICL(β₀) (measured c₁, c₂), with a t-interval.
 
@@ -782,7 +790,7 @@ def measure_t_icl_exponential_in_beta0(
     detail = f"β₀ {list(betas)}, t_ICL {np.round(ts, 1).tolist()}, ODE {np.round(preds, 1).tolist()}, seeds {_seeds(seed, runs)}"
     if not np.all(np.isfinite(ts)):
         return _disagreement(detail, 1.0, 0.1)
-    line = fit_line(preds, ts)
+    line = fit_line(preds, ts, level)
     slope, lo, hi = line.slope
     b = np.repeat(betas, runs)
     detail += (
@@ -800,7 +808,7 @@ T_ICL_EXPONENTIAL_IN_BETA0 = Claim(
         r"K\to\infty:\ t_{ICL}^{sim}(\beta_0) = a\, t_{ICL}^{ODE}(\beta_0) + b,\ a = 1 \pm 0.1,\quad"
         r" t_{ICL}^{ODE} \propto e^{-\beta_0} (\kappa \ll 1) \text{ to } e^{-2\beta_0} (\kappa \gg 1)"
     ),
-    checks=(Measured(measure_t_icl_exponential_in_beta0),),
+    checks=(Measured(measure_t_icl_exponential_in_beta0, looks=(4, 6)),),
     note="The simulated β₀-dependence is the ODE's (with c₂ ≈ ½ its local log-slope lies between 1 and 2); "
     "b absorbs the short post-blow-up time to 95 % accuracy (so raw log-slopes of t_ICL are biased low). "
     "Defaults: N = 32, β₀ ∈ {−½, 0, ½, 1}, 6 seeds each, batch 128.",
@@ -895,19 +903,25 @@ EQUALISED = replace(SCALING, n=64, beta0=0.5, steps=300, eval_batch=64)
 """K → ∞, N = 64, β₀ = 0.5 (at β₀ = 0 the equalised ODE sits on a fixed point and never blows up)."""
 
 
-def measure_equalised_slowdown(seed: int, config: icl_models.ReducedConfig = EQUALISED, runs: int = 4) -> Estimate:
-    """t(β = ln(N/16)) with equalised over random contexts, per seed, against the same ratio of the driven ODEs."""
+def measure_equalised_slowdown(
+    seed: int, config: icl_models.ReducedConfig = EQUALISED, runs: int = 4, level: float = 0.95
+) -> Estimate:
+    """t(β = ln(N/16)) with equalised over random contexts, per seed, against the same ratio of the driven ODEs.
+
+    Common random numbers: the random-context and the equalised run of a seed draw from the same generator
+    (``train_reduced``), so they share the task's items and the initial MLP and the ratio is paired by seed;
+    their contexts differ, which is the comparison."""
     sims, odes, notes = [], [], []
     for s in _seeds(seed, runs):
         (r_sim, r_ode), (e_sim, e_ode) = (
-            _crossing_times(icl_models.train_reduced(replace(config, equalised=eq), s)) for eq in (False, True)
+            _crossing_times(_run(replace(config, equalised=eq), s)) for eq in (False, True)
         )
         sims.append(e_sim / r_sim), odes.append(e_ode / r_ode)
         notes.append(f"seed {s}: random {r_sim:.1f} (ODE {r_ode:.1f}), equalised {e_sim:.1f} (ODE {e_ode:.1f})")
     if not np.all(np.isfinite(sims + odes)):
         return _disagreement("; ".join(notes), 1.0, 0.1)
     predicted = float(np.mean(odes))
-    m, lo, hi = t_interval(sims)
+    m, lo, hi = t_interval(sims, level)
     return Estimate(m, lo, hi, predicted, 0.1 * predicted, "; ".join(notes))
 
 
@@ -919,7 +933,7 @@ EQUALISED_SLOWER_SIM = Claim(
         r"\frac{t^{sim}_{\text{equalised}}}{t^{sim}_{\text{random}}} = \frac{t^{ODE}_{\text{equalised}}}"
         r"{t^{ODE}_{\text{random}}} \pm 10\%\ (> 1),\ \ t = \text{first time } e^\beta = N/16"
     ),
-    checks=(Measured(measure_equalised_slowdown),),
+    checks=(Measured(measure_equalised_slowdown, looks=(3, 4)),),
     note="Equalised ODE: drive (c₁/N)(e^β − 1) (kinetics-equalised-context-drive). Defaults: K → ∞, D = 32, "
     "N = 64, β₀ = ½, lr 0.5, batch 128, 4 seeds, t to 150; the ODE ratio is ≈ 1.42.",
 )

@@ -14,7 +14,8 @@ self-attention and a ReLU MLP per layer, no LayerNorm, width 16, d = 4, n = 8 no
 The paper's models are GPT-2 decoders (softmax attention, LayerNorm) with up to 16 layers and
 hidden size up to 512, trained for many more steps (see ``numerics.raw.probe`` for every
 departure). Depths 3 and more are not claimed: in trial runs (600 steps × 128 tasks) linear
-attention without LayerNorm diverged at some seeds; the figure adds depth 3 as trained. Depth 2 is
+attention without LayerNorm diverged at some seeds; the figure draws the claims' own depth-1 and depth-2
+models (no model is trained for the figure alone). Depth 2 is
 usually a little nearer to ridge than to OLS (the paper's middle stage), but not at every seed, so
 that order is shown in the claims' details and not claimed.
 
@@ -222,11 +223,12 @@ OLS_GAP = _probe_claim(
 # ---------------------------------------------------------------------------------------------
 # Figure: the depth probe
 
-FIGURE_DEPTHS = (1, 2, 3)
+FIGURE_DEPTHS = (1, 2)
+"""The depths the claims train and probe (:func:`probed` is cached, so the figure reuses their models)."""
 
 
 def _depth_probe_data(seed: int = 0) -> dict:
-    """Mean SPD and ILWD of the trained model to each reference learner at depths 1–3 (seed 0)."""
+    """Mean SPD and ILWD of the claims' trained models to each reference learner at depths 1 and 2 (seed 0)."""
     results = [probed(depth, seed) for depth in FIGURE_DEPTHS]
     data = {"depth": np.array(FIGURE_DEPTHS, dtype=float)}
     for name in ("gd", "ridge", "ols"):
@@ -249,7 +251,7 @@ FIGURES = (
         name="depth-probe",
         caption="SPD between a trained transformer and one GD step (η* = 1/13), ridge (λ = 0.1) and OLS by depth "
         "(d = 4, n = 8 noiseless, width 16, 3000 Adam steps × 32 tasks, seed 0; 400 test tasks × 16 probes). "
-        "Depth 3 is drawn as trained; no claim is made about it.",
+        "The models are those of the claims probe-* (no model is trained for the figure alone).",
         data=_depth_probe_data,
         draw=_draw_depth_probe,
     ),

@@ -11,8 +11,18 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
-from icl_verify.numerics.shared.stats import Interval, first_crossing, fit_line, student_interval, t_interval
+from icl_verify.errors import InvalidArgument
+from icl_verify.numerics.shared.stats import (
+    Interval,
+    first_crossing,
+    fit_line,
+    obrien_fleming_spent,
+    spending_levels,
+    student_interval,
+    t_interval,
+)
 
 
 def _t1(p: float) -> float:
@@ -110,3 +120,85 @@ def test_bad_input_names_the_argument(call, name):
 def test_first_crossing_interpolates_linearly():
     assert first_crossing(np.array([0, 10, 20]), np.array([0.5, 0.7, 0.9]), 0.8) == pytest.approx(15)
     assert first_crossing(np.array([0, 10]), np.array([0.5, 0.7]), 0.95) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# Group-sequential intervals: Lan–DeMets O'Brien–Fleming spending, union bound over the looks.
+# Φ values from the normal table: z_{0.975} = 1.95996; 2 − 2Φ(1.95996·√2 = 2.77181) = 0.005575.
+
+Z975 = 1.959963984540054
+
+
+def test_spending_function_at_table_values():
+    assert obrien_fleming_spent(1.0) == pytest.approx(0.05, abs=1e-12)
+    assert obrien_fleming_spent(0.5) == pytest.approx(2 * (1 - _phi(Z975 * math.sqrt(2))), rel=1e-9)
+    assert obrien_fleming_spent(0.5) == pytest.approx(0.005575, abs=2e-6)
+
+
+def _phi(z: float) -> float:
+    """Standard normal CDF by the error function (independent of SciPy's)."""
+    return 0.5 * (1 + math.erf(z / math.sqrt(2)))
+
+
+def test_levels_spend_exactly_alpha_and_keep_one_look_at_the_fixed_level():
+    levels = spending_levels([3, 6, 9, 12])
+    assert sum(1 - p for p in levels) == pytest.approx(0.05, abs=1e-12)
+    assert all(0.95 <= p < 1 for p in levels)
+    assert spending_levels([8]) == [pytest.approx(0.95, abs=1e-12)]
+
+
+@pytest.mark.parametrize("looks", [[0, 4], [4, 4], [4, 2], [2.5, 5], []])
+def test_looks_must_be_increasing_positive_counts(looks):
+    with pytest.raises(InvalidArgument, match="looks"):
+        spending_levels(looks)
+
+
+def _any_look_misses(draws: np.ndarray, looks: list[int], levels: list[float], mean: float) -> np.ndarray:
+    """Per repetition (rows of ``draws``): does the t-interval of the first n values miss ``mean`` at some look?"""
+    miss = np.zeros(draws.shape[0], dtype=bool)
+    for n, level in zip(looks, levels):
+        x = draws[:, :n]
+        half = stats.t.ppf((1 + level) / 2, n - 1) * x.std(axis=1, ddof=1) / math.sqrt(n)
+        miss |= np.abs(x.mean(axis=1) - mean) > half
+    return miss
+
+
+REPS = 4000
+SLACK = 3 * math.sqrt(0.05 * 0.95 / REPS)  # 3 binomial standard errors of a 5 % rate over REPS repetitions
+
+
+@pytest.mark.parametrize(
+    "draw, mean",
+    [
+        (lambda rng, size: rng.normal(3.0, 2.0, size), 3.0),  # N(3, 2²)
+        (lambda rng, size: rng.uniform(-1.0, 2.0, size), 0.5),  # U(−1, 2): mean ½
+    ],
+)
+def test_sequential_intervals_cover_at_every_look_at_once(draw, mean):
+    looks = [5, 10, 20, 40]
+    draws = draw(np.random.default_rng(20261202), (REPS, looks[-1]))
+    naive = _any_look_misses(draws, looks, [0.95] * len(looks), mean).mean()
+    spent = _any_look_misses(draws, looks, spending_levels(looks), mean).mean()
+    # four looks at 95 % each miss more often than 5 % (the optional-stopping inflation) ...
+    assert naive > 0.05 + SLACK
+    # ... the spent levels do not: the chance that any of the four looks misses stays within α
+    assert spent <= 0.05 + SLACK
+
+
+def test_sequential_slope_intervals_over_a_grid_cover_at_every_look():
+    """y = 1 + 2x + N(0, 1) at x ∈ {1, 2, 3}, r runs per grid point, looks at r = 2, 4, 8: the slope's
+    t-interval (:func:`fit_line`, checked against the closed form on the first repetition) at the spent levels
+    misses the true slope 2 at some look in at most α of the repetitions."""
+    grid, looks, reps = np.array([1.0, 2.0, 3.0]), [2, 4, 8], 2000
+    y = 1 + 2 * grid[None, :, None] + np.random.default_rng(7).standard_normal((reps, 3, looks[-1]))
+    miss = np.zeros(reps, dtype=bool)
+    for r, level in zip(looks, spending_levels(looks)):
+        x = np.repeat(grid, r)
+        ys = y[:, :, :r].reshape(reps, -1)
+        sxx = np.sum((x - x.mean()) ** 2)
+        slope = (ys - ys.mean(axis=1, keepdims=True)) @ (x - x.mean()) / sxx
+        resid = ys - ys.mean(axis=1, keepdims=True) - slope[:, None] * (x - x.mean())
+        half = stats.t.ppf((1 + level) / 2, x.size - 2) * np.sqrt(np.sum(resid**2, axis=1) / (x.size - 2) / sxx)
+        assert fit_line(x, ys[0], level).slope[1:] == pytest.approx((slope[0] - half[0], slope[0] + half[0]))
+        miss |= np.abs(slope - 2.0) > half
+    assert miss.mean() <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / reps)

@@ -100,32 +100,46 @@ class Measured(Check):
     the interval and the band are disjoint; otherwise undecided (the interval is too wide to tell).
     The corrected form is the corrected prediction of the same quantity (a number, or a function of
     the seed): the same interval must lie inside it ± the same tolerance.
+
+    Sequential sampling: with ``looks`` (increasing run counts, the last the cap), ``measure`` is
+    called as ``measure(seed, runs=n, level=p)`` — its estimate from the first n runs of the seed,
+    with an interval at confidence level p — for n = looks[0], looks[1], … and stops at the first
+    look whose interval decides (inside the band, or disjoint from it), else at the cap. The
+    levels spend α = 0.05 over the looks (:func:`~icl_verify.numerics.shared.stats.spending_levels`):
+    all the looks' intervals hold at once with probability ≥ 95 %, so stopping at the first that
+    decides is as sound as one interval at the cap. ``measure`` should reuse its earlier runs (cache
+    them per run seed) so a later look only adds runs.
     """
 
-    measure: Callable[[int], Estimate]
+    measure: Callable[..., Estimate]
+    looks: tuple[int, ...] = ()
 
     kind: ClassVar[str] = Kind.MEASURED
     rank: ClassVar[int] = 3
 
+    def __post_init__(self) -> None:
+        if self.looks:
+            _levels(self.looks)  # raises InvalidArgument unless increasing positive run counts
+
     def run(self, seed: int, max_examples: int) -> Found:
         t0 = time.perf_counter()
-        est = self.measure(seed)
-        if not isinstance(est, Estimate):
-            raise TypeError(f"measure must return an Estimate, got {type(est).__name__}")
-        low, high = _band(est, est.predicted)
-        text = f"measured {est} vs predicted {est.predicted:.4g} ± {est.tolerance:.3g} (seed {seed})" + (
-            f"; {est.detail}" if est.detail else ""
+        if not self.looks:
+            return _decide(self.kind, _checked(self.measure(seed)), seed, "", t0)
+        levels = _levels(self.looks)
+        for look, (runs, level) in enumerate(zip(self.looks, levels), 1):
+            est = _checked(self.measure(seed, runs=runs, level=level))
+            low, high = _band(est, est.predicted)
+            inside, disjoint = low <= est.low and est.high <= high, est.high < low or est.low > high
+            if inside or disjoint or look == len(self.looks):
+                break
+        why = "its interval lies inside the band" if inside else "its interval excludes the band" if disjoint else "cap"
+        note = (
+            f"sequential: {runs} of at most {self.looks[-1]} runs (looks at {list(self.looks)} runs), "
+            f"stopped at look {look} because "
+            + ("the cap was reached undecided" if why == "cap" else why)
+            + f"; {level:.2%} interval (O'Brien–Fleming α-spending: α = 5 % over all looks)"
         )
-        seconds = time.perf_counter() - t0
-        if est.high < low or est.low > high:
-            values = {"estimate": est.value, "interval": [est.low, est.high], "predicted": est.predicted}
-            residual = abs(est.value - est.predicted)
-            cex = counterexample(self.kind, {}, values, residual, est.tolerance, seed, detail=est.detail)
-            detail = "interval excludes the prediction: " + text
-            return Found(Evidence(self.kind, Status.REFUTED, detail, seconds, cex), (est, seed))
-        if low <= est.low and est.high <= high:
-            return Found(Evidence(self.kind, Status.VERIFIED, text, seconds))
-        return Found(Evidence(self.kind, Status.UNDECIDED, "interval too wide to decide: " + text, seconds))
+        return _decide(self.kind, est, seed, note, t0)
 
     def control_at(self, at: tuple[Estimate, int], corrected: float | Callable[[int], float]) -> Evidence:
         """The same estimate's interval must lie inside the corrected prediction ± the same tolerance."""
@@ -138,6 +152,40 @@ class Measured(Check):
             f"the corrected {prediction:.4g} ± {est.tolerance:.3g}"
         )
         return Evidence(Kind.CONTROL, ControlStatus.PASSED if ok else ControlStatus.FAILED, detail, 0.0)
+
+
+def _levels(looks: tuple[int, ...]) -> list[float]:
+    """The looks' confidence levels (imported here: SciPy loads only when a sequential check runs)."""
+    from icl_verify.numerics.shared.stats import spending_levels
+
+    return spending_levels(looks)
+
+
+def _checked(est: object) -> Estimate:
+    if not isinstance(est, Estimate):
+        raise TypeError(f"measure must return an Estimate, got {type(est).__name__}")
+    return est
+
+
+def _decide(kind: str, est: Estimate, seed: int, note: str, t0: float) -> Found:
+    """Verified if the interval lies inside the band, refuted if disjoint from it, else undecided."""
+    low, high = _band(est, est.predicted)
+    text = (
+        f"measured {est} vs predicted {est.predicted:.4g} ± {est.tolerance:.3g} (seed {seed})"
+        + (f"; {est.detail}" if est.detail else "")
+        + (f"; {note}" if note else "")
+    )
+    seconds = time.perf_counter() - t0
+    if est.high < low or est.low > high:
+        values = {"estimate": est.value, "interval": [est.low, est.high], "predicted": est.predicted}
+        residual = abs(est.value - est.predicted)
+        cex = counterexample(kind, {}, values, residual, est.tolerance, seed, detail=est.detail)
+        return Found(
+            Evidence(kind, Status.REFUTED, "interval excludes the prediction: " + text, seconds, cex), (est, seed)
+        )
+    if low <= est.low and est.high <= high:
+        return Found(Evidence(kind, Status.VERIFIED, text, seconds))
+    return Found(Evidence(kind, Status.UNDECIDED, "interval too wide to decide: " + text, seconds))
 
 
 def _band(est: Estimate, predicted: float) -> tuple[float, float]:
