@@ -257,7 +257,7 @@ def command(
             cache=cache,
             progress=not as_json and sys.stderr.isatty(),
             timeout=timeout,
-            on_result=None if as_json else _stream,
+            on_result=None if as_json or summary else _stream,
         )
         steps = [d.check() for d in derivations]
     except KeyboardInterrupt:

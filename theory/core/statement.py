@@ -463,7 +463,7 @@ def _argmin_forms(symbols: Mapping[str, Any], lhs: Argmin, rhs: Callable[..., An
 
     def numeric(case: Mapping[str, Any]) -> tuple:
         star = {**case, over: float(np.asarray(_call(rhs, case), dtype=np.float64).ravel()[0])}
-        return _flat(_call(lhs.loss, star)), _flat(_call(lhs.loss, case))
+        return _call(lhs.loss, star), _call(lhs.loss, case)
 
     forms: dict[str, Any] = {Symbolic.kind: symbolic, Explicit.kind: explicit}
     return forms if _randoms(symbols) else forms | {Numeric.kind: numeric}
