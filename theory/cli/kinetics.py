@@ -159,6 +159,15 @@ def _plot(series: dict, path: str, title: str, xlabel: str) -> None:
     show_default=True,
     help="c₁, c₂ over all K items (u = ℓφ) or the +1 items only (φ₊, the authors' analysis).",
 )
+@click.option(
+    "--c2",
+    "c2_convention",
+    type=click.Choice(icl_models.C2_CONVENTIONS),
+    default="paper",
+    show_default=True,
+    help="c₂ printed: the paper's 1 − ⟨σ(−φ₊)²⟩/c₁, or the authors' code's ⟨σ(−φ₊)²⟩/c₁ = 1 − c₂ "
+    "(analysis.py l. 208); the ODE is driven by the paper's either way.",
+)
 @click.option("--every", default=10, show_default=True, type=count(1, 10**7), help="Print every n-th record.")
 @click.option(
     "--plot",
@@ -185,6 +194,7 @@ def command(
     context: str,
     clock: str,
     constants_labels: str,
+    c2_convention: str,
     every: int,
     plot_path: str | None,
     as_json: bool,
@@ -208,6 +218,7 @@ def command(
             context=context,
             clock=clock,
             constants_labels=constants_labels,
+            c2_convention=c2_convention,
         )
     except InvalidArgument as exc:
         raise click.UsageError(str(exc)) from None

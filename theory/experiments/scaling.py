@@ -125,6 +125,21 @@ PRESETS: dict[str, Preset] = {
         threshold_points=9,
         threshold_time=5.0,
     ),
+    # The quick preset's sweep (its runs are a subset of this one's: same configs, same seeds) with N = 8
+    # added and 3 runs per (N, K): twice the lever arm in log N and three times the runs, so that the
+    # interval of d log K*/d log N − 1/ν decides the claim (at quick its half-width was ≈ 0.4).
+    "kstar": Preset(
+        "kstar",
+        replace(_SMALL, lr=0.05),
+        (128, 256, 512, 1024, 2048, 4096),
+        runs_per_k=4,
+        runs_per_job=2,
+        ns=(8, 16, 32, 64),
+        threshold_span=(2.0, 24.0),
+        threshold_points=9,
+        threshold_runs=3,
+        threshold_time=5.0,
+    ),
     "paper": Preset(
         "paper",
         MemorizationSettings(d=63, hidden=512, lr=0.01, batch=128, n_eval=1280, max_steps=50_000_000),
