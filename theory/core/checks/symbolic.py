@@ -40,9 +40,10 @@ class Symbolic(Check):
             value = values[refuting]
             cex = counterexample(self.kind, {}, {}, max_abs(value), 0.0, None, exact_residual=str(value))
             detail = f"lhs − rhs = {short(value)} ≠ 0 whatever the symbols' values"
-            evidence = Evidence(self.kind, Status.REFUTED, detail, time.perf_counter() - t0, cex, explain(value, None))
+            shown = [values[i] if values[i] is not None else r for i, r in enumerate(residuals)]
+            evidence = Evidence(self.kind, Status.REFUTED, detail, time.perf_counter() - t0, cex, explain(shown, None))
             return Found(evidence)
-        explanation = explain(residuals[answers.index(None) if None in answers else answers.index(False)], None)
+        explanation = explain(residuals, None)  # every part, as the sides return them
         undecided = sum(a is not True for a in answers)
         detail = f"{undecided} of {len(answers)} residual(s) not reduced to 0 by SymPy"
         return Found(Evidence(self.kind, Status.UNDECIDED, detail, time.perf_counter() - t0, residual=explanation))
