@@ -8,7 +8,8 @@ built-in claims measure the ``claim`` preset with the same functions; ``icl-veri
 others.
 
 Presets: ``claim`` (the built-in claims, ≈ 20–25 s on 2 cores), ``quick`` (``icl-verify scaling``,
-≤ 5 min on 2 cores), ``paper`` (the authors' settings: D = 63, H = 512, SGD lr 0.01, batch 128,
+≤ 5 min on 2 cores), ``kstar`` (quick plus N = 8 and 3 reduced-model runs per (N, K), to decide the
+trained-model K* slope; ≈ 30 min of CPU), ``paper`` (the authors' settings: D = 63, H = 512, SGD lr 0.01, batch 128,
 10 log-spaced K from 498 to 99 998; hours to days on a CPU — meant for a cluster).
 """
 
