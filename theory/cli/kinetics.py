@@ -26,7 +26,7 @@ from icl_verify.cli._params import (
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.kinetics import models as icl_models
 from icl_verify.numerics.kinetics import task as icl_task
-from icl_verify.numerics.kinetics.ode import BETA_CAP
+from icl_verify.numerics.kinetics.ode import BETA_CAP, TAU_TABLE_BETA0, tau_star, tau_star_table
 from icl_verify.numerics.shared.stats import first_crossing
 from icl_verify.output import strict_json
 from icl_verify.output.files import write_file
@@ -110,6 +110,15 @@ def _plot(series: dict, path: str, title: str, xlabel: str) -> None:
     write_file(Path(path), buffer.getvalue())
 
 
+def _print_tau_table() -> None:
+    """τ*(β₀, c₂) at w₀ = 0 (paper §3.5): the integrated ODE, and the closed form √(π/2)e^{−β₀} of c₂ = 0."""
+    table = tau_star_table()
+    click.echo(f"{'β₀':>5} {'τ* (c₂ = 0)':>12} {'closed form':>12} {'τ* (c₂ = 1)':>12}")
+    closed = tau_star(np.zeros(len(TAU_TABLE_BETA0)), np.array(TAU_TABLE_BETA0))
+    for b, row, c in zip(TAU_TABLE_BETA0, table, closed):
+        click.echo(f"{b:>5g} {row[0]:>12.4g} {c:>12.4g} {row[1]:>12.4g}")
+
+
 @click.command("kinetics")
 @click.option("--d", "d", default=32, show_default=True, type=count(1, 100_000), help="Item dimension D.")
 @click.option("--k", "k", default="512", show_default=True, help="Number of item–label pairs K (even), or 'inf'.")
@@ -168,6 +177,11 @@ def _plot(series: dict, path: str, title: str, xlabel: str) -> None:
     help="c₂ printed: the paper's 1 − ⟨σ(−φ₊)²⟩/c₁, or the authors' code's ⟨σ(−φ₊)²⟩/c₁ = 1 − c₂ "
     "(analysis.py l. 208); the ODE is driven by the paper's either way.",
 )
+@click.option(
+    "--tau-table",
+    is_flag=True,
+    help="Print τ* of the ODE at w₀ = 0 for β₀ = −3…2 and constant c₂ ∈ {0, 1} (N = 1, c₁ = 1) and exit.",
+)
 @click.option("--every", default=10, show_default=True, type=count(1, 10**7), help="Print every n-th record.")
 @click.option(
     "--plot",
@@ -195,12 +209,16 @@ def command(
     clock: str,
     constants_labels: str,
     c2_convention: str,
+    tau_table: bool,
     every: int,
     plot_path: str | None,
     as_json: bool,
     max_memory: float,
 ) -> None:
     """Simulate the reduced model and print its (w, β) trajectory against the ODE prediction."""
+    if tau_table:
+        _print_tau_table()
+        return
     try:
         config = icl_models.ReducedConfig(
             d=d,
