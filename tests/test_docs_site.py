@@ -1,5 +1,8 @@
 """The documentation site: `mkdocs build --strict`, then headless Chromium renders a derivation
-page from file://, without network access, and MathJax must have typeset its formulas.
+page from file://, without network access, and MathJax must have typeset its formulas; and every page
+renders what it says — no table row left as raw ``|`` text, no raw ``^{``/``_{`` in prose, no Mermaid
+source in a code block, no numbered list restarting at 1 (:func:`defects`; each check is shown to fail
+on a copy of a page with that defect seeded).
 
 Marked ``docs_site`` and deselected by default. Run with ``python -m pytest -m docs_site`` after
 ``apt-get install -y chromium`` and ``python -m pip install -e ".[docs]"``. When these tests are
@@ -14,6 +17,8 @@ import re
 import shutil
 import subprocess
 import sys
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -77,7 +82,9 @@ def _browse(chromium: str, tmp_path: Path, page: Path, *action: str) -> subproce
     return run
 
 
-_HIDDEN = frozenset({"script", "style", "code", "pre", "svg", "mjx-container"})  # text no reader sees as prose
+_HIDDEN = frozenset(
+    {"script", "style", "code", "pre", "svg", "mjx-container", "textarea"}
+)  # text no reader sees as prose
 
 
 class _Dom(HTMLParser):
@@ -174,3 +181,161 @@ def test_home_page_is_the_readme_and_every_derivation_is_in_the_nav(site: Path) 
     assert re.search(rf"<h1[^>]*>{re.escape(title)}", home), "the home page is not README.md"
     for doc in sorted((REPO / "docs" / "derivations").glob("*.md")):
         assert f'href="derivations/{doc.stem}.html"' in home, f"derivations/{doc.name} is missing from the nav"
+
+
+# ---------------------------------------------------------------------------------------------
+# Every page renders what it says
+
+_VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+)
+_SCRIPTS = re.compile(r"(?<=\S)[\^_]\{")  # TeX's script braces: e^{−β₀}, R^{Nx×N}, M_{k+1}
+_TABLE_ROW = re.compile(r"^\|.*\|$")  # a Markdown table row that did not become a table
+_MERMAID = re.compile(r"^\s*(flowchart|graph)\s+(LR|RL|TB|TD|BT)\b|classDef |subgraph ", re.MULTILINE)
+
+
+class _Rendering(HTMLParser):
+    """What a reader sees on a page that is not what it says: each defect by kind, with an excerpt.
+
+    ``raw table row``: a paragraph whose text is ``| … |``; ``raw script braces``: ``^{`` or ``_{`` in text
+    outside code and math; ``Mermaid source``: a code block or element classed ``mermaid``, or Mermaid
+    syntax in code; ``list restarts at 1``: two numbered lists of one item each under one parent (a list
+    whose items were split by unindented content, so every item shows "1.").
+    """
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.defects: dict[str, list[str]] = defaultdict(list)
+        self.stack: list[tuple[str, int]] = []  # open elements: tag and id
+        self.hidden = 0  # inside code, math, scripts
+        self.paragraph: list[str] | None = None
+        self.code: list[str] | None = None
+        self.single_item_lists: dict[int, int] = defaultdict(int)  # parent id → lists of one item under it
+        self.items: dict[int, int] = {}  # open <ol> id → its <li> count
+        self.ids = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _VOID:
+            return
+        attr = dict(attrs)
+        classes = (attr.get("class") or "").split()
+        if "mermaid" in classes or "language-mermaid" in classes:
+            self.defects["Mermaid source"].append(f"<{tag} class={attr.get('class')!r}>")
+        self.ids += 1
+        hides = tag in _HIDDEN or "arithmatex" in classes  # arithmatex: a formula, typeset or not
+        self.stack.append((tag, self.ids, hides))
+        self.hidden += hides
+        if tag == "p" and not self.hidden:
+            self.paragraph = []
+        if tag in ("code", "pre") and self.code is None:
+            self.code = []
+        if tag == "ol" and attr.get("start") is None:
+            self.items[self.ids] = 0
+        if tag == "li" and len(self.stack) > 1 and self.stack[-2][1] in self.items:
+            self.items[self.stack[-2][1]] += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _VOID or not any(t == tag for t, _, _ in self.stack):
+            return
+        while self.stack:
+            open_tag, node, hides = self.stack.pop()
+            self.hidden -= hides
+            self._close(open_tag, node)
+            if open_tag == tag:
+                break
+
+    def _close(self, tag: str, node: int) -> None:
+        if tag == "p" and self.paragraph is not None:
+            text = " ".join("".join(self.paragraph).split())
+            if _TABLE_ROW.match(text):
+                self.defects["raw table row"].append(text[:80])
+            self.paragraph = None
+        if tag in ("code", "pre") and self.code is not None and not any(t in ("code", "pre") for t, _, _ in self.stack):
+            if _MERMAID.search("".join(self.code)):
+                self.defects["Mermaid source"].append("".join(self.code)[:80])
+            self.code = None
+        if tag == "ol" and node in self.items and self.items.pop(node) == 1 and self.stack:
+            parent = self.stack[-1][1]
+            self.single_item_lists[parent] += 1
+            if self.single_item_lists[parent] == 2:
+                self.defects["list restarts at 1"].append(f"two one-item numbered lists under <{self.stack[-1][0]}>")
+
+    def handle_data(self, data: str) -> None:
+        if self.code is not None:
+            self.code.append(data)
+        if self.hidden:
+            return
+        if self.paragraph is not None:
+            self.paragraph.append(data)
+        for m in _SCRIPTS.finditer(data):
+            self.defects["raw script braces"].append(data[max(0, m.start() - 20) : m.end() + 20].strip())
+
+
+def defects(html: str) -> dict[str, list[str]]:
+    """The defects of a page (:class:`_Rendering`), by kind; empty when it renders what it says."""
+    page = _Rendering()
+    page.feed(html)
+    page.close()
+    return dict(page.defects)
+
+
+def _pages(site: Path) -> list[Path]:
+    return sorted(p for p in site.rglob("*.html") if "assets" not in p.relative_to(site).parts)
+
+
+RENDERED = (
+    "index.html",
+    "json-report.html",
+    "derivations/lsa-gd.html",
+    "derivations/kinetics.html",
+    "derivations/ledger.html",
+)
+"""Pages rendered in Chromium (the others are read as built: a DOM dump costs seconds a page): the home page,
+and the pages where each defect was once seen."""
+
+
+def _dom(chromium: str, tmp_path: Path, page: Path) -> str:
+    profile = tmp_path / f"profile-{page.stem}"
+    run = subprocess.run(
+        [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert run.returncode == 0, f"chromium failed on {page} ({run.returncode}):\n{run.stderr[-3000:]}"
+    return run.stdout
+
+
+def test_every_page_renders_what_it_says(site: Path, chromium: str, tmp_path: Path) -> None:
+    found = {page.relative_to(site).as_posix(): defects(page.read_text(encoding="utf-8")) for page in _pages(site)}
+    with ThreadPoolExecutor(2) as pool:
+        doms = pool.map(lambda rel: (rel, _dom(chromium, tmp_path, site / rel)), RENDERED)
+        found.update({f"{rel} (in Chromium)": defects(dom) for rel, dom in doms})
+    bad = {page: kinds for page, kinds in found.items() if kinds}
+    assert not bad, "\n".join(f"{page}: {kinds}" for page, kinds in bad.items())
+    assert len(found) > 20
+
+
+SEEDED = {  # each defect as the site once showed it
+    "raw table row": "<p>| `evidence` | list | every check's outcome |\n| `cached` | bool | from the cache |</p>",
+    "raw script braces": "<p>κ = c₂ e^{−β₀} separates the two regimes, with X ∈ R^{Nx×N}.</p>",
+    "Mermaid source": '<pre class="highlight"><code>flowchart LR\n  c0["a"] --&gt; c1["b"]\n</code></pre>',
+    "list restarts at 1": "<ol><li>first step</li></ol><p>$$x$$</p><ol><li>second step</li></ol>",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SEEDED))
+def test_each_check_fails_on_a_seeded_copy(site: Path, chromium: str, tmp_path: Path, kind: str) -> None:
+    original = (site / PAGE).read_text(encoding="utf-8")
+    assert not defects(original)
+    seeded = tmp_path / "site" / PAGE
+    seeded.parent.mkdir(parents=True)
+    seeded.write_text(original.replace("</article>", SEEDED[kind] + "</article>", 1), encoding="utf-8")
+    assert list(defects(seeded.read_text(encoding="utf-8"))) == [kind]
+    assert list(defects(_dom(chromium, tmp_path, seeded))) == [kind]  # as Chromium parses and shows it
+
+
+def test_the_ledger_graph_is_an_svg_on_the_page(site: Path) -> None:
+    page = (site / "derivations" / "ledger.html").read_text(encoding="utf-8")
+    assert re.search(r'<img[^>]+src="figures/ledger\.svg"', page)
+    assert (site / "derivations" / "figures" / "ledger.svg").read_bytes().startswith(b"<?xml")

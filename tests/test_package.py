@@ -17,6 +17,7 @@ PUBLIC = {
     "Claim", "Numeric", "Explicit", "Measured", "Estimate", "Derivation", "Step", "check", "check_all",
     "Verdict", "Evidence", "Result", "Report", "Figure", "clear_caches", "compare_with_tolerance",
     "statement", "matrix", "scalar", "load_family",
+    "gaussian", "iid", "expect", "trace", "argmin", "integer", "recursion",
     "Check", "Found", "Symbolic", "Corrected", "NoControl", "Kind", "Status", "ControlStatus", "StepStatus",
     "IclVerifyError", "InvalidArgument",
 }  # fmt: skip
@@ -131,3 +132,80 @@ def test_every_subpackage_is_described_in_the_architecture(document, title):
         p for p in subpackages() if f"`{p}`" not in text and folder(p) not in text and folder(p) not in mentioned
     ]
     assert not missing, f"{document}, section {title}: describe {missing} (by dotted name or folder)"
+
+
+# ---------------------------------------------------------------------------------------------
+# Packaging: version, type hints, licence, changelog, metadata
+
+
+def _pyproject() -> dict:
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        return tomllib.load(f)
+
+
+def test_version_is_the_installed_distributions():
+    from importlib.metadata import version
+
+    assert iv.__version__ == version("icl-verify") == _pyproject()["project"]["version"]
+    assert "__version__" in dir(iv)
+
+
+def test_type_hints_are_shipped():
+    assert "py.typed" in _pyproject()["tool"]["setuptools"]["package-data"]["icl_verify"]
+    assert (Path(iv.__file__).parent / "py.typed").is_file()  # PEP 561's marker, in the package's folder
+
+
+def test_licence_is_the_apache_2_text_the_metadata_names():
+    from importlib.metadata import metadata
+
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert "Apache License" in text and "Version 2.0, January 2004" in text
+    assert (
+        "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION" in text and "END OF TERMS AND CONDITIONS" in text
+    )
+    assert len(re.findall(r"^\s+\d\. [A-Z]", text, re.M)) == 9  # sections 1–9 of the licence
+    project = _pyproject()["project"]
+    assert project["license"] == "Apache-2.0" and project["license-files"] == ["LICENSE"]
+    assert metadata("icl-verify")["License-Expression"] == "Apache-2.0"
+
+
+def test_changelog_keeps_a_changelog():
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert text.startswith("# Changelog\n") and "keepachangelog.com" in text
+    releases = re.findall(r"^## \[([^\]]+)\](?: - (\d{4}-\d{2}-\d{2}))?$", text, re.M)
+    assert releases[0] == ("Unreleased", "")
+    assert (_pyproject()["project"]["version"], "2026-12-01") in releases
+    assert all(date for name, date in releases[1:])  # every release is dated
+    kinds = set(re.findall(r"^### (.+)$", text, re.M))
+    assert kinds <= {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}
+    linked = set(re.findall(r"^\[([^\]]+)\]: https://", text, re.M))
+    assert linked == {name for name, _ in releases}  # each heading links to its diff
+
+
+def test_metadata_lists_urls_and_classifiers():
+    from importlib.metadata import metadata
+
+    meta = metadata("icl-verify")
+    classifiers = set(meta.get_all("Classifier"))
+    assert {"Framework :: Pytest", "Typing :: Typed", "Programming Language :: Python :: 3.11"} <= classifiers
+    assert any(c.startswith("Topic :: Scientific/Engineering") for c in classifiers)
+    minimum = _pyproject()["project"]["requires-python"].removeprefix(">=")
+    versions = [
+        c.rsplit(" ", 1)[1] for c in classifiers if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)
+    ]
+    assert min(versions, key=lambda v: tuple(map(int, v.split(".")))) == minimum  # none below requires-python
+    urls = dict(u.split(", ", 1) for u in meta.get_all("Project-URL"))
+    assert {"Source", "Issues", "Changelog", "Documentation"} <= set(urls)
+    assert all(url.startswith("https://") for url in urls.values())
+
+
+def test_check_all_runs_through_the_runner_and_the_verdict_cache(tmp_path):
+    from icl_verify.running.registry import builtin_claims
+
+    claim = next(c for c in builtin_claims() if c.name == "newton-residual-squares")  # symbolic: cheap, cacheable
+    first = iv.check_all([claim], jobs=1, cache_dir=tmp_path, progress=False)
+    again = iv.check_all([claim], jobs=1, cache_dir=tmp_path, progress=False)
+    fresh = iv.check_all([claim], jobs=1, cache=False, progress=False)
+    assert first.cached == frozenset() and again.cached == {claim.name} and fresh.cached == frozenset()
+    assert [r.verdict for r in (*first.results, *again.results, *fresh.results)] == [iv.Verdict.PROVED] * 3
+    assert "(cached)" in again.table() and again.to_json()["claims"][0]["cached"] is True

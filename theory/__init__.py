@@ -10,10 +10,17 @@ The public API for writing and checking claims::
 
     claim = iv.statement(name=..., source=..., statement=..., symbols={"X": iv.matrix("Nx", "N"), ...},
                          lhs=lambda X, ...: ..., rhs=lambda X, ...: ...)  # symbolic, explicit, numeric
+    bound = iv.statement(..., relation="<=")       # an inequality: z3 proof (scalars) or a steered search
+    moment = iv.statement(..., symbols={"x": iv.gaussian("d", cov="Lambda"), ...},
+                          lhs=iv.expect(lambda x: ...), rhs=...)   # also iv.iid, iv.trace, iv.argmin(loss, over=)
+    every_k = iv.statement(..., symbols={..., "K": iv.integer(low=0)},
+                           lhs=iv.recursion(base=..., step=..., over="K"), rhs=...)  # PROVED by induction
     claim = iv.Claim(name=..., source=..., statement=..., checks=(iv.Numeric(cases, compare),))
     result = iv.check(claim, seed=0)        # an iv.Result with an iv.Verdict
-    report = iv.check_all()                 # every built-in claim
+    report = iv.check_all()                 # every built-in claim, in worker processes, through the verdict cache
     family = iv.load_family("my_claims.py") # a claim file: its claims, derivations and FIGURES
+
+``iv.__version__`` is the installed release (``importlib.metadata``).
 
 Bad input anywhere raises ``iv.InvalidArgument``, a ``ValueError`` and, like every exception
 icl-verify raises on purpose, an ``iv.IclVerifyError``.
@@ -60,6 +67,13 @@ _EXPORTS = {
     "matrix": "icl_verify.core.statement",
     "scalar": "icl_verify.core.statement",
     "statement": "icl_verify.core.statement",
+    "gaussian": "icl_verify.core.expectation",
+    "iid": "icl_verify.core.expectation",
+    "expect": "icl_verify.core.expectation",
+    "trace": "icl_verify.core.expectation",
+    "argmin": "icl_verify.core.optimality",
+    "integer": "icl_verify.core.induction",
+    "recursion": "icl_verify.core.induction",
     "Derivation": "icl_verify.core.derivation",
     "Step": "icl_verify.core.derivation",
     "Figure": "icl_verify.core.figure",
@@ -75,7 +89,12 @@ __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
-    """Import a public name from its module on first use (PEP 562)."""
+    """Import a public name from its module on first use (PEP 562); ``__version__`` from the installed metadata."""
+    if name == "__version__":
+        from importlib.metadata import version
+
+        globals()[name] = version("icl-verify")
+        return globals()[name]
     if name not in _EXPORTS:
         raise AttributeError(f"module 'icl_verify' has no attribute {name!r}")
     value = getattr(importlib.import_module(_EXPORTS[name]), name)
@@ -84,4 +103,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(__all__) | {"__version__"})

@@ -6,29 +6,57 @@ claim reaches its expected verdict — PROVED / VERIFIED for a true claim, REFUT
 declared ``holds=False``; UNPROVEN and ERROR always fail. Every module-level
 :class:`~icl_verify.core.derivation.Derivation` becomes one test item too, passing exactly when
 it reaches its expected verdict (PROVED, or REFUTED for ``holds=False``), its steps and their marks
-shown when it fails. Options: ``--icl-seed`` and ``--icl-max-examples``.
+shown when it fails. Options: ``--icl-seed`` (an integer ≥ 0) and ``--icl-max-examples`` (≥ 1),
+checked when pytest starts: a bad value is a usage error (exit status 4), as for pytest's own options.
+
+pytest loads the plugin in every run of the environment, so loading it imports only pytest: the
+claim core (and with it SymPy and Hypothesis) is imported when a claim or derivation is first
+collected or checked — an object can only be a ``Claim`` once :mod:`icl_verify.core.claims` is
+imported, so collection looks the class up in :data:`sys.modules` rather than importing it.
 """
 
 from __future__ import annotations
 
+import sys
+from typing import TYPE_CHECKING, Any
+
 import pytest
 
-from icl_verify.core.claims import Claim, Result, check
-from icl_verify.core.derivation import Derivation, DerivationResult
-from icl_verify.output.report import derivations_table, table
+if TYPE_CHECKING:
+    from icl_verify.core.claims import Claim, Result
+    from icl_verify.core.derivation import Derivation, DerivationResult
+
+MINIMA = {"icl_seed": ("--icl-seed", 0), "icl_max_examples": ("--icl-max-examples", 1)}
+"""Each option's destination → its name and least valid value."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("icl-verify")
-    group.addoption("--icl-seed", type=int, default=0, help="seed for claims' random searches (default 0)")
-    group.addoption("--icl-max-examples", type=int, default=100, help="random cases per claim (default 100)")
+    group.addoption("--icl-seed", type=int, default=0, help="seed for claims' random searches, ≥ 0 (default 0)")
+    group.addoption("--icl-max-examples", type=int, default=100, help="random cases per claim, ≥ 1 (default 100)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Reject option values no check accepts, before any test runs: pytest reports a usage error (exit 4)."""
+    for dest, (option, least) in MINIMA.items():
+        value = config.getoption(dest)
+        if value < least:
+            raise pytest.UsageError(f"{option} must be an integer ≥ {least}, got {value}")
+
+
+def _instance(obj: object, module: str, name: str) -> bool:
+    """True if ``obj`` is an instance of ``module.name`` — False at once while that module is not imported."""
+    loaded = sys.modules.get(module)
+    return loaded is not None and isinstance(obj, getattr(loaded, name))
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> pytest.Item | None:
-    if isinstance(obj, Claim) and isinstance(collector, pytest.Module):
+    if not isinstance(collector, pytest.Module):
+        return None
+    if _instance(obj, "icl_verify.core.claims", "Claim"):
         return ClaimItem.from_parent(collector, name=obj.name, claim=obj)
-    if isinstance(obj, Derivation) and isinstance(collector, pytest.Module):
+    if _instance(obj, "icl_verify.core.derivation", "Derivation"):
         return DerivationItem.from_parent(collector, name=obj.name, derivation=obj)
     return None
 
@@ -42,11 +70,13 @@ class ClaimFailure(Exception):
 class ClaimItem(pytest.Item):
     """One claim, checked with the session's seed and example budget."""
 
-    def __init__(self, *, claim: Claim, **kwargs) -> None:
+    def __init__(self, *, claim: Claim, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.claim = claim
 
     def runtest(self) -> None:
+        from icl_verify.core.claims import check
+
         result = check(
             self.claim,
             seed=self.config.getoption("icl_seed"),
@@ -55,9 +85,12 @@ class ClaimItem(pytest.Item):
         if not result.as_expected:
             raise ClaimFailure(result)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, ClaimFailure):
-            return f"claim {self.claim.name!r}: {excinfo.value.result.summary}\n" + table([excinfo.value.result])
+            from icl_verify.output.report import table
+
+            result = excinfo.value.result
+            return f"claim {self.claim.name!r}: {result.summary}\n" + table([result])
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple:
@@ -67,7 +100,7 @@ class ClaimItem(pytest.Item):
 class DerivationItem(pytest.Item):
     """One derivation, every step checked by SymPy."""
 
-    def __init__(self, *, derivation: Derivation, **kwargs) -> None:
+    def __init__(self, *, derivation: Derivation, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.derivation = derivation
 
@@ -76,8 +109,10 @@ class DerivationItem(pytest.Item):
         if not result.as_expected:
             raise ClaimFailure(result)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, ClaimFailure):
+            from icl_verify.output.report import derivations_table
+
             result = excinfo.value.result
             return f"derivation {self.derivation.name!r}: {result.summary}\n" + derivations_table([result])
         return super().repr_failure(excinfo)

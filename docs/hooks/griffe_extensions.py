@@ -10,7 +10,10 @@
   extension turns each one into an *optional* mkdocs-autorefs link: it links to the object
   when the site documents it, and it is plain code otherwise, with no warning. A name without
   a dot is looked up in the docstring's module, or in its class for ``:meth:`` and ``:attr:``.
-  It also shows reST's ``text::`` (which introduces a code block) as ``text:``.
+  It also shows reST's ``text::`` (which introduces a code block) as ``text:``, and writes the
+  script braces of prose (``e^{−β₀}``) as ``<sup>``/``<sub>``
+  (:func:`icl_verify.output.render.prose_markdown`), leaving indented code blocks as they are and
+  showing doctests as code.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import griffe
+
+from icl_verify.output.render import prose_markdown
 
 
 class LazyExports(griffe.Extension):
@@ -49,7 +54,20 @@ class SphinxMarkup(griffe.Extension):
         for obj in _objects(pkg):
             if obj.docstring is not None:
                 text = _ROLE.sub(lambda m, obj=obj: _link(m, obj), obj.docstring.value)
-                obj.docstring.value = _LITERAL_MARKER.sub(":", text)
+                obj.docstring.value = _prose_scripts(_LITERAL_MARKER.sub(":", text))
+
+
+def _prose_scripts(text: str) -> str:
+    """``text`` with each doctest as a ``pycon`` code block (Markdown would quote ``>>>`` lines), and
+    :func:`prose_markdown` applied to each other block (between blank lines) that is not indented code."""
+    blocks = text.split("\n\n")
+    return "\n\n".join(_block(b) for b in blocks)
+
+
+def _block(block: str) -> str:
+    if block.startswith(">>>"):
+        return f"```pycon\n{block}\n```"
+    return block if block[:1] in (" ", "\t") else prose_markdown(block)
 
 
 def _objects(obj: griffe.Object) -> Iterator[griffe.Object]:

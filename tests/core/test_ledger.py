@@ -114,20 +114,18 @@ def test_json_report_has_the_ledger(runner, chain_file):
 
 
 def test_the_graph_marks_b_and_c_not_a(chain_results):
-    text = drawn.flowchart({"chain": chain_results})
-    ids = dict(re.findall(r'^    (c\d+)\["(\w+)<br/>', text, flags=re.MULTILINE))
-    assert sorted(ids.values()) == ["a", "b", "c"]
-    styled = re.findall(r"^  style (c\d+) (.*)$", text, flags=re.MULTILINE)
-    assert sorted(ids[node] for node, _ in styled) == ["b", "c"]
-    assert {style for _, style in styled} == {drawn.UNDERMINED_STYLE}
-    by_name = {v: k for k, v in ids.items()}
-    edges = re.findall(r"^  (c\d+) --> (c\d+)$", text, flags=re.MULTILINE)
-    assert sorted(edges) == sorted([(by_name["a"], by_name["b"]), (by_name["b"], by_name["c"])])
+    plan = drawn.layout({"chain": chain_results})
+    nodes = {n.name: n for n in plan.nodes}
+    assert [n.name for n in plan.nodes] == ["a", "b", "c"]
+    assert sorted(name for name, n in nodes.items() if n.undermined) == ["b", "c"]
+    assert sorted(plan.edges) == [("a", "b"), ("b", "c")]
+    assert [nodes[x].column for x in "abc"] == [0, 1, 2]  # the longest chain each builds on
+    assert {n.band for n in plan.nodes} == {0} and plan.titles == ("chain",) and plan.rows == (1,)
 
 
 def test_the_ledger_page_lists_what_is_undermined(chain_results):
     page = drawn.document({"chain": chain_results}, note="note")
-    assert "```mermaid\nflowchart LR\n" in page
+    assert f"]({drawn.GRAPH_FILE})" in page and "mermaid" not in page
     assert "- `b` builds on `a`\n- `c` builds on `a`\n" in page
     assert "| `b` | VERIFIED | x in [0, 1] | `a` |" in page
     assert "\n| `a` |" not in page  # declares neither assumptions nor dependencies
@@ -137,7 +135,7 @@ def test_no_failure_no_fallback_list():
     results = [_result(_claim("p"), Verdict.PROVED), _result(_claim("q", ("p",)), Verdict.VERIFIED)]
     assert ledger.undermined(results) == {}
     assert drawn.report_lines(results) == []
-    assert "style" not in drawn.flowchart({"g": results})
+    assert not any(n.undermined for n in drawn.layout({"g": results}).nodes)
     assert drawn.undermined_markdown(results).startswith("No claim builds on")
 
 
@@ -253,22 +251,29 @@ def test_builtin_ledger_is_valid_and_names_only_builtins():
     assert any(c.builds_on for c in claims)
 
 
-def test_builtin_graph_has_one_node_per_claim_with_its_verdict_class_and_is_deterministic():
+def test_builtin_graph_has_one_node_per_claim_with_its_verdict_and_is_deterministic():
     verdicts = list(Verdict)
     fams = registry.families()
     groups = {
         fam.title: [_result(c, verdicts[len(c.name) % len(verdicts)]) for c in fam.claims] for fam in fams
     }  # verdicts chosen arbitrarily but reproducibly: the drawing, not the checks, is under test
-    text = drawn.flowchart(groups)
-    assert text == drawn.flowchart(dict(groups))
-    nodes = re.findall(r'^    c\d+\["([^<"]+)<br/>(\w+)[^"]*"\]:::(\w+)$', text, flags=re.MULTILINE)
-    expected = [(r.claim.name, r.verdict.value, r.verdict.value.lower()) for rs in groups.values() for r in rs]
-    assert nodes == expected
-    assert len(re.findall(r"^  subgraph ", text, flags=re.MULTILINE)) == len(fams)
-    edges = re.findall(r"^  c\d+ --> c\d+$", text, flags=re.MULTILINE)
-    assert len(edges) == sum(len(r.claim.builds_on) for rs in groups.values() for r in rs)
-    for verdict in Verdict:
-        assert f"  classDef {verdict.value.lower()} " in text
+    plan = drawn.layout(groups)
+    expected = [(r.claim.name, r.verdict, band) for band, rs in enumerate(groups.values()) for r in rs]
+    assert [(n.name, n.verdict, n.band) for n in plan.nodes] == expected
+    assert len(plan.titles) == len(fams)
+    assert len(plan.edges) == sum(len(r.claim.builds_on) for rs in groups.values() for r in rs)
+    column = {n.name: n.column for n in plan.nodes}
+    assert all(column[b] > column[a] for a, b in plan.edges)  # every arrow points right
+    places = [(n.band, n.column, n.row) for n in plan.nodes]
+    assert len(set(places)) == len(places)  # no two boxes on one spot
+    assert all(n.row < plan.rows[n.band] for n in plan.nodes)
+    svg = drawn.graph_svg(groups)
+    assert svg == drawn.graph_svg(dict(groups))
+    assert svg.startswith(b"<?xml") and b"<script" not in svg
+    ids = re.findall(rb'<g id="claim:([^"]+)"', svg)
+    assert [i.decode() for i in ids] == [n.name for n in plan.nodes]
+    for verdict in {r.verdict for rs in groups.values() for r in rs}:
+        assert drawn.FILLS[verdict][0].encode() in svg
 
 
 def test_the_index_links_the_ledger_page():
@@ -277,5 +282,11 @@ def test_the_index_links_the_ledger_page():
 
 def test_the_graph_depends_only_on_the_claims_and_their_verdicts(chain_results):
     bare = [Result(r.claim, r.verdict, (), seed=99, max_examples=1, seconds=123.0) for r in chain_results]
-    assert drawn.flowchart({"chain": bare}) == drawn.flowchart({"chain": chain_results})
+    assert drawn.layout({"chain": bare}) == drawn.layout({"chain": chain_results})
+    assert drawn.graph_svg({"chain": bare}) == drawn.graph_svg({"chain": chain_results})
+    assert chain_results[0].claim.name == "a" and chain_results[0].verdict is Verdict.REFUTED
+    errored = [Result(chain_results[0].claim, Verdict.ERROR, (), seed=0, max_examples=1), *chain_results[1:]]
+    # a still failed, so the lists and the table are the same: only the graph's digest tells the page to change
+    assert drawn.undermined_markdown(errored) == drawn.undermined_markdown(chain_results)
+    assert drawn.document({"chain": errored}, "n") != drawn.document({"chain": chain_results}, "n")
     assert drawn.document({"chain": bare}, "n") == drawn.document({"chain": chain_results}, "n")

@@ -230,3 +230,20 @@ def test_bad_input_is_rejected():
         expectation(X.T * X, {"X": Law.gaussian(1)})
     with pytest.raises(ValueError, match="unsupported scalar factor"):
         expectation(sp.sqrt(Trace(X.T * X)), {X: Law.gaussian(1)})
+
+
+# ---------------------------------------------------------------------------------------------
+# Any SymPy matrix type: mutable sp.Matrix, ImmutableMatrix and matrix expressions alike
+
+
+def test_a_mutable_matrix_covariance_and_factor_give_the_wishart_moment():
+    """E[XᵀX A XᵀX] = N² ΣAΣ + N ΣAᵀΣ + N tr(ΣA) Σ (Gupta & Nagar 2000, Ch. 3) with Σ, A mutable sp.Matrix."""
+    n, sigma, a = 3, sp.Matrix([[1, 2], [2, 5]]), sp.Matrix([[1, 0], [0, 0]])
+    x = MatrixSymbol("X", n, 2)
+    closed = n**2 * sigma * a * sigma + n * sigma * a.T * sigma + n * (sigma * a).trace() * sigma
+    assert sp.Matrix(expectation(x.T * x * a * x.T * x, {x: Law.gaussian(sigma)})) == closed
+    assert sp.Matrix(expectation(x.T * x * a * x.T * x, {x: Law.gaussian(sp.ImmutableMatrix(sigma))})) == closed
+
+
+def test_a_mutable_matrix_is_its_own_expectation():
+    assert sp.Matrix(expectation(sp.Matrix([[1, 2], [3, 4]]), {})) == sp.Matrix([[1, 2], [3, 4]])

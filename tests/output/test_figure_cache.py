@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from icl_verify.cli.main import main
 from icl_verify.output import figure_cache
 from icl_verify.output.figure_cache import DrawnFigure, figure_key
-from icl_verify.output.figures import digest, render_svg
+from icl_verify.output.figures import digest, render, render_svg
 from icl_verify.running import registry, verdict_cache
 from icl_verify.running.verdict_cache import VerdictCache
 
@@ -134,7 +134,7 @@ def test_drawn_figure_stores_what_it_computed_under_the_key_of_its_inputs(figure
     cache = VerdictCache(tmp_path / "cache")
     drawn = figure_cache.drawn_figure(fam, fig, cache, seed=0, max_examples=100)
     data = {"t": np.linspace(0.0, 1.0, 11), "y": np.linspace(0.0, 1.0, 11) ** 2}
-    assert drawn == DrawnFigure(digest(data), render_svg(fig, data))
+    assert drawn == DrawnFigure(digest(data), render_svg(fig, data), render(fig, data, "pdf"))
     assert figure_cache.drawn_figure(fam, fig, cache, seed=0, max_examples=100) == drawn and _calls(figure_file) == 1
     figure_cache.drawn_figure(fam, fig, cache, seed=1, max_examples=100)  # another document's inputs: its own entry
     assert _calls(figure_file) == 2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
@@ -39,7 +41,8 @@ def test_result_markdown_shows_every_row_the_counterexample_and_the_residual():
     assert "| symbolic | ❔ undecided |" in text
     assert "| numeric | ❌ refuted |" in text
     assert "| control | ✅ passed | numeric: the corrected form at the shrunk counterexample" in text
-    assert "at sizes $k = 2$" in text
+    assert "at sizes `k` = 2:" in text  # a size's name is code, not italic math
+    assert re.search(r"> tolerance \$\d(\.\d+)? \\times 10\^\{-\d+\}\$\.", text)  # never 1.001e-09
     assert "**Residual** lhs − rhs (dimension-free):\n\n$$\n" + sp.latex(A * B - B * A) + "\n$$" in text
 
 

@@ -270,35 +270,41 @@ def test_the_document_renders_in_jupyter_like_the_file(user_file, tmp_path):
     assert "Witness:" in shown and "(refuted, as expected)" in shown
 
 
-def _latex(user_file, tmp_path) -> str:
+def _latex(user_file, tmp_path, *extra: str) -> str:
     out = tmp_path / "tex"
-    result = _invoke("docs", str(user_file), "--out", str(out), "--format", "latex", "--max-examples", "20")
+    args = ("docs", str(user_file), "--out", str(out), "--format", "latex", "--max-examples", "20", *extra)
+    result = _invoke(*args)
     assert result.exit_code == 0, result.output
-    assert [p.name for p in out.iterdir()] == ["squares.tex"]
+    written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    package = [] if "--standalone" in extra else ["iclverify.sty"]
+    assert written == ["figures/squares-parabola.pdf", *package, "squares.tex"]
+    assert (out / "figures" / "squares-parabola.pdf").read_bytes().startswith(b"%PDF-")
     return (out / "squares.tex").read_text()
 
 
 def _outside_math(tex: str) -> str:
-    """``tex`` without comments, display math, align* blocks, inline math and \\ensuremath{…} arguments."""
+    """``tex`` without comments, display math, align*/gather* blocks, inline math and \\ensuremath{…} arguments."""
     tex = re.sub(r"(?m)^%.*$", "", tex)
-    tex = re.sub(r"\\\[.*?\\\]|\\begin\{align\*\}.*?\\end\{align\*\}", "", tex, flags=re.S)
+    tex = re.sub(r"\\\[.*?\\\]|\\begin\{(align|gather)\*\}.*?\\end\{\1\*\}", "", tex, flags=re.S)
+    tex = re.sub(r"(?<!\\)\$[^$]*(?<!\\)\$", "", tex)
     return re.sub(r"\\ensuremath\{[^{}]*(\{[^{}]*\})?[^{}]*\}", "", tex)
 
 
-def test_latex_export_has_align_blocks_marks_and_verdicts(user_file, tmp_path):
+def test_latex_export_has_claim_environments_align_blocks_marks_and_verdicts(user_file, tmp_path):
     tex = _latex(user_file, tmp_path)
     assert tex.isascii()
     assert tex.count(r"\begin{align*}") == tex.count(r"\end{align*}") == 2
-    assert tex.count(r"\[") == tex.count(r"\]") == 2  # each claim's statement
-    assert r"\textbf{PROVED} (proved)" in tex and r"\textbf{REFUTED} (refuted, as expected)" in tex
+    assert tex.count(r"\begin{claim}") == tex.count(r"\end{claim}") == 2
+    assert r"\begin{claim}[{algebra, eq. (1)}]" in tex and r"\texttt{square-of-sum}" in tex
+    assert r"\[\iclfit{(x + y)^2 = x^2 + 2xy + y^2}\]" in tex  # the statement, in display math
+    assert r"\textbf{PROVED} (proved), expected to hold." in tex
+    assert r"\textbf{REFUTED} (refuted, as expected), expected to be false." in tex
     dream = tex.split(r"\paragraph{The freshman's dream}")[1].split(r"\end{align*}")[0]
     lines = [line for line in dream.splitlines() if line.startswith("  &")]
     assert len(lines) == 3  # the start and one line per step
-    assert r"\checkmark\ \text{definition}" in lines[1]
-    assert r"\times\ \text{drop the cross term \ensuremath{-}2xy}" in lines[2]
-    xv, yv, diff = re.search(
-        r"\\text\{at \} x = (-?\d+),\\ y = (-?\d+),\\ \\text\{difference \} (-?\d+)", lines[2]
-    ).groups()
+    assert r"\iclwhy{$\checkmark$ definition}" in lines[1]
+    assert r"\iclwhy{$\times$ drop the cross term \ensuremath{-}2xy at $" in lines[2]
+    xv, yv, diff = re.search(r"at \$x = (-?\d+),\\ y = (-?\d+),\\ \\text\{difference \} (-?\d+)\$", lines[2]).groups()
     _wrong_step_witness_holds({"x": xv, "y": yv, "difference": diff})
     assert r"x\_1 y = y x costs 100\% nothing \& \#" in tex
     for special in "_%#&":  # none unescaped outside math
@@ -306,26 +312,79 @@ def test_latex_export_has_align_blocks_marks_and_verdicts(user_file, tmp_path):
     result = _invoke(
         "docs", str(user_file), "--out", str(tmp_path / "tex"), "--format", "latex", "--check", "--max-examples", "20"
     )
-    assert result.exit_code == 0 and "up to date (1 files)" in result.output
+    assert result.exit_code == 0 and "up to date (3 files)" in result.output
 
 
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no LaTeX engine (apt-get install texlive-latex-base)")
-def test_latex_export_compiles_in_a_minimal_document(user_file, tmp_path):
+def test_latex_counterexample_is_in_math_with_the_residual_and_tolerance(user_file, tmp_path):
     tex = _latex(user_file, tmp_path)
-    (tmp_path / "tex" / "paper.tex").write_text(
-        "\\documentclass{article}\n\\usepackage{amsmath,amssymb}\n\\begin{document}\n"
-        "\\input{squares}\n\\end{document}\n"
+    freshman = tex.split(r"\texttt{freshmans-dream}")[1].split(r"\end{claim}")[0]
+    assert "Counterexample (shrunk by Hypothesis, seed 0):" in freshman
+    values = dict(re.findall(r"\\iclfit\{\\texttt\{(\w)\} = (-?[\d.]+)\}", freshman))
+    assert set(values) == {"x", "y"}
+    x, y = (float(values[k]) for k in "xy")
+    residual = float(re.search(r"\|\\mathrm\{lhs\} - \\mathrm\{rhs\}\| = ([\d.]+)\$", freshman)[1])
+    assert residual == pytest.approx(abs(2 * x * y))  # (x + y)² − (x² + y²) = 2xy at the counterexample
+    assert re.search(r"tolerance \$\d(\.\d+)? \\times 10\^\{-\d+\}\$", freshman)  # never 4.001e-09
+
+
+def test_latex_figure_is_a_pdf_with_its_caption(user_file, tmp_path):
+    tex = _latex(user_file, tmp_path)
+    assert r"\includegraphics[width=\linewidth]{figures/squares-parabola.pdf}" in tex
+    assert r"\caption{The square, on five points.}" in tex
+
+
+def test_a_justification_may_hold_math(tmp_path):
+    path = tmp_path / "dollars.py"
+    path.write_text(
+        "import sympy as sp\nimport icl_verify as iv\nw = sp.Symbol('w_0')\n"
+        "d = iv.Derivation(name='d', title='Dollars', source='s', start=w + w,"
+        " steps=[iv.Step(2 * w, 'collect $w_0 + w_0$ at cost 5% & e^{-1}')])\n"
     )
+    result = _invoke("docs", str(path), "--out", str(tmp_path / "tex"), "--format", "latex")
+    assert result.exit_code == 0, result.output
+    tex = (tmp_path / "tex" / "dollars.tex").read_text()
+    assert r"\iclwhy{$\checkmark$ collect $w_0 + w_0$ at cost 5\% \& e\textsuperscript{-1}}" in tex
+
+
+def _pdflatex(folder, name: str) -> str:
+    """Compile ``name``.tex in ``folder`` with pdfLaTeX; its log."""
     proc = subprocess.run(
-        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
-        cwd=tmp_path / "tex",
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"],
+        cwd=folder,
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert proc.returncode == 0, proc.stdout[-3000:]
-    assert (tmp_path / "tex" / "paper.pdf").stat().st_size > 0
-    assert "Warning" not in proc.stdout.split("Output written")[0].replace("LaTeX Font Warning", ""), tex
+    assert (folder / f"{name}.pdf").stat().st_size > 0
+    return (folder / f"{name}.log").read_text(errors="replace")
+
+
+def _clean(log: str, tex: str) -> None:
+    """No overfull or underfull box and no warning (fonts aside) in a pdfLaTeX log."""
+    assert "Overfull" not in log and "Underfull" not in log, re.findall(r"(?:Overfull|Underfull).*\n.*", log)
+    assert "Warning" not in log.replace("LaTeX Font Warning", ""), tex
+
+
+PDFLATEX = pytest.mark.skipif(
+    shutil.which("pdflatex") is None, reason="no LaTeX engine (apt-get install texlive-latex-base)"
+)
+
+
+@PDFLATEX
+def test_latex_export_compiles_in_a_minimal_document_without_overfull_boxes(user_file, tmp_path):
+    tex = _latex(user_file, tmp_path)
+    (tmp_path / "tex" / "paper.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{iclverify}\n\\begin{document}\n\\input{squares}\n\\end{document}\n"
+    )
+    _clean(_pdflatex(tmp_path / "tex", "paper"), tex)
+
+
+@PDFLATEX
+def test_standalone_latex_compiles_alone(user_file, tmp_path):
+    tex = _latex(user_file, tmp_path, "--standalone")
+    assert tex.count(r"\documentclass{article}") == 1 and tex.rstrip().endswith(r"\end{document}")
+    _clean(_pdflatex(tmp_path / "tex", "squares"), tex)
 
 
 @given(st.text(max_size=40))
@@ -339,8 +398,8 @@ def test_latex_text_is_ascii_with_every_special_character_escaped(text):
 def test_docs_input_errors_exit_2(tmp_path):
     result = _invoke("docs", str(tmp_path / "missing.py"), "--out", str(tmp_path / "out"))
     assert result.exit_code == 2 and "does not exist" in result.output and "Traceback" not in result.output
-    result = _invoke("docs", "--format", "latex", "--out", str(tmp_path / "out"))
-    assert result.exit_code == 2 and "--format latex needs FILE.py" in result.output
+    result = _invoke("docs", "--standalone", "--out", str(tmp_path / "out"))
+    assert result.exit_code == 2 and "--standalone is only used with --format latex" in result.output
     result = _invoke("docs", str(tmp_path / "missing.py"), "--format", "pdf")
     assert result.exit_code == 2 and "'pdf' is not one of" in result.output
     assert not (tmp_path / "out").exists()

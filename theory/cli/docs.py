@@ -2,7 +2,8 @@
 
 Without FILES: one document per built-in result family, an index and figures, in docs/derivations.
 With FILES (users' claim files): one document per file, in the same format, in ./derivations
-(``--format latex``: one LaTeX fragment per file instead, for a paper).
+(``--format latex``: one LaTeX fragment per file, or per built-in family, with its PDF figures and
+the preamble iclverify.sty, for a paper; ``--standalone``: whole documents instead).
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ OUT_DIR = OutputDir("folder of icl-verify documents", docs.holds_documents)
     type=click.Choice(docs.FORMATS),
     default="markdown",
     show_default=True,
-    help="With FILES: Markdown documents, or LaTeX fragments (amsmath, amssymb) for a paper.",
+    help="Markdown documents, or LaTeX for a paper: fragments needing iclverify.sty (written with them).",
 )
+@click.option("--standalone", is_flag=True, help="With --format latex: whole documents that compile alone.")
 @click.option(
     "--family",
     "only",
@@ -61,6 +63,7 @@ def command(
     files: tuple[str, ...],
     out: str | None,
     fmt: str,
+    standalone: bool,
     only: tuple[str, ...],
     check_only: bool,
     strict: bool,
@@ -88,11 +91,11 @@ def command(
     """
     if strict and not check_only:
         raise click.UsageError("--strict is only used with --check")
-    if fmt != "markdown" and not files:
-        raise click.UsageError("--format latex needs FILE.py arguments (the built-in documents are Markdown)")
+    if standalone and fmt != "latex":
+        raise click.UsageError("--standalone is only used with --format latex")
     validate_runner(jobs, executor, scheduler)
     if out is None:  # the default folder is held to the same rules as a given one, before any checking
-        default = docs.USER_OUT if files else docs.DEFAULT_OUT
+        default = docs.USER_OUT if files or fmt == "latex" else docs.DEFAULT_OUT
         ctx = click.get_current_context()
         out = OUT_DIR.convert(str(default), next(p for p in ctx.command.params if p.name == "out"), ctx)
     out_dir = Path(out)
@@ -110,8 +113,8 @@ def command(
         results = {r.claim.name: r for r in checked.results}
         _stop_on_failures(list(results.values()), [], check_only)
         common = {"seed": seed, "max_examples": max_examples, "cache": cache, "derived": derived}
-        if files:
-            rendered = docs.user_documents(fams, results, fmt=fmt, **common)
+        if files or fmt == "latex":
+            rendered = docs.user_documents(fams, results, fmt=fmt, standalone=standalone, **common)
         else:
             rendered = docs.build(results, families=[f.name for f in fams] if only else None, **common)
     except InvalidArgument as exc:

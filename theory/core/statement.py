@@ -27,13 +27,27 @@ import sympy as sp
 from hypothesis import strategies as st
 from sympy.matrices.expressions import MatrixSymbol
 
+from icl_verify.core.bounds import DEFAULT_TIMEOUT, check_relation, inequality_checks
 from icl_verify.core.checks.base import Check, parts
+from icl_verify.core.checks.bound import NumericBound
 from icl_verify.core.checks.explicit import Explicit
 from icl_verify.core.checks.numeric import Numeric
 from icl_verify.core.checks.symbolic import Symbolic
 from icl_verify.core.claims import Claim, Corrected, NoControl
+from icl_verify.core.expectation import (
+    Expect,
+    MonteCarlo,
+    RandomSpec,
+    expected,
+    explicit_entries,
+    random_symbols,
+    sample,
+    samples_of,
+)
+from icl_verify.core.induction import Induction, IntegerSpec, Recursion, bound, induction_residuals
+from icl_verify.core.optimality import Argmin, Optimality, conditions
 from icl_verify.errors import InvalidArgument
-from icl_verify.maths.strategies import Dimension, dimension, matrices, nonzero_matrices, reals
+from icl_verify.maths.strategies import Dimension, dimension, matrices, nonzero_matrices, reals, spd_matrices
 from icl_verify.maths.symbolic import as_explicit, grid
 from icl_verify.maths.tolerance import ATOL, RTOL, term_scale
 
@@ -92,7 +106,7 @@ def size_names(symbols: Mapping[str, Spec]) -> list[str]:
     """The size names used by the declared matrices, in order of first appearance."""
     names: list[str] = []
     for spec in symbols.values():
-        if isinstance(spec, MatrixSpec):
+        if isinstance(spec, (MatrixSpec, RandomSpec)):
             names += [s for s in (spec.rows, spec.cols) if isinstance(s, str) and s not in names]
     return names
 
@@ -115,6 +129,7 @@ def symbolic_values(symbols: Mapping[str, Spec], sizes: Mapping[str, Any]) -> di
         if isinstance(spec, MatrixSpec)
         else _scalar_symbol(name, spec)
         for name, spec in symbols.items()
+        if not isinstance(spec, RandomSpec)
     }
 
 
@@ -130,9 +145,19 @@ def _draw_spec(spec: Spec, sizes: Mapping[str, int]) -> st.SearchStrategy:
     return (nonzero_matrices if spec.nonzero else matrices)(rows, cols, spec.bound)
 
 
-def cases(symbols: Mapping[str, Spec], sizes: Mapping[str, Dimension]) -> st.SearchStrategy[dict]:
+def _dimensions(sizes: Mapping[str, Dimension | st.SearchStrategy[int]]) -> dict[str, st.SearchStrategy[int]]:
+    """A strategy for each size (an integer parameter comes with its own)."""
+    return {
+        name: value if isinstance(value, st.SearchStrategy) else dimension(f"sizes[{name!r}]", value)
+        for name, value in sizes.items()
+    }
+
+
+def cases(
+    symbols: Mapping[str, Spec], sizes: Mapping[str, Dimension | st.SearchStrategy[int]]
+) -> st.SearchStrategy[dict]:
     """Hypothesis cases: every size drawn in its range (shrinking to the low end), then every symbol."""
-    dimensions = {name: dimension(f"sizes[{name!r}]", value) for name, value in sizes.items()}
+    dimensions = _dimensions(sizes)
 
     @st.composite
     def draw_case(draw) -> dict:
@@ -150,7 +175,11 @@ def cases(symbols: Mapping[str, Spec], sizes: Mapping[str, Dimension]) -> st.Sea
 
 def _inputs(fn: Callable[..., Any]) -> list[str]:
     """The parameters of a side without a default value: the symbols and sizes it takes."""
-    params = inspect.signature(fn).parameters.values()
+    if isinstance(fn, Recursion):
+        return fn.inputs()
+    if isinstance(fn, Argmin):
+        return _inputs(fn.loss)
+    params = inspect.signature(fn.fn if isinstance(fn, Expect) else fn).parameters.values()
     return [p.name for p in params if p.default is inspect.Parameter.empty]
 
 
@@ -198,7 +227,7 @@ class _Sides:
 
 
 def _check_side(arg: str, fn: Any, known: Iterable[str]) -> None:
-    if not callable(fn):
+    if not (callable(fn) or isinstance(fn, Argmin)):
         raise InvalidArgument(f"{arg} must be a function of the declared symbols, got {type(fn).__name__}")
     known = set(known)
     for p in _inputs(fn):
@@ -212,9 +241,10 @@ def _check_symbols(symbols: Any) -> None:
     for name, spec in symbols.items():
         if not (isinstance(name, str) and name.isidentifier()):
             raise InvalidArgument(f"symbols: every name must be a Python identifier, got {name!r}")
-        if not isinstance(spec, (MatrixSpec, ScalarSpec)):
+        if not isinstance(spec, (MatrixSpec, ScalarSpec, RandomSpec, IntegerSpec)):
             raise InvalidArgument(
-                f"symbols[{name!r}] must be iv.matrix(...) or iv.scalar(...), got {type(spec).__name__}"
+                f"symbols[{name!r}] must be iv.matrix(...), iv.scalar(...), iv.gaussian(...) or iv.iid(...), "
+                f"got {type(spec).__name__}"
             )
 
 
@@ -229,38 +259,264 @@ def _check_control(holds: bool, corrected: Callable[..., Any] | None, no_control
         raise InvalidArgument("correction names the claim stating the corrected form: give its rhs as corrected too")
 
 
-def _corrected(
-    symbols: Mapping[str, Spec],
-    lhs: Callable[..., Any],
-    rhs: Callable[..., Any] | None,
-    checks: Iterable[Check],
-    correction: str,
-) -> Corrected | None:
-    """The corrected form ``lhs = rhs``: for each check, the same check of the corrected sides (``None`` without ``rhs``)."""
-    if rhs is None:
-        return None
+def _equality_forms(
+    symbols: Mapping[str, Spec], lhs: Callable[..., Any], rhs: Callable[..., Any], integers: Mapping[str, IntegerSpec]
+) -> dict[str, Any]:
+    """The counterpart of ``lhs = rhs`` for each check kind; over an integer parameter the symbolic one is the induction."""
     sides = _Sides(symbols, lhs, rhs)
-    counterparts = {Symbolic.kind: sides.symbolic, Explicit.kind: sides.explicit, Numeric.kind: sides.numeric}
-    return Corrected(correction, **{c.kind: counterparts[c.kind] for c in checks})
+    forms: dict[str, Any] = {Explicit.kind: sides.explicit, Numeric.kind: sides.numeric}
+    if not integers:
+        forms[Symbolic.kind] = sides.symbolic
+    elif (over := _recursion_over(lhs, rhs)) is not None:
+
+        def induction() -> dict[str, list]:
+            sizes = {n: _size_symbol(n) for n in size_names(symbols)}
+            values = {**symbolic_values(symbols, sizes), **sizes, over: sp.Symbol(over, integer=True, nonnegative=True)}
+            return induction_residuals(lhs, rhs, over, values, integers[over].low)
+
+        forms[Symbolic.kind] = induction
+    return forms
 
 
-def _ordered_sizes(symbols: Mapping[str, Spec], sizes: Mapping[str, Any], explicit_sizes: Mapping[str, Any]) -> list:
-    """The size names, those given in ``sizes`` first and in its order; unknown names are an error."""
-    names = size_names(symbols)
+def _recursion_over(lhs: Any, rhs: Any) -> str | None:
+    """The integer parameter a side recurses over, if any."""
+    return next((side.over for side in (lhs, rhs) if isinstance(side, Recursion)), None)
+
+
+def _equality_checks(
+    forms: Mapping[str, Any],
+    over: str | None,
+    cases: st.SearchStrategy,
+    exact: list,
+    rtol: float,
+    *,
+    symbolic: bool,
+    explicit: bool,
+) -> list[Check]:
+    """The symbolic (an induction on ``over`` when given), explicit and numeric checks of ``lhs = rhs``."""
+    checks: list[Check] = []
+    if symbolic and Symbolic.kind in forms:
+        proof = forms[Symbolic.kind]
+        checks.append(Induction(proof, over) if over else Symbolic(proof))
+    checks += [Explicit(forms[Explicit.kind], exact)] if explicit else []
+    checks.append(Numeric(cases, forms[Numeric.kind], rtol, ATOL))
+    return checks
+
+
+# ---------------------------------------------------------------------------------------------
+# Expectations: random inputs declared with a law, a side wrapped in iv.expect (icl_verify.core.expectation)
+
+
+def _randoms(symbols: Mapping[str, Any]) -> dict[str, RandomSpec]:
+    return {n: s for n, s in symbols.items() if isinstance(s, RandomSpec)}
+
+
+def _covariances(symbols: Mapping[str, Any]) -> set[str]:
+    return {s.cov for s in _randoms(symbols).values() if s.law == "gaussian" and isinstance(s.cov, str)}
+
+
+def _check_laws(symbols: Mapping[str, Any], sides: Mapping[str, Any]) -> None:
+    """Law parameters name declared symbols of the right kind; only ``iv.expect`` sides take random inputs."""
+    for name, spec in _randoms(symbols).items():
+        for arg in ("cov", "variance", "kurtosis"):
+            value = getattr(spec, arg)
+            wanted = MatrixSpec if arg == "cov" else ScalarSpec
+            if isinstance(value, str) and not isinstance(symbols.get(value), wanted):
+                raise InvalidArgument(
+                    f"symbols[{name!r}]: {arg}={value!r} must name a declared {wanted.__name__[:-4].lower()}"
+                )
+    for arg, side in sides.items():
+        taken = set(_randoms(symbols)) & set(_inputs(side))
+        if taken and not isinstance(side, Expect):
+            raise InvalidArgument(f"{arg} takes the random input(s) {sorted(taken)}: wrap it in iv.expect(...)")
+
+
+def _moment_residual(symbols: Mapping[str, Any], lhs: Any, rhs: Any, sizes: Mapping[str, Any]) -> Any:
+    """E[lhs] − E[rhs] by the moment algebra, at symbolic or concrete sizes."""
+    values = {**symbolic_values(symbols, sizes), **sizes}
+    inputs, laws = random_symbols(_randoms(symbols), sizes, values)
+    values |= inputs
+    return expected(lhs, values, laws, _call) - expected(rhs, values, laws, _call)
+
+
+def _moment_forms(symbols: Mapping[str, Any], lhs: Any, rhs: Any) -> dict[str, Any]:
+    """The counterpart of ``E[lhs] = E[rhs]`` for each check kind."""
+    covariances = _covariances(symbols)
+
+    def symbolic() -> list[Any]:
+        return [_moment_residual(symbols, lhs, rhs, {n: _size_symbol(n) for n in size_names(symbols)})]
+
+    def explicit(**sizes: int) -> list[Any]:
+        return [explicit_entries(_moment_residual(symbols, lhs, rhs, sizes), covariances)]
+
+    def measured(case: Mapping[str, Any], n: int, rng: Any) -> tuple:
+        values = dict(case) | {k: sample(spec, case, n, rng) for k, spec in _randoms(symbols).items()}
+        return samples_of(_call(lhs, values), n), samples_of(_call(rhs, values), n)
+
+    return {Symbolic.kind: symbolic, Explicit.kind: explicit, MonteCarlo.kind: measured}
+
+
+def _moment_cases(symbols: Mapping[str, Any], ranges: Mapping[str, Dimension]) -> st.SearchStrategy[dict]:
+    """Sizes and deterministic symbols drawn as for equalities; covariances SPD, kurtoses at least 1."""
+    dimensions = _dimensions(ranges)
+    covariances = _covariances(symbols)
+    kurtoses = {s.kurtosis for s in _randoms(symbols).values() if isinstance(s.kurtosis, str)}
+
+    @st.composite
+    def draw_case(draw) -> dict:
+        case: dict[str, Any] = {name: draw(d) for name, d in dimensions.items()}
+        for name, spec in symbols.items():
+            if name in covariances:
+                case[name] = draw(
+                    spd_matrices(
+                        case[spec.rows] if isinstance(spec.rows, str) else spec.rows,
+                        min_eigenvalue=0.25,
+                        max_eigenvalue=4.0,
+                    )
+                )
+            elif name in kurtoses:
+                case[name] = 1.0 + draw(reals(spec.bound, positive=True))
+            elif not isinstance(spec, RandomSpec):
+                case[name] = draw(_draw_spec(spec, case))
+        return case
+
+    return draw_case()
+
+
+def _expectation_checks(
+    symbols: Mapping[str, Any], lhs: Any, rhs: Any, ranges: dict, exact: list, *, symbolic: bool, explicit: bool
+) -> list[Check]:
+    _check_laws(symbols, {"lhs": lhs, "rhs": rhs})
+    forms = _moment_forms(symbols, lhs, rhs)
+    checks: list[Check] = [Symbolic(forms[Symbolic.kind])] if symbolic else []
+    checks += [Explicit(forms[Explicit.kind], exact)] if explicit else []
+    checks.append(MonteCarlo(_moment_cases(symbols, ranges), forms[MonteCarlo.kind]))
+    return checks
+
+
+# ---------------------------------------------------------------------------------------------
+# Optimality: lhs=iv.argmin(loss, over="eta"), rhs the claimed minimiser (icl_verify.core.optimality)
+
+
+def _argmin_forms(symbols: Mapping[str, Any], lhs: Argmin, rhs: Callable[..., Any]) -> dict[str, Any]:
+    """The counterparts of ``argmin L = rhs``: both conditions (symbolic), stationarity (explicit), L(rhs) ≤ L (numeric)."""
+    over, covariances = lhs.over, _covariances(symbols)
+    if not isinstance(symbols.get(over), ScalarSpec):
+        raise InvalidArgument(f"argmin over {over!r}: it must name a declared iv.scalar(...)")
+    if over in _inputs(rhs):
+        raise InvalidArgument(f"the minimiser (rhs or corrected) cannot take {over!r}, the variable minimised over")
+
+    def loss(sizes: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+        values = {**symbolic_values(symbols, sizes), **sizes}
+        inputs, laws = random_symbols(_randoms(symbols), sizes, values)
+        return expected(lhs.loss, values | inputs, laws, _call), values
+
+    def symbolic() -> Any:
+        sizes = {n: _size_symbol(n) for n in size_names(symbols)}
+        value, values = loss(sizes)
+        given = _scalar_assumptions({k: v for k, v in symbols.items() if k != over}, values)
+        return conditions(value, values[over], _call(rhs, values), list(sizes.values()), covariances, given)
+
+    def explicit(**sizes: int) -> list[Any]:
+        value, values = loss(sizes)
+        slope = sp.diff(value, values[over]).subs(values[over], _call(rhs, values))
+        return [explicit_entries(sp.sympify(slope), covariances)]
+
+    def numeric(case: Mapping[str, Any]) -> tuple:
+        star = {**case, over: float(np.asarray(_call(rhs, case), dtype=np.float64).ravel()[0])}
+        return _flat(_call(lhs.loss, star)), _flat(_call(lhs.loss, case))
+
+    forms: dict[str, Any] = {Symbolic.kind: symbolic, Explicit.kind: explicit}
+    return forms if _randoms(symbols) else forms | {Numeric.kind: numeric}
+
+
+def _argmin_checks(
+    forms: Mapping[str, Any],
+    over: str,
+    drawn: st.SearchStrategy,
+    exact: list,
+    rtol: float,
+    timeout: float,
+    symbolic: bool,
+    explicit: bool,
+) -> list[Check]:
+    """Both conditions of a minimum, stationarity at small sizes, and (deterministic losses) the numeric search for a lower value."""
+    checks: list[Check] = [Optimality(forms[Symbolic.kind], over, int(timeout * 1000))] if symbolic else []
+    checks += [Explicit(forms[Explicit.kind], exact)] if explicit else []
+    if Numeric.kind in forms:
+        checks.append(NumericBound(drawn, forms[Numeric.kind], "<=", rtol, ATOL))
+    return checks
+
+
+# ---------------------------------------------------------------------------------------------
+# Inequalities: relation="<=", ">=", "<" or ">" (icl_verify.core.bounds)
+
+
+def _scalar_assumptions(symbols: Mapping[str, Spec], values: Mapping[str, Any]) -> list[Any]:
+    """The declared scalar assumptions as SymPy relations: x > 0 for positive, x ≠ 0 for nonzero."""
+    out: list[Any] = []
+    for name, spec in symbols.items():
+        if isinstance(spec, ScalarSpec) and spec.positive:
+            out.append(sp.StrictGreaterThan(values[name], 0, evaluate=False))
+        elif isinstance(spec, ScalarSpec) and spec.nonzero:
+            out.append(sp.Ne(values[name], 0, evaluate=False))
+    return out
+
+
+def _inequality_sides(
+    symbols: Mapping[str, Spec], lhs: Callable[..., Any], rhs: Callable[..., Any], *, proof: bool
+) -> dict:
+    """The counterparts of ``lhs relation rhs`` for each check kind: numeric sides, and proof sides when every symbol is a scalar."""
+    forms: dict[str, Any] = {Numeric.kind: lambda case: compare(lhs, rhs, case)}
+    if proof and all(isinstance(spec, ScalarSpec) for spec in symbols.values()):
+        values = symbolic_values(symbols, {})
+        forms[Symbolic.kind] = lambda: (_call(lhs, values), _call(rhs, values), _scalar_assumptions(symbols, values))
+    return forms
+
+
+def _inequality_checks(
+    forms: Mapping[str, Any],
+    relation: str,
+    drawn: st.SearchStrategy,
+    lhs: Any,
+    rhs: Any,
+    *,
+    rtol: float,
+    timeout: float,
+) -> list[Check]:
+    return inequality_checks(
+        relation,
+        proof_sides=forms.get(Symbolic.kind),
+        cases=drawn,
+        numeric_sides=forms[Numeric.kind],
+        exact_sides=lambda case: (_call(lhs, case), _call(rhs, case)),
+        rtol=rtol,
+        atol=ATOL,
+        timeout=timeout,
+    )
+
+
+def _ordered_sizes(
+    symbols: Mapping[str, Spec], sizes: Mapping[str, Any], explicit_sizes: Mapping[str, Any], integers: list[str]
+) -> list:
+    """The size names and integer parameters, those given in ``sizes`` first and in its order; unknown names are an error."""
+    names = size_names(symbols) + integers
     clash = set(names) & set(symbols)
     if clash:
         raise InvalidArgument(f"symbols: {sorted(clash)} name both a symbol and a size")
     for arg, given in (("sizes", sizes), ("explicit_sizes", explicit_sizes)):
         unknown = set(given) - set(names)
         if unknown:
-            raise InvalidArgument(f"{arg} names {sorted(unknown)}, which no declared matrix uses (sizes: {names})")
+            raise InvalidArgument(
+                f"{arg} names {sorted(unknown)}, which is neither a size of a declared matrix nor an iv.integer (sizes: {names})"
+            )
     return [n for n in sizes if n in names] + [n for n in names if n not in sizes]
 
 
-def _explicit_values(name: str, values: Iterable[int]) -> list[int]:
+def _explicit_values(name: str, values: Iterable[int], minimum: int = 1) -> list[int]:
     values = list(values) if isinstance(values, Iterable) else []
-    if not values or not all(type(v) is int and v >= 1 for v in values):
-        raise InvalidArgument(f"explicit_sizes[{name!r}] must be a non-empty list of positive ints")
+    if not values or not all(type(v) is int and v >= minimum for v in values):
+        raise InvalidArgument(f"explicit_sizes[{name!r}] must be a non-empty list of ints at least {minimum}")
     return values
 
 
@@ -281,6 +537,8 @@ def statement(
     no_control: str = "",
     correction: str = "",
     rtol: float = RTOL,
+    relation: str = "=",
+    timeout: float = DEFAULT_TIMEOUT,
     **claim_fields: Any,
 ) -> Claim:
     """The :class:`Claim` ``lhs = rhs`` with its symbolic, explicit and numeric checks derived.
@@ -290,30 +548,63 @@ def statement(
     numeric range (default 1 to 4), ``explicit_sizes`` the sizes of the exact check (default 1 and 2).
     Turn off ``symbolic`` when a side needs concrete sizes (e.g. softmax), ``explicit`` when the
     expansion is too slow. ``rtol`` multiplies the term magnitude; the default is the rounding bound
-    of ``engine.tolerance``. ``correction`` names the claim stating the ``corrected`` form. Other
+    of ``engine.tolerance``. ``correction`` names the claim stating the ``corrected`` form.
+    ``relation`` ``"<="``, ``">="``, ``"<"`` or ``">"`` states an inequality (:mod:`icl_verify.core.bounds`):
+    decided by z3 within ``timeout`` seconds when every symbol is a scalar, else searched. Other
     keyword arguments (``note``, ``assumptions``, ``builds_on``, …) go to the :class:`Claim`.
     """
     _check_symbols(symbols)
+    check_relation(relation, timeout)
+    integers = {n: spec for n, spec in symbols.items() if isinstance(spec, IntegerSpec)}
+    for key, spec in integers.items():
+        if spec.name and spec.name != key:
+            raise InvalidArgument(f"symbols[{key!r}] = iv.integer({spec.name!r}, ...): the name must be its key")
+    symbols = {n: spec for n, spec in symbols.items() if n not in integers}
+    lhs, rhs, corrected = (bound(side, {n: i.low for n, i in integers.items()}) for side in (lhs, rhs, corrected))
     sizes, explicit_sizes = dict(sizes or {}), dict(explicit_sizes or {})
-    names = _ordered_sizes(symbols, sizes, explicit_sizes)
+    names = _ordered_sizes(symbols, sizes, explicit_sizes, list(integers))
     known = [*symbols, *names]
     _check_side("lhs", lhs, known)
     _check_side("rhs", rhs, known)
     _check_control(holds, corrected, no_control, correction)
     if corrected is not None:
         _check_side("corrected", corrected, known)
-    ranges = {n: sizes.get(n, (1, 4)) for n in names}
-    exact = grid(**{n: _explicit_values(n, explicit_sizes.get(n, (1, 2))) for n in names})
-    sides = _Sides(symbols, lhs, rhs)
-    checks: list[Check] = [Symbolic(sides.symbolic)] if symbolic else []
-    checks += [Explicit(sides.explicit, exact)] if explicit else []
-    checks.append(Numeric(cases(symbols, ranges), sides.numeric, rtol, ATOL))
+    ranges = {n: integers[n].strategy(n, sizes.get(n)) if n in integers else sizes.get(n, (1, 4)) for n in names}
+    low = {n: integers[n].low for n in integers}
+    exact = grid(
+        **{
+            n: _explicit_values(n, explicit_sizes.get(n, (low.get(n, 1), low.get(n, 1) + 1)), low.get(n, 1))
+            for n in names
+        }
+    )
+    if relation != "=" and (isinstance(lhs, Argmin) or _randoms(symbols)):
+        raise InvalidArgument("relation is for bounds between deterministic sides: not with iv.argmin or random inputs")
+    forms: Callable[[Any], dict[str, Any]]
+    if isinstance(lhs, Argmin):
+        forms = lambda side: _argmin_forms(symbols, lhs, side)  # noqa: E731
+        checks = _argmin_checks(forms(rhs), lhs.over, cases(symbols, ranges), exact, rtol, timeout, symbolic, explicit)
+    elif _randoms(symbols):
+        checks = _expectation_checks(symbols, lhs, rhs, ranges, exact, symbolic=symbolic, explicit=explicit)
+        _check_laws(symbols, {"corrected": corrected} if corrected is not None else {})
+        forms = lambda side: _moment_forms(symbols, lhs, side)  # noqa: E731
+    elif relation != "=":
+        forms = lambda side: _inequality_sides(symbols, lhs, side, proof=not integers)  # noqa: E731
+        checks = _inequality_checks(forms(rhs), relation, cases(symbols, ranges), lhs, rhs, rtol=rtol, timeout=timeout)
+    else:
+        forms = lambda side: _equality_forms(symbols, lhs, side, integers)  # noqa: E731
+        over = _recursion_over(lhs, rhs)
+        checks = _equality_checks(
+            forms(rhs), over, cases(symbols, ranges), exact, rtol, symbolic=symbolic, explicit=explicit
+        )
+    fixed: Corrected | NoControl | None = NoControl(no_control) if no_control else None
+    if corrected is not None:
+        fixed = Corrected(correction, **{c.kind: forms(corrected)[c.kind] for c in checks})
     return Claim(
         name=name,
         source=source,
         statement=statement,
         checks=tuple(checks),
         holds=holds,
-        corrected=NoControl(no_control) if no_control else _corrected(symbols, lhs, corrected, checks, correction),
+        corrected=fixed,
         **claim_fields,
     )

@@ -53,6 +53,17 @@ from sympy.matrices.expressions import (
 
 from icl_verify.errors import InvalidArgument
 
+__all__ = ["Law", "commutative_value", "expectation", "normal_form", "trace_gradient"]
+
+
+def immutable(value: Any) -> Any:
+    """An explicit SymPy matrix as an ``ImmutableMatrix`` (a matrix expression); anything else unchanged.
+
+    A mutable ``sp.Matrix`` is neither hashable nor a ``MatrixExpr``: converted, it enters products,
+    traces and laws like every other matrix.
+    """
+    return sp.ImmutableMatrix(value) if isinstance(value, sp.MatrixBase) else value
+
 
 @dataclass(frozen=True)
 class Law:
@@ -66,8 +77,9 @@ class Law:
     kurtosis: sp.Expr
 
     @classmethod
-    def gaussian(cls, covariance: MatrixExpr | sp.Expr) -> Law:
-        """Rows iid N(0, Σ); a scalar Σ = s² means iid N(0, s²) entries."""
+    def gaussian(cls, covariance: MatrixExpr | sp.MatrixBase | sp.Expr) -> Law:
+        """Rows iid N(0, Σ) for Σ any SymPy matrix (symbol, expression, explicit, mutable or not); a scalar Σ = s² means iid N(0, s²) entries."""
+        covariance = immutable(covariance)
         if isinstance(covariance, MatrixExpr):
             return cls(covariance, sp.S.One, sp.Integer(3))
         return cls(None, sp.sympify(covariance), sp.Integer(3))
@@ -344,12 +356,22 @@ def expectation(expr: Any, laws: Mapping[MatrixSymbol, Law]) -> Any:
     for symbol in laws:
         if not isinstance(symbol, MatrixSymbol):
             raise InvalidArgument(f"laws: keys must be MatrixSymbols, got {symbol!r}")
+    expr = _immutable_inside(expr)
     if isinstance(expr, MatrixExpr):
         total: Any = ZeroMatrix(*expr.shape)
         for coeff, factors in _words(expr):
             total = total + _expect_term(coeff, [], factors, expr.shape, laws)
         return sp.expand(total)
     return sp.expand(sum((_expect_term(c, cycles, None, None, laws) for c, cycles in _trace_words(expr)), sp.S.Zero))
+
+
+def _immutable_inside(expr: Any) -> Any:
+    """``expr`` with every explicit matrix in it immutable (:func:`immutable`)."""
+    expr = immutable(expr)
+    if isinstance(expr, sp.Basic):
+        mutable = {m: immutable(m) for m in sp.preorder_traversal(expr) if isinstance(m, sp.MatrixBase)}
+        return expr.xreplace(mutable) if mutable else expr
+    return expr
 
 
 def normal_form(expr: Any) -> Any:

@@ -1,7 +1,7 @@
 """The documents' figures as drawn, kept in the verdict cache so a warm ``icl-verify docs`` neither re-runs
 a figure's simulation nor redraws it.
 
-An entry (:class:`DrawnFigure`: the digest of the figure's data and its SVG) is keyed by
+An entry (:class:`DrawnFigure`: the digest of the figure's data, its SVG and its PDF) is keyed by
 :func:`figure_key`: the family and figure names, the source of the files the figure depends on —
 its family's module (or the user's file) with everything it imports, and the drawing code
 (:mod:`icl_verify.output.figures`) with everything that imports
@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 from icl_verify.core.figure import Figure
-from icl_verify.output.figures import digest, render_svg
+from icl_verify.output.figures import digest, render
 from icl_verify.running import registry, runner, sources
 from icl_verify.running.verdict_cache import LIBRARIES, VerdictCache, environment, keyed
 
@@ -27,10 +27,11 @@ SUFFIX = ".figure"
 
 @dataclasses.dataclass(frozen=True)
 class DrawnFigure:
-    """A figure as its document holds it: the digest of its data and its SVG file's bytes."""
+    """A figure as its documents hold it: the digest of its data, its SVG (Markdown) and PDF (LaTeX) files' bytes."""
 
     digest: str
     svg: bytes
+    pdf: bytes
 
 
 def figure_key(family: str, figure: str, *, sources: str, seed: int, max_examples: int) -> str:
@@ -52,7 +53,7 @@ def family_sources(family: registry.Family, finder: sources.Finder = sources.ins
 def drawn_figure(
     family: registry.Family, fig: Figure, cache: VerdictCache | None, *, seed: int, max_examples: int
 ) -> DrawnFigure:
-    """``fig``'s data digest and SVG: from ``cache`` (None: no cache) when it holds them, else computed and stored.
+    """``fig``'s data digest, SVG and PDF: from ``cache`` (None: no cache) when it holds them, else computed and stored.
 
     Any edit of a file the figure depends on (:func:`figure_key`) redraws it; an unreadable entry is redrawn.
     """
@@ -63,7 +64,7 @@ def drawn_figure(
         if found is not None:
             return found
     data = fig.data()
-    drawn = DrawnFigure(digest(data), render_svg(fig, data))
+    drawn = DrawnFigure(digest(data), render(fig, data, "svg"), render(fig, data, "pdf"))
     if key is not None:
         cache.store(key, drawn, SUFFIX)
     return drawn

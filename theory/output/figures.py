@@ -2,8 +2,8 @@
 
 A :class:`Figure` separates the data (NumPy arrays from a seeded simulation) from the drawing,
 so a document can record a digest of the data — a stale figure is then caught by comparing
-Markdown alone — and the SVG is byte-identical on regeneration (fixed font rendered as paths,
-fixed hash salt, no date or creator metadata). matplotlib is imported only when drawing.
+Markdown alone — and the SVG (and the PDF for LaTeX) is byte-identical on regeneration (fixed font
+rendered as paths, fixed hash salt, no date, creator or producer metadata). matplotlib is imported only when drawing.
 """
 
 from __future__ import annotations
@@ -34,24 +34,36 @@ def digest(data: Mapping[str, np.ndarray]) -> str:
     return h.hexdigest()
 
 
-def render_svg(figure: Figure, data: Mapping[str, np.ndarray]) -> bytes:
-    """Draw ``figure`` and return the SVG bytes, identical for identical data."""
+STYLE = {
+    "svg.hashsalt": "icl-verify",
+    "svg.fonttype": "path",
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+}
+METADATA = {  # no date, creator or producer: the bytes depend on the data alone
+    "svg": {"Date": None, "Creator": None},
+    "pdf": {"CreationDate": None, "Creator": None, "Producer": None},
+}
+
+
+def render(figure: Figure, data: Mapping[str, np.ndarray], fmt: str = "svg") -> bytes:
+    """Draw ``figure`` as ``fmt`` (``svg`` for the Markdown documents, ``pdf`` for LaTeX) and return the
+    bytes, identical for identical data."""
     import matplotlib
     from matplotlib.figure import Figure as MplFigure
 
-    style = {
-        "svg.hashsalt": "icl-verify",
-        "svg.fonttype": "path",
-        "font.family": "DejaVu Sans",
-        "font.size": 9,
-        "axes.grid": True,
-        "grid.alpha": 0.3,
-    }
-    with matplotlib.rc_context(style):
+    with matplotlib.rc_context(STYLE):
         fig = MplFigure(figsize=(6.0, 3.4))
         ax = fig.add_subplot()
         figure.draw(ax, data)
         fig.tight_layout()
         buffer = io.BytesIO()
-        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+        fig.savefig(buffer, format=fmt, metadata=METADATA[fmt])
     return buffer.getvalue()
+
+
+def render_svg(figure: Figure, data: Mapping[str, np.ndarray]) -> bytes:
+    """Draw ``figure`` and return the SVG bytes, identical for identical data."""
+    return render(figure, data, "svg")

@@ -1,29 +1,35 @@
-"""The claims ledger drawn: a Mermaid dependency graph coloured by verdict, and its text fallback.
+"""The claims ledger drawn: a dependency graph coloured by verdict (an SVG), and its text fallback.
 
-``icl-verify docs`` writes :func:`document` as ``docs/derivations/ledger.md``; ``icl-verify check``
-appends :func:`report_lines` to its table when a claim builds on a failed one. The graph is a
-Mermaid ``flowchart`` (rendered by GitHub, and by MkDocs Material through pymdownx.superfences'
-``mermaid`` fence): one node per claim, in the order given, classed by its verdict; an arrow
-``a --> b`` reads "b builds on a" (:attr:`~icl_verify.core.claims.Claim.builds_on`); a claim
-that builds on a failed claim (:func:`icl_verify.core.ledger.undermined`) gets a dashed red
-border and "builds on a failed claim" in its label. Every line depends only on the claims and
-their verdicts, so the text is the same on every machine.
+``icl-verify docs`` writes :func:`document` as ``docs/derivations/ledger.md`` and :func:`graph_svg` as
+``docs/derivations/figures/ledger.svg``; ``icl-verify check`` appends :func:`report_lines` to its table
+when a claim builds on a failed one. The graph is drawn by Matplotlib when the documents are written —
+no script, nothing loaded from another host: one box per claim, filled by its verdict, in one band
+per group (family); an arrow from a to b reads "b builds on a"
+(:attr:`~icl_verify.core.claims.Claim.builds_on`); a claim that builds on a failed claim
+(:func:`icl_verify.core.ledger.undermined`) gets a dashed red border. The :func:`layout` is a pure
+function of the claims and their verdicts — a claim's column is the length of the longest chain of
+claims it builds on, its row the next free one of its band in that column — and the SVG is drawn
+with a fixed font as paths and no date, so the file is the same on every machine.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
+import textwrap
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from icl_verify.core.claims import Result
 from icl_verify.core.ledger import failed, undermined
 from icl_verify.core.verdicts import Verdict
 
-CLASS_STYLES = {  # verdict → Mermaid class definition (fill, text colour)
-    Verdict.PROVED: "fill:#1b5e20,stroke:#0d3311,color:#ffffff",
-    Verdict.VERIFIED: "fill:#a5d6a7,stroke:#1b5e20,color:#000000",
-    Verdict.REFUTED: "fill:#ef9a9a,stroke:#b71c1c,color:#000000",
-    Verdict.UNPROVEN: "fill:#ffe082,stroke:#ff6f00,color:#000000",
-    Verdict.ERROR: "fill:#ce93d8,stroke:#4a148c,color:#000000",
+FILLS = {  # verdict → (fill, border, text colour)
+    Verdict.PROVED: ("#1b5e20", "#0d3311", "#ffffff"),
+    Verdict.VERIFIED: ("#a5d6a7", "#1b5e20", "#000000"),
+    Verdict.REFUTED: ("#ef9a9a", "#b71c1c", "#000000"),
+    Verdict.UNPROVEN: ("#ffe082", "#ff6f00", "#000000"),
+    Verdict.ERROR: ("#ce93d8", "#4a148c", "#000000"),
 }
 COLOUR_NAMES = {
     Verdict.PROVED: "dark green",
@@ -32,41 +38,132 @@ COLOUR_NAMES = {
     Verdict.UNPROVEN: "amber",
     Verdict.ERROR: "purple",
 }
-UNDERMINED_STYLE = "stroke:#b71c1c,stroke-width:4px,stroke-dasharray:6 3"
+UNDERMINED_BORDER = "#b71c1c"
 UNDERMINED_LABEL = "builds on a failed claim"
+GRAPH_FILE = "figures/ledger.svg"
+"""Where the graph is written, relative to the ledger page."""
+
+BOX = (1.5, 0.36)  # a claim's box, inches (width, height)
+GAP = (0.5, 0.08)  # between columns, between rows
+TITLE = 0.28  # a band's title line
+MARGIN = 0.2
 
 
-def verdict_class(verdict: Verdict) -> str:
-    """The Mermaid class of a node with this verdict: the verdict in lower case."""
-    return verdict.value.lower()
+@dataclass(frozen=True)
+class Node:
+    """One claim in the graph: its band (group), column (depth of builds_on), row within the band, and state."""
+
+    name: str
+    verdict: Verdict
+    band: int
+    column: int
+    row: int
+    failed: bool
+    undermined: bool
 
 
-def _quoted(text: str) -> str:
-    """``text`` as a quoted Mermaid label (a double quote is written ``#quot;``)."""
-    return '"' + text.replace('"', "#quot;") + '"'
+@dataclass(frozen=True)
+class Layout:
+    """The graph: the bands' titles and heights in rows, the nodes in the order given, the edges (a, b): b builds on a."""
+
+    titles: tuple[str, ...]
+    rows: tuple[int, ...]
+    nodes: tuple[Node, ...]
+    edges: tuple[tuple[str, str], ...]
 
 
-def flowchart(groups: Mapping[str, Sequence[Result]]) -> str:
-    """The Mermaid flowchart of the results, one subgraph per group (title → results), without the fence."""
+def layout(groups: Mapping[str, Sequence[Result]]) -> Layout:
+    """Place each claim: band = its group, column = the longest chain of claims it builds on (among those drawn),
+    row = the first free row of its band in that column, in the order given."""
     results = [r for rs in groups.values() for r in rs]
-    ids = {r.claim.name: f"c{k}" for k, r in enumerate(results)}
+    drawn = {r.claim.name: r for r in results}
+    depth: dict[str, int] = {}
+
+    def column(name: str) -> int:
+        if name not in depth:
+            depth[name] = 1 + max((column(d) for d in drawn[name].claim.builds_on if d in drawn), default=-1)
+        return depth[name]
+
     broken = undermined(results)
-    lines = ["flowchart LR"]
-    lines += [f"  classDef {verdict_class(v)} {style}" for v, style in CLASS_STYLES.items()]
-    for g, (title, rs) in enumerate(groups.items()):
-        lines.append(f"  subgraph g{g}[{_quoted(title)}]")
+    nodes, rows = [], []
+    for band, rs in enumerate(groups.values()):
+        used: dict[int, int] = {}
         for r in rs:
-            label = f"{r.claim.name}<br/>{r.verdict.value}"
-            if failed(r):
-                label += " · not as expected"
-            if r.claim.name in broken:
-                label += f"<br/>{UNDERMINED_LABEL}"
-            lines.append(f"    {ids[r.claim.name]}[{_quoted(label)}]:::{verdict_class(r.verdict)}")
-        lines.append("  end")
-    for r in results:
-        lines += [f"  {ids[d]} --> {ids[r.claim.name]}" for d in r.claim.builds_on if d in ids]
-    lines += [f"  style {ids[name]} {UNDERMINED_STYLE}" for name in broken]
-    return "\n".join(lines)
+            col = column(r.claim.name)
+            used[col] = used.get(col, 0) + 1
+            nodes.append(Node(r.claim.name, r.verdict, band, col, used[col] - 1, failed(r), r.claim.name in broken))
+        rows.append(max(used.values(), default=0))
+    edges = tuple((d, r.claim.name) for r in results for d in r.claim.builds_on if d in drawn)
+    return Layout(tuple(groups), tuple(rows), tuple(nodes), edges)
+
+
+def graph_digest(groups: Mapping[str, Sequence[Result]]) -> str:
+    """sha256 of the :func:`layout`: written in the ledger page, so the page changes — and its graph is drawn
+    again — whenever a box, its colour or an arrow would."""
+    return hashlib.sha256(repr(layout(groups)).encode()).hexdigest()
+
+
+def _label(name: str) -> str:
+    """A claim's name in lines of about 26 characters, broken after hyphens (three lines fit a box)."""
+    lines = textwrap.wrap(name.replace("-", "- "), 26, break_on_hyphens=False)
+    return "\n".join(line.replace("- ", "-") for line in lines)
+
+
+def graph_svg(groups: Mapping[str, Sequence[Result]]) -> bytes:
+    """The ledger's graph as SVG bytes (see the module's docstring); a box's SVG id is ``claim:NAME``."""
+    import matplotlib
+    from matplotlib.figure import Figure
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+    from icl_verify.output.figures import METADATA, STYLE
+
+    plan = layout(groups)
+    columns = 1 + max((n.column for n in plan.nodes), default=0)
+    width = 2 * MARGIN + columns * BOX[0] + (columns - 1) * GAP[0]
+    tops, y = [], MARGIN
+    for rows in plan.rows:
+        tops.append(y + TITLE)
+        y += TITLE + rows * (BOX[1] + GAP[1]) + GAP[1]
+    height = y + MARGIN
+    centre = {
+        n.name: (MARGIN + n.column * (BOX[0] + GAP[0]), tops[n.band] + n.row * (BOX[1] + GAP[1]) + BOX[1] / 2)
+        for n in plan.nodes
+    }
+    with matplotlib.rc_context({**STYLE, "axes.grid": False}):
+        fig = Figure(figsize=(width, height))
+        ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+        ax.set_xlim(0, width)
+        ax.set_ylim(height, 0)
+        ax.set_axis_off()
+        for band, title in enumerate(plan.titles):
+            ax.text(MARGIN, tops[band] - 0.06, textwrap.shorten(title, 150), fontsize=7, weight="bold", va="bottom")
+        for a, b in plan.edges:
+            (xa, ya), (xb, yb) = centre[a], centre[b]
+            arrow = FancyArrowPatch(
+                (xa + BOX[0], ya), (xb, yb), arrowstyle="-|>", mutation_scale=7, lw=0.6, color="#607d8b", zorder=1
+            )
+            ax.add_patch(arrow)
+        for n in plan.nodes:
+            fill, border, ink = FILLS[n.verdict]
+            x, yc = centre[n.name]
+            box = FancyBboxPatch(
+                (x, yc - BOX[1] / 2),
+                BOX[0],
+                BOX[1],
+                boxstyle="round,pad=0,rounding_size=0.04",
+                facecolor=fill,
+                edgecolor=UNDERMINED_BORDER if n.undermined else border,
+                linewidth=1.6 if n.undermined else 0.6,
+                linestyle=(0, (4, 2)) if n.undermined else "solid",
+                zorder=2,
+            )
+            box.set_gid(f"claim:{n.name}")
+            ax.add_patch(box)
+            label = _label(n.name) + (" !" if n.failed else "")
+            ax.text(x + 0.06, yc, label, fontsize=5.5, color=ink, va="center", ha="left", zorder=3, linespacing=1.1)
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="svg", metadata=METADATA["svg"])
+    return buffer.getvalue()
 
 
 def undermined_markdown(results: Sequence[Result]) -> str:
@@ -89,23 +186,26 @@ def table_markdown(results: Sequence[Result]) -> str:
 
 
 def document(groups: Mapping[str, Sequence[Result]], note: str) -> str:
-    """The ledger page: the graph, the claims that build on a failed claim, and every declared assumption."""
+    """The ledger page: the graph (:data:`GRAPH_FILE`), the claims that build on a failed claim, and every
+    declared assumption."""
     results = [r for rs in groups.values() for r in rs]
-    legend = ", ".join(f"{verdict_class(v)} {colour}" for v, colour in COLOUR_NAMES.items())
+    legend = ", ".join(f"{v.value} {colour}" for v, colour in COLOUR_NAMES.items())
     lines = [
         "# Claims ledger",
         "",
         f"<!-- {note} -->",
         "",
         "Each claim may name the claims it builds on and the assumptions it needs. In the graph an "
-        "arrow from a to b reads *b builds on a*; each node is coloured by its verdict — "
-        f"{legend}. A dashed red border and “{UNDERMINED_LABEL}” mark a claim that builds, directly or "
-        "through others, on a claim expected to hold that was refuted, left unproven or errored: its own "
-        "checks may pass, but the argument it rests on does not stand.",
+        "arrow from a to b reads *b builds on a*, a claim's column is the length of the longest chain it "
+        "builds on, and each box is filled by its verdict — "
+        f"{legend}; “!” marks a claim that is not as expected. A dashed red border marks a claim that "
+        f"{UNDERMINED_LABEL}, directly or through others — a claim expected to hold that was refuted, left "
+        "unproven or errored: its own checks may pass, but the argument it rests on does not stand.",
         "",
-        "```mermaid",
-        flowchart(groups),
-        "```",
+        f"[![The claims ledger: one box per claim, coloured by verdict, with arrows to the claims that build on it]"
+        f"({GRAPH_FILE})]({GRAPH_FILE})",
+        "",
+        f"<!-- graph sha256: {graph_digest(groups)} -->",
         "",
         "## Claims that build on a failed claim",
         "",

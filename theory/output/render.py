@@ -4,15 +4,19 @@ Math is written as ``$$ … $$`` display blocks and ``$…$`` inline, which GitH
 (pymdownx.arithmatex) both render. Measured estimates are printed to the precision their
 interval supports, other numbers to 4 significant digits, and timings never.
 
-For papers, :func:`derivation_latex` writes a checked derivation as an ``align*`` block (one line
-per step, the justification as ``\\text{}``, a mark of what SymPy found) and :func:`claim_latex` a
-claim's statement with its verdict; both need only ``amsmath`` and ``amssymb``, and their text
-is ASCII (:func:`latex_text`), so they compile with pdfLaTeX as well as XeLaTeX or LuaLaTeX.
+For papers, :func:`claim_latex` writes a checked claim as a ``claim`` environment (its source
+the optional argument, its statement in display math, the verdict, the counterexample and residual
+of a refutation in math) and :func:`derivation_latex` a checked derivation as an ``align*`` block
+(one line per step, a mark of what SymPy found, the justification as text in which ``$…$`` is
+math). They need the small preamble :data:`LATEX_PREAMBLE` (``amsmath``, ``amssymb``, ``amsthm``,
+``graphicx``; the ``claim`` environment and :func:`fitted` wide formulas), and their text is ASCII
+(:func:`latex_text`), so they compile with pdfLaTeX as well as XeLaTeX or LuaLaTeX.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -39,7 +43,7 @@ MARKS = {
 }
 
 
-LATEX_MARKS = {
+LATEX_MARKS = {  # in math mode
     StepStatus.PROVED: r"\checkmark",
     StepStatus.REFUTED: r"\times",
     StepStatus.UNPROVEN: "?",
@@ -61,8 +65,6 @@ _LATEX_UNICODE = {
     "−": r"\ensuremath{-}",
     "·": r"\ensuremath{\cdot}",
     "×": r"\ensuremath{\times}",
-    "²": r"\ensuremath{^2}",
-    "³": r"\ensuremath{^3}",
     "ᵀ": r"\ensuremath{^\top}",
     "⊤": r"\ensuremath{^\top}",
     "→": r"\ensuremath{\to}",
@@ -78,6 +80,22 @@ _LATEX_UNICODE = {
     "∞": r"\ensuremath{\infty}",
     "√": r"\ensuremath{\surd}",
     "±": r"\ensuremath{\pm}",
+    "∝": r"\ensuremath{\propto}",
+    "∫": r"\ensuremath{\int}",
+    "≪": r"\ensuremath{\ll}",
+    "≫": r"\ensuremath{\gg}",
+    "⊆": r"\ensuremath{\subseteq}",
+    "⊂": r"\ensuremath{\subset}",
+    "∼": r"\ensuremath{\sim}",
+    "≡": r"\ensuremath{\equiv}",
+    "⊗": r"\ensuremath{\otimes}",
+    "∘": r"\ensuremath{\circ}",
+    "∀": r"\ensuremath{\forall}",
+    "∃": r"\ensuremath{\exists}",
+    "⇒": r"\ensuremath{\Rightarrow}",
+    "↦": r"\ensuremath{\mapsto}",
+    "ℝ": r"\ensuremath{\mathbb{R}}",
+    "ℓ": r"\ensuremath{\ell}",
     "—": "---",
     "–": "--",
     "’": "'",
@@ -85,16 +103,44 @@ _LATEX_UNICODE = {
     "“": "``",
     "”": "''",
     "…": r"\ldots{}",
+    "§": r"\ensuremath{\S}",
+    "¶": r"\ensuremath{\P}",
+    "½": r"\ensuremath{\tfrac12}",
+}
+_LATEX_ACCENTS = {  # a combining mark (after NFD) → the text-mode accent command
+    "\u0300": "`",
+    "\u0301": "'",
+    "\u0302": "^",
+    "\u0303": "~",
+    "\u0308": '"',
+    "\u0327": "c",
+    "\u030c": "v",
 }
 
 
 def latex_text(text: str) -> str:
     """``text`` for LaTeX's text mode, in ASCII: special characters escaped, Greek and common math symbols as ``\\ensuremath``.
 
-    A character with no LaTeX spelling here is reduced to its ASCII base letter when it has one
-    (``é`` → ``e``), else shown as its code point (``[U+2603]``) — never passed through to break pdfLaTeX.
+    A letter with an accent gets the accent command (``ü`` → ``\\"{u}``); another character with no LaTeX
+    spelling here is reduced to its ASCII base when it has one (``₀`` → ``0``), else shown as its code point (``[U+2603]``) — never passed through to break pdfLaTeX.
     """
-    return "".join(_latex_char(ch) for ch in text)
+    out, last = [], 0
+    for m in _SCRIPT_RUN.finditer(text):
+        out += ["".join(_latex_char(ch) for ch in text[last : m.start()]), _script_run(m[0])]
+        last = m.end()
+    return "".join([*out, *(_latex_char(ch) for ch in text[last:])])
+
+
+_SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ"
+_SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₒₓₕₖₗₘₙₚₛₜ"
+_SCRIPT_RUN = re.compile(f"[{_SUPERSCRIPTS}]+|[{_SUBSCRIPTS}]+")
+_SCRIPT_ASCII = str.maketrans(_SUPERSCRIPTS + _SUBSCRIPTS, "0123456789+-=()ni" + "0123456789+-=()aeoxhklmnpst")
+
+
+def _script_run(run: str) -> str:
+    """A run of Unicode superscripts (``⁻¹``) or subscripts (``₀``) as one math script: ``\\ensuremath{^{-1}}``."""
+    script = "^" if run[0] in _SUPERSCRIPTS else "_"
+    return f"\\ensuremath{{{script}{{{run.translate(_SCRIPT_ASCII)}}}}}"
 
 
 def _latex_char(ch: str) -> str:
@@ -109,6 +155,9 @@ def _latex_char(ch: str) -> str:
         letter = case(name.removeprefix(prefix))
         if name.startswith(prefix) and letter in _GREEK:
             return f"\\ensuremath{{\\{letter}}}"
+    decomposed = unicodedata.normalize("NFD", ch)
+    if len(decomposed) == 2 and decomposed[0].isascii() and decomposed[1] in _LATEX_ACCENTS:
+        return f"\\{_LATEX_ACCENTS[decomposed[1]]}{{{decomposed[0]}}}"  # ü → \"{u}
     base = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
     return "".join(_latex_char(b) for b in base) if base else f"[U+{ord(ch):04X}]"
 
@@ -153,8 +202,75 @@ _GREEK = set(  # the Greek letters LaTeX has commands for (no \omicron, no \Alph
 )
 
 
+_SCRIPT = re.compile(r"(?<=\S)([\^_])\{((?:[^{}\n]|\{[^{}\n]*\})*)\}")
+"""``^{…}`` or ``_{…}`` after a character (one level of inner braces): a superscript or subscript in prose."""
+_VERBATIM = re.compile(
+    r"(?ms)^(?P<fence>```|~~~).*?^(?P=fence)[^\n]*$"  # fenced code
+    r"|\$\$.*?\$\$"  # display math
+    r"|<!--.*?-->"  # comments
+    r"|(?P<ticks>`+).+?(?P=ticks)"  # inline code
+    r"|(?<![\\$])\$(?=\S)[^$\n]+?(?<![\s\\])\$(?!\d)"  # inline math
+)
+
+
+def prose_markdown(text: str) -> str:
+    """``text`` (Markdown) with the superscripts and subscripts of its prose written ``<sup>``/``<sub>``.
+
+    Prose such as ``κ = c₂ e^{−β₀}`` or ``X ∈ R^{Nx×N}`` is Unicode with TeX's script braces; outside
+    math (``$…$``, ``$$…$$``), code and comments these become ``e<sup>−β₀</sup>``, which GitHub and the
+    site both typeset, instead of showing the braces raw. Math and code are left as they are.
+    """
+    out, last = [], 0
+    for m in _VERBATIM.finditer(text):
+        out += [_scripts_html(text[last : m.start()]), m.group()]
+        last = m.end()
+    return "".join([*out, _scripts_html(text[last:])])
+
+
+def _scripts_html(prose: str) -> str:
+    return _SCRIPT.sub(
+        lambda m: f"<{'sup' if m[1] == '^' else 'sub'}>{m[2]}</{'sup' if m[1] == '^' else 'sub'}>", prose
+    )
+
+
+_INLINE_MATH = re.compile(r"(?<![\\$])\$(?=\S)([^$\n]+?)(?<![\s\\])\$(?!\d)")
+
+
+def prose_latex(text: str) -> str:
+    """Prose (a justification, a source, a caption) for LaTeX's text mode: ``$…$`` kept as math, ``^{…}`` and
+    ``_{…}`` as ``\\textsuperscript``/``\\textsubscript``, the rest through :func:`latex_text`."""
+    out, last = [], 0
+    for m in _INLINE_MATH.finditer(text):
+        out += [_scripts_latex(text[last : m.start()]), f"${m[1]}$"]
+        last = m.end()
+    return "".join([*out, _scripts_latex(text[last:])])
+
+
+def _scripts_latex(prose: str) -> str:
+    out, last = [], 0
+    for m in _SCRIPT.finditer(prose):
+        command = "textsuperscript" if m[1] == "^" else "textsubscript"
+        out += [latex_text(prose[last : m.start()]), f"\\{command}{{{latex_text(m[2])}}}"]
+        last = m.end()
+    return "".join([*out, latex_text(prose[last:])])
+
+
 def math_block(latex: str) -> str:
     return f"$$\n{latex.strip()}\n$$"
+
+
+_E_NUMBER = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)e([-+]?)0*(\d+)(?![\w.])")
+
+
+def latex_number(value: float | int | str) -> str:
+    """A number for math mode, to 4 significant digits: ``3.001 \\times 10^{-9}``, never ``3.001e-09``.
+
+    A string (e.g. an interval :func:`~icl_verify.core.checks.measured.format_interval` wrote) has each
+    number in e-notation rewritten so; ``inf`` and ``nan`` become ``\\infty`` and ``\\mathrm{NaN}``.
+    """
+    text = _fmt(float(value)) if isinstance(value, int | float) and not isinstance(value, bool) else str(value)
+    text = text.replace("inf", r"\infty").replace("nan", r"\mathrm{NaN}")
+    return _E_NUMBER.sub(lambda m: f"{m[1]} \\times 10^{{{'-' if m[2] == '-' else ''}{m[3]}}}", text)
 
 
 def _fmt(value: Any) -> str:
@@ -193,20 +309,19 @@ def counterexample_markdown(cex: dict[str, Any] | None) -> str:
         rows = [f"| `{k}` | `{json.dumps(v)}` |" for k, v in cex["values"].items()]
         return "\n".join(
             [
-                f"**Counterexample** (shrunk by Hypothesis, seed {cex['seed']}) at sizes "
-                f"{', '.join(f'${k} = {v}$' for k, v in cex['sizes'].items())}:",
+                f"**Counterexample** (shrunk by Hypothesis, seed {cex['seed']}){_at_sizes(_sizes_markdown(cex['sizes']))}:",
                 "",
                 "| value | |",
                 "|---|---|",
                 *rows,
                 "",
-                f"$|\\mathrm{{lhs}} - \\mathrm{{rhs}}| = {_fmt(cex['residual'])}$ "
-                f"> tolerance ${_fmt(cex['tolerance'])}$.",
+                f"$|\\mathrm{{lhs}} - \\mathrm{{rhs}}| = {latex_number(cex['residual'])}$ "
+                f"> tolerance ${latex_number(cex['tolerance'])}$.",
             ]
         )
     if cex["kind"] in (Kind.EXPLICIT, Kind.SYMBOLIC):
         values = ", ".join(f"${sp.latex(sp.Symbol(k))} = {v}$" for k, v in cex["values"].items())
-        where = f" at sizes {_fmt(cex['sizes'])}" if cex["sizes"] else ""
+        where = _at_sizes(_sizes_markdown(cex["sizes"]))
         return f"**Counterexample** (exact){where}{' with ' + values if values else ''}: residual `{cex['exact_residual']}`."
     values = cex["values"]
     return (
@@ -216,11 +331,21 @@ def counterexample_markdown(cex: dict[str, Any] | None) -> str:
     )
 
 
+def _at_sizes(sizes: str) -> str:
+    """`` at sizes …`` — nothing when a counterexample has no sizes."""
+    return f" at sizes {sizes}" if sizes else ""
+
+
+def _sizes_markdown(sizes: Mapping[str, Any]) -> str:
+    """``n_demo`` = 1, ``d`` = 2: a size's name is code (an identifier, not italic math)."""
+    return ", ".join(f"`{k}` = {v}" for k, v in sizes.items())
+
+
 def residual_markdown(residual: Residual | None) -> str:
     """The simplified lhs − rhs of a refuted claim: display math, or code when it was truncated."""
     if residual is None:
         return ""
-    where = "dimension-free" if residual.sizes is None else f"at sizes {_fmt(residual.sizes)}"
+    where = "dimension-free" if residual.sizes is None else f"at sizes {_sizes_markdown(residual.sizes)}"
     if residual.truncated:
         return "\n".join(
             [
@@ -252,7 +377,8 @@ def result_markdown(result: Result, level: int = 3, corrected: Claim | None = No
 
 
 def derivation_markdown(result: DerivationResult, level: int = 3) -> str:
-    """A derivation: the start, then each step with its justification, label and SymPy mark."""
+    """A derivation: the start, then each step with its justification, label and SymPy mark — a numbered list
+    whose items hold their formula and witness (indented), so it numbers 1, 2, 3…"""
     d = result.derivation
     line = f"*{d.source}* — **{result.verdict.value}** step by step"
     if not d.holds or not result.as_expected:
@@ -263,32 +389,61 @@ def derivation_markdown(result: DerivationResult, level: int = 3) -> str:
     lines += [math_block(sp.latex(d.start)), ""]
     for i, (step, mark) in enumerate(zip(d.steps, result.marks), start=1):
         label = f" ({step.label})" if step.label else ""
-        lines += [f"{i}. {MARKS[mark.status]} — {step.why}{label}", "", math_block("= " + sp.latex(step.expr)), ""]
+        lines += [
+            f"{i}. {MARKS[mark.status]} — {step.why}{label}",
+            "",
+            _indented(math_block("= " + sp.latex(step.expr))),
+            "",
+        ]
         if mark.witness:
             lines += [
-                f"   {'Error' if mark.status == StepStatus.ERROR else 'Witness'}: `{json.dumps(mark.witness)}`",
+                f"    {'Error' if mark.status == StepStatus.ERROR else 'Witness'}: `{json.dumps(mark.witness)}`",
                 "",
             ]
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _indented(block: str) -> str:
+    """``block`` indented by four spaces: a list item's continuation, so the steps number 1, 2, 3… in Markdown."""
+    return "\n".join("    " + line for line in block.splitlines())
+
+
+LATEX_PREAMBLE = r"""\RequirePackage{amsmath,amssymb,amsthm,graphicx}
+% mathtools' psmallmatrix, which some statements use, unless the document loads mathtools itself.
+\AtBeginDocument{\ifcsname psmallmatrix\endcsname\else
+  \newenvironment{psmallmatrix}{\left(\begin{smallmatrix}}{\end{smallmatrix}\right)}\fi}
+\theoremstyle{definition}
+\newtheorem{claim}{Claim}
+\newsavebox{\iclbox}
+% \iclfit[W]{math}: the formula in display style, scaled down to the width W (default \linewidth) if wider.
+\newcommand{\iclfit}[2][\linewidth]{\sbox{\iclbox}{$\displaystyle #2$}%
+  \ifdim\wd\iclbox>#1\resizebox{#1}{!}{\usebox{\iclbox}}\else\usebox{\iclbox}\fi}
+% \iclwhy{text}: a step's mark and justification beside its formula, wrapped to a third of the line.
+\newcommand{\iclwhy}[1]{\parbox[t]{0.3\linewidth}{\raggedright\small #1}}
+"""
+r"""What the LaTeX export needs (``amsmath``, ``amssymb``, ``amsthm``, ``graphicx``; the theorem-like ``claim``
+environment; ``\iclfit`` for formulas wider than the line; ``\iclwhy`` for justifications): written as
+``iclverify.sty`` beside the fragments, or into a ``--standalone`` document's preamble."""
+
+_STEP_WIDTH = r"0.55\linewidth"  # a derivation line: its formula, then \iclwhy's 0.3 \linewidth
+
+
 def derivation_latex(result: DerivationResult) -> str:
-    r"""A checked derivation as an ``align*`` block: one line per step, its justification and its mark.
+    r"""A checked derivation as an ``align*`` block: one line per step, its mark and justification.
 
     Marks: ``\checkmark`` proved, ``\times`` refuted (followed by the exact witness), ``?`` unproven.
+    Formulas wider than about half the line are scaled to fit (``\iclfit``); a justification's ``$…$`` is math.
     """
     d = result.derivation
-    header = (
-        rf"\paragraph{{{latex_text(d.title)}}} \textit{{{latex_text(d.source)}}} --- \textbf{{{result.verdict.value}}}"
-    )
-    header += f" step by step ({latex_text(result.summary)})."
-    rows = [f"  &{sp.latex(d.start)}"]
+    header = rf"\paragraph{{{prose_latex(d.title)}}} {{\raggedright\textit{{{prose_latex(d.source)}}} --- "
+    header += rf"\textbf{{{result.verdict.value}}} step by step ({latex_text(result.summary)}).\par}}"
+    rows = [rf"  &\iclfit[{_STEP_WIDTH}]{{{sp.latex(d.start)}}}"]
     for step, mark in zip(d.steps, result.marks):
-        why = step.why + (f" ({step.label})" if step.label else "")
-        note = f"{LATEX_MARKS[mark.status]}\\ \\text{{{latex_text(why)}}}"
+        why = prose_latex(step.why) + (f" ({prose_latex(step.label)})" if step.label else "")
+        note = f"${LATEX_MARKS[mark.status]}$ {why}"
         if mark.status == StepStatus.REFUTED and mark.witness:
-            note += r"\quad \text{at } " + _witness_latex(mark.witness)
-        rows.append(f"  &= {sp.latex(step.expr)} && {note}")
+            note += r" at $" + _witness_latex(mark.witness) + "$"
+        rows.append(rf"  &\iclfit[{_STEP_WIDTH}]{{= {sp.latex(step.expr)}}} && \iclwhy{{{note}}}")
     return "\n".join([header, r"\begin{align*}", " \\\\\n".join(rows), r"\end{align*}"])
 
 
@@ -307,18 +462,92 @@ def _value_latex(value: str) -> str:
 
 
 def claim_latex(result: Result) -> str:
-    """A checked claim for a paper: its name and source, the verdict in words, and the statement."""
+    r"""A checked claim for a paper: a ``claim`` environment with its source, its name, the statement in display
+    math, the verdict, and for a refutation the counterexample and the simplified residual in math."""
     c = result.claim
+    kind = "expected to hold" if c.holds else "expected to be false"
     flag = "" if result.as_expected else r" --- \textbf{not as expected}"
-    return "\n".join(
-        [
-            rf"\paragraph{{\texttt{{{latex_text(c.name)}}}}} \textit{{{latex_text(c.source)}}} --- "
-            rf"\textbf{{{result.verdict.value}}} ({latex_text(result.summary)}){flag}.",
-            r"\[",
-            c.statement.strip(),
-            r"\]",
-        ]
+    lines = [
+        rf"\begin{{claim}}[{{{prose_latex(c.source)}}}]\raggedright\hfill\texttt{{{latex_text(c.name)}}}",
+        rf"\[\iclfit{{{_ascii(c.statement.strip())}}}\]",
+        rf"Verdict: \textbf{{{result.verdict.value}}} ({latex_text(result.summary)}), {kind}{flag}.",
+    ]
+    for extra in (counterexample_latex(result.counterexample), residual_latex(result.residual)):
+        if extra:
+            lines += ["", extra]
+    return "\n".join([*lines, r"\end{claim}"])
+
+
+def _ascii(latex: str) -> str:
+    """LaTeX source written for MathJax, with each non-ASCII character spelled as :func:`latex_text` does (an en
+    dash in ``\\text{log–log}`` becomes ``--``), so that pdfLaTeX reads it whatever the input encoding."""
+    return "".join(ch if ch.isascii() else latex_text(ch) for ch in latex)
+
+
+def _name_latex(name: str) -> str:
+    """A value's or a size's name, upright and in typewriter (an identifier, not a product of italic letters)."""
+    return rf"\texttt{{{latex_text(name)}}}"
+
+
+def json_latex(value: Any) -> str:
+    """A JSON value (a counterexample's) in math: numbers as :func:`latex_number`, lists as row vectors,
+    lists of lists as matrices; anything deeper as text."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return rf"\text{{{latex_text(json.dumps(value))}}}"
+    if isinstance(value, int | float):
+        return latex_number(value)
+    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+        return r"\begin{pmatrix}" + " & ".join(latex_number(v) for v in value) + r"\end{pmatrix}"
+    if all(isinstance(row, list) and all(isinstance(v, int | float) for v in row) for row in value):
+        rows = (" & ".join(latex_number(v) for v in row) for row in value)
+        return r"\begin{pmatrix}" + r" \\ ".join(rows) + r"\end{pmatrix}"
+    return rf"\text{{{latex_text(json.dumps(value))}}}"
+
+
+def _sizes_latex(sizes: Mapping[str, Any]) -> str:
+    return ", ".join(f"{_name_latex(k)} $= {v}$" for k, v in sizes.items())
+
+
+def counterexample_latex(cex: dict[str, Any] | None) -> str:
+    """A refutation's counterexample for LaTeX: its values and residual (or estimate) in math."""
+    if cex is None:
+        return ""
+    if cex["kind"] == Kind.NUMERIC:
+        values = [rf"  \iclfit{{{_name_latex(k)} = {json_latex(v)}}}" for k, v in cex["values"].items()]
+        return "\n".join(
+            [
+                rf"Counterexample (shrunk by Hypothesis, seed {cex['seed']}){_at_sizes(_sizes_latex(cex['sizes']))}:",
+                r"\begin{gather*}",
+                " \\\\\n".join(values),
+                r"\end{gather*}",
+                rf"where $|\mathrm{{lhs}} - \mathrm{{rhs}}| = {latex_number(cex['residual'])}$ "
+                rf"$>$ tolerance ${latex_number(cex['tolerance'])}$.",
+            ]
+        )
+    if cex["kind"] in (Kind.EXPLICIT, Kind.SYMBOLIC):
+        where = _at_sizes(_sizes_latex(cex["sizes"]))
+        values = ",\\ ".join(f"{sp.latex(sp.Symbol(k))} = {_value_latex(str(v))}" for k, v in cex["values"].items())
+        at = f" with ${values}$" if values else ""
+        return rf"Counterexample (exact){where}{at}: residual ${_value_latex(str(cex['exact_residual']))}$."
+    values = cex["values"]
+    estimate = latex_number(format_interval(values["estimate"], *values["interval"]))
+    return (
+        rf"Counterexample (measured, seed {cex['seed']}): estimate ${estimate}$ excludes "
+        rf"${latex_number(values['predicted'])} \pm {latex_number(cex['tolerance'])}$."
     )
+
+
+def residual_latex(residual: Residual | None) -> str:
+    """The simplified lhs − rhs of a refuted claim in display math; as text when it was truncated."""
+    if residual is None:
+        return ""
+    where = "dimension-free" if residual.sizes is None else f"at sizes {_sizes_latex(residual.sizes)}"
+    if residual.truncated:
+        return (
+            rf"Residual lhs $-$ rhs ({where}; first {MAX_RESIDUAL_CHARS} characters): "
+            rf"{{\small\texttt{{{latex_text(residual.text)}}}}}\ldots"
+        )
+    return rf"Residual lhs $-$ rhs ({where}):" + "\n" + rf"\[\iclfit{{{residual.latex}}}\]"
 
 
 def results_markdown(results: Sequence[Result]) -> str:

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from icl_verify.core.checks.measured import format_interval
-from icl_verify.core.claims import Claim, Result, check
+from icl_verify.core.claims import Claim, Result
 from icl_verify.core.derivation import DerivationResult
 from icl_verify.core.evidence import MAX_RESIDUAL_CHARS, Kind, StepStatus
 from icl_verify.core.ledger import undermined, validate
 from icl_verify.output import ledger, render
-from icl_verify.running import registry
+from icl_verify.running import registry, runner
+from icl_verify.running.verdict_cache import VerdictCache
 
 SCHEMA_VERSION = 2
 
@@ -170,21 +173,25 @@ def to_json(
 
 @dataclass(frozen=True)
 class Report:
-    """The results of checking several claims — prints as a table, renders in Jupyter."""
+    """The results of checking several claims — prints as a table, renders in Jupyter.
+
+    ``cached`` names the results read from the verdict cache rather than checked in this run.
+    """
 
     results: tuple[Result, ...]
     seed: int = 0
     max_examples: int = 100
+    cached: frozenset[str] = frozenset()
 
     @property
     def ok(self) -> bool:
         return all(r.as_expected for r in self.results)
 
     def table(self) -> str:
-        return table(self.results)
+        return table(self.results, self.cached)
 
     def to_json(self) -> dict[str, Any]:
-        return to_json(self.results, seed=self.seed, max_examples=self.max_examples)
+        return to_json(self.results, seed=self.seed, max_examples=self.max_examples, cached=self.cached)
 
     def __str__(self) -> str:
         return self.table()
@@ -193,8 +200,31 @@ class Report:
         return render.results_markdown(self.results) + "\n\n" + summary_line(self.results)
 
 
-def check_all(claims: Iterable[Claim] | None = None, *, seed: int = 0, max_examples: int = 100) -> Report:
-    """Check ``claims`` (default: every built-in claim) and return a :class:`Report`."""
+def check_all(
+    claims: Iterable[Claim] | None = None,
+    *,
+    seed: int = 0,
+    max_examples: int = 100,
+    jobs: int | None = None,
+    cache: bool = True,
+    cache_dir: str | Path | None = None,
+    progress: bool | None = None,
+) -> Report:
+    """Check ``claims`` (default: every built-in claim) as ``icl-verify check`` does, and return a :class:`Report`.
+
+    The claims go to :func:`icl_verify.running.runner.check_claims`: ``jobs`` worker processes (None: every
+    core, or ``$ICL_VERIFY_JOBS``; 1 checks in this process), results reused from the verdict cache in
+    ``cache_dir`` (None: the default folder) unless ``cache`` is False, and a progress bar on stderr
+    (``progress`` None: when stderr is a terminal). A claim made at run time is checked in this process.
+    """
     chosen = registry.builtin_claims() if claims is None else list(claims)
     validate(chosen)
-    return Report(tuple(check(c, seed=seed, max_examples=max_examples) for c in chosen), seed, max_examples)
+    checked = runner.check_claims(
+        chosen,
+        seed=seed,
+        max_examples=max_examples,
+        jobs=jobs,
+        cache=VerdictCache(cache_dir) if cache else None,
+        progress=sys.stderr.isatty() if progress is None else progress,
+    )
+    return Report(tuple(checked.results), seed, max_examples, checked.cached)

@@ -1,0 +1,77 @@
+"""Optimality claims: argmin over a scalar, stationarity and the second-order condition both checked."""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+import icl_verify as iv
+
+RIDGE = {"eta": iv.scalar(), "lam": iv.scalar(positive=True), "s": iv.scalar(positive=True)}
+GAUSSIAN = {"x": iv.gaussian("d", cov="Lambda"), "Lambda": iv.matrix("d", "d"), "eta": iv.scalar()}
+ONE_STEP_LOSS = iv.expect(lambda x, eta: (1 - eta * iv.trace(x.T @ x)) ** 2)
+
+
+def _ridge_loss(eta, lam, s):
+    return (1 - eta * lam) ** 2 + s * eta**2
+
+
+def _best_step(Lambda):
+    """E(1 − η xᵀx)² = 1 − 2η tr Λ + η²(2 tr Λ² + (tr Λ)²) (Isserlis 1918), minimised at tr Λ / (2 tr Λ² + (tr Λ)²)."""
+    return iv.trace(Lambda) / (2 * iv.trace(Lambda @ Lambda) + iv.trace(Lambda) ** 2)
+
+
+def test_a_true_argmin_is_proved_with_both_conditions():
+    claim = iv.statement("ridge-step", "t", r"\eta^* = \lambda / (\lambda^2 + s)", symbols=RIDGE,
+                         lhs=iv.argmin(_ridge_loss, over="eta"), rhs=lambda lam, s: lam / (lam**2 + s))  # fmt: skip
+    result = iv.check(claim, max_examples=50)
+    assert result.verdict is iv.Verdict.PROVED
+    proof = result.evidence[0]
+    assert "L′(eta*) = 0" in proof.detail and "L″(eta*) > 0" in proof.detail and "global minimum" in proof.detail
+    assert [e.status for e in result.evidence[1:]] == ["verified", "verified"]
+
+
+def test_a_wrong_minimiser_is_refuted_with_a_lower_loss():
+    claim = iv.statement("ridge-step-unregularised", "t", r"\eta^* = 1/\lambda", symbols=RIDGE,
+                         lhs=iv.argmin(_ridge_loss, over="eta"), rhs=lambda lam: 1 / lam,
+                         holds=False, corrected=lambda lam, s: lam / (lam**2 + s))  # fmt: skip
+    result = iv.check(claim, max_examples=50)
+    assert result.verdict is iv.Verdict.REFUTED and result.as_expected
+    cex = result.counterexample
+    eta, lam, s = (cex["values"][k] for k in ("eta", "lam", "s"))
+    assert cex["lhs_minus_rhs"] == pytest.approx(_ridge_loss(1 / lam, lam, s) - _ridge_loss(eta, lam, s))
+    assert cex["lhs_minus_rhs"] > 0
+
+
+def test_a_maximiser_is_not_a_minimum():
+    """L(η) = −η² is stationary at 0, but L″ = −2 < 0."""
+    claim = iv.statement("maximum", "t", "s", symbols={"eta": iv.scalar(), "a": iv.scalar()}, holds=False,
+                         no_control="no minimum", lhs=iv.argmin(lambda eta, a: -(eta**2) + 0 * a, over="eta"), rhs=lambda a: 0 * a)  # fmt: skip
+    proof = iv.check(claim, max_examples=20).evidence[0]
+    assert proof.status == "refuted" and "not a minimum" in proof.detail
+
+
+def test_an_expected_loss_is_minimised_for_symbolic_d():
+    claim = iv.statement(
+        "best-step", "t", "s", symbols=GAUSSIAN, lhs=iv.argmin(ONE_STEP_LOSS, over="eta"), rhs=_best_step
+    )
+    result = iv.check(claim, max_examples=10)
+    assert result.verdict is iv.Verdict.PROVED and "global minimum" in result.evidence[0].detail
+
+
+def test_a_wrong_expected_loss_minimiser_is_refuted_at_d_1():
+    wrong = lambda Lambda: iv.trace(Lambda) / (iv.trace(Lambda @ Lambda) + iv.trace(Lambda) ** 2)  # noqa: E731
+    claim = iv.statement("best-step-one-pairing", "t", "s", symbols=GAUSSIAN, lhs=iv.argmin(ONE_STEP_LOSS, over="eta"),
+                         rhs=wrong, holds=False, corrected=_best_step)  # fmt: skip
+    result = iv.check(claim, max_examples=10)
+    assert result.verdict is iv.Verdict.REFUTED and result.as_expected
+    cex = result.counterexample
+    assert cex["sizes"] == {"d": 1}
+    lam = sp.Rational(cex["values"]["Lambda[0, 0]"])
+    eta = 1 / (2 * lam)  # the wrong minimiser λ/(λ² + λ²) at d = 1; L′(η) = −2λ + 2η · 3λ²
+    assert sp.Rational(cex["exact_residual"]) == -2 * lam + 6 * eta * lam**2
+
+
+def test_argmin_over_an_undeclared_or_matrix_symbol_is_refused():
+    with pytest.raises(iv.InvalidArgument, match=r"must name a declared iv\.scalar"):
+        iv.statement("bad", "t", "s", symbols=GAUSSIAN, lhs=iv.argmin(ONE_STEP_LOSS, over="Lambda"), rhs=_best_step)

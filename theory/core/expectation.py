@@ -1,0 +1,301 @@
+"""Expectations in statements: random inputs declared with a law, and ``iv.expect(side)``.
+
+``iv.gaussian("d", cov="Lambda")`` declares a random column vector x ~ N(0, Λ) (Λ a declared
+d × d matrix, or a number: an isotropic variance); ``iv.gaussian("N", "d", cov="Lambda")`` a random
+N × d matrix with iid rows N(0, Λ); ``iv.iid("N", "d", variance=…, kurtosis=…)`` one with iid
+symmetric entries of that variance and kurtosis (numbers or names of declared scalars). A side
+wrapped in ``iv.expect`` is the expectation of its value over the random inputs. From that one
+definition :func:`expectation_checks` derives:
+
+* symbolic — E[side] by the moment algebra of :mod:`icl_verify.maths.moments` (Isserlis' theorem,
+  the fourth cumulant of iid entries) for symbolic sizes; lhs − rhs reduced to 0 proves the
+  identity for every size;
+* explicit — the same at small concrete sizes with every deterministic matrix written out entry
+  by entry (covariances symmetric), so a residual with free symbols such as tr(Λ²) or d/N that is
+  not identically zero is refuted by an exact rational witness at the smallest size showing it;
+* numeric — Monte Carlo at sizes and values drawn by Hypothesis: :data:`SAMPLES` seeded draws,
+  a normal-approximation interval of half-width :data:`Z` standard errors around the mean of
+  lhs − rhs. 0 outside it refutes (probability ≤ 6e-7 per case for a true identity); inside it
+  and narrower than :data:`RELATIVE` of the sides' magnitude verifies; wider is undecided.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import sympy as sp
+from hypothesis import HealthCheck, Phase, Verbosity, find, settings
+from hypothesis.errors import NoSuchExample
+from hypothesis.strategies import SearchStrategy
+from sympy.matrices.expressions import MatrixExpr, MatrixSymbol, Trace
+
+from icl_verify.core.checks.base import Check, Found, parts
+from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, counterexample
+from icl_verify.errors import InvalidArgument
+from icl_verify.maths.moments import Law, expectation, normal_form
+from icl_verify.maths.strategies import source_independent_draws
+
+SAMPLES = 20_000
+"""Monte Carlo draws per case."""
+
+Z = 5.0
+"""Half-width of the interval in standard errors: P(|N(0,1)| > 5) ≈ 5.7e-7, the chance a true identity is refuted per case."""
+
+RELATIVE = 0.2
+"""An interval narrower than this fraction of the sides' magnitude decides VERIFIED."""
+
+MONTE_CARLO_CASES = 10
+"""Cases drawn by the Monte Carlo check (at most ``max_examples``)."""
+
+Parameter = str | float | int
+
+
+@dataclass(frozen=True)
+class RandomSpec:
+    """A declared random matrix: its shape (a column vector when ``column``) and its law.
+
+    ``law`` is ``"gaussian"`` (rows N(0, ``cov``)) or ``"iid"`` (entries of ``variance`` and
+    ``kurtosis``); each parameter is a number or the name of a declared symbol.
+    """
+
+    rows: str | int
+    cols: str | int
+    column: bool
+    law: str
+    cov: Parameter = 1
+    variance: Parameter = 1
+    kurtosis: Parameter = 3
+
+
+def _shape(arg: str, sizes: tuple[str | int, ...]) -> tuple[str | int, str | int, bool]:
+    for value in sizes:
+        ok = (isinstance(value, str) and value.isidentifier()) or (type(value) is int and value >= 1)
+        if not ok:
+            raise InvalidArgument(f"{arg}: a size must be a name or a positive integer, got {value!r}")
+    if len(sizes) == 1:
+        return sizes[0], 1, True
+    if len(sizes) == 2:
+        return sizes[0], sizes[1], False
+    raise InvalidArgument(f"{arg} takes one size (a column vector) or two (rows, cols), got {len(sizes)}")
+
+
+def _parameter(arg: str, value: Any) -> Parameter:
+    if isinstance(value, str) and value.isidentifier():
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise InvalidArgument(f"{arg} must be a declared symbol's name or a positive number, got {value!r}")
+    return value
+
+
+def gaussian(*sizes: str | int, cov: Parameter = 1) -> RandomSpec:
+    """x ~ N(0, cov) for one size (a column vector); iid rows N(0, cov) for (rows, cols).
+
+    ``cov`` names a declared square matrix (taken symmetric positive definite) or is a variance.
+    """
+    rows, cols, column = _shape("gaussian", sizes)
+    return RandomSpec(rows, cols, column, "gaussian", cov=_parameter("cov", cov))
+
+
+def iid(*sizes: str | int, variance: Parameter = 1, kurtosis: Parameter = 3) -> RandomSpec:
+    """iid symmetric entries with E r² = variance, E r⁴ = kurtosis · variance² (kurtosis ≥ 1)."""
+    rows, cols, column = _shape("iid", sizes)
+    if not isinstance(kurtosis, str) and kurtosis < 1:
+        raise InvalidArgument(f"kurtosis must be at least 1 (E r⁴ ≥ (E r²)²), got {kurtosis!r}")
+    return RandomSpec(
+        rows, cols, column, "iid", variance=_parameter("variance", variance), kurtosis=_parameter("kurtosis", kurtosis)
+    )
+
+
+@dataclass(frozen=True)
+class Expect:
+    """A side that is the expectation of ``fn``'s value over the declared random inputs (``iv.expect``)."""
+
+    fn: Callable[..., Any]
+
+    def __call__(self, **values: Any) -> Any:
+        return self.fn(**values)
+
+
+def expect(fn: Callable[..., Any]) -> Expect:
+    """The side E[fn(...)] over the random symbols ``fn`` takes."""
+    if not callable(fn):
+        raise InvalidArgument(f"expect takes a function of the declared symbols, got {type(fn).__name__}")
+    return Expect(fn)
+
+
+def trace(m: Any) -> Any:
+    """tr(m) on SymPy matrix expressions, explicit SymPy matrices and NumPy arrays (batched on the last two axes)."""
+    if isinstance(m, MatrixExpr):
+        return Trace(m)
+    if isinstance(m, sp.MatrixBase):
+        return m.trace()
+    return np.trace(np.asarray(m), axis1=-2, axis2=-1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Symbolic and explicit: the moment algebra
+
+
+def _value(parameter: Parameter, values: Mapping[str, Any]) -> Any:
+    return values[parameter] if isinstance(parameter, str) else sp.nsimplify(parameter)
+
+
+def _law(spec: RandomSpec, values: Mapping[str, Any]) -> Law:
+    if spec.law == "gaussian":
+        return Law.gaussian(_value(spec.cov, values))
+    return Law.iid(_value(spec.variance, values), _value(spec.kurtosis, values))
+
+
+def random_symbols(randoms: Mapping[str, RandomSpec], sizes: Mapping[str, Any], values: Mapping[str, Any]):
+    """(the random inputs as SymPy matrices, their laws): a column vector is the transpose of a random row."""
+    dim = lambda s: sizes[s] if isinstance(s, str) else s  # noqa: E731
+    inputs, laws = {}, {}
+    for name, spec in randoms.items():
+        rows, cols = dim(spec.rows), dim(spec.cols)
+        symbol = MatrixSymbol(name, cols, rows) if spec.column else MatrixSymbol(name, rows, cols)
+        inputs[name] = symbol.T if spec.column else symbol
+        laws[symbol] = _law(spec, values)
+    return inputs, laws
+
+
+def _scalar(value: Any) -> Any:
+    """A 1 × 1 matrix expression as the scalar trace of it (the moment algebra's scalar form)."""
+    if isinstance(value, MatrixExpr) and value.shape == (1, 1):
+        return Trace(value)
+    return value
+
+
+def expected(side: Callable[..., Any], values: Mapping[str, Any], laws: Mapping[MatrixSymbol, Law], call) -> Any:
+    """E[side] by the moment algebra when ``side`` is an :class:`Expect`, else the side in normal form."""
+    value = _scalar(call(side, values))
+    return expectation(value, laws) if isinstance(side, Expect) else normal_form(value)
+
+
+def explicit_entries(expr: Any, symmetric: set[str]) -> Any:
+    """``expr`` of concrete size with every matrix symbol written entry by entry (symmetric ones symmetric)."""
+
+    def entries(m: MatrixSymbol) -> sp.ImmutableMatrix:
+        if m.name in symmetric:
+            return sp.ImmutableMatrix(m.rows, m.cols, lambda i, j: m[min(i, j), max(i, j)])
+        return sp.ImmutableMatrix(m.as_explicit())
+
+    explicit = expr.xreplace({m: entries(m) for m in expr.atoms(MatrixSymbol)})
+    return sp.expand(explicit.doit())
+
+
+# ---------------------------------------------------------------------------------------------
+# Numeric: Monte Carlo
+
+
+class Batch(np.ndarray):
+    """Samples stacked on the first axis: ``.T`` transposes each sample (the last two axes)."""
+
+    @property
+    def T(self) -> Batch:
+        return np.swapaxes(self, -1, -2)
+
+
+def _parameter_value(parameter: Parameter, case: Mapping[str, Any]) -> Any:
+    return case[parameter] if isinstance(parameter, str) else float(parameter)
+
+
+def sample(spec: RandomSpec, case: Mapping[str, Any], n: int, rng: np.random.Generator) -> Batch:
+    """``n`` draws of a random input at a case: Gaussian rows L z (Λ = L Lᵀ) or iid three-point entries.
+
+    The symmetric three-point law ±s√κ with probability 1/(2κ) each, 0 otherwise, has variance s²
+    and kurtosis κ exactly (κ ≥ 1).
+    """
+    dim = lambda s: int(case[s]) if isinstance(s, str) else s  # noqa: E731
+    rows, cols = dim(spec.rows), dim(spec.cols)
+    rows, cols = (cols, rows) if spec.column else (rows, cols)
+    if spec.law == "gaussian":
+        cov = _parameter_value(spec.cov, case)
+        z = rng.standard_normal((n, rows, cols))
+        draws = z @ np.linalg.cholesky(cov).T if np.ndim(cov) == 2 else math.sqrt(cov) * z
+    else:
+        s2, kappa = _parameter_value(spec.variance, case), _parameter_value(spec.kurtosis, case)
+        u = rng.random((n, rows, cols))
+        sign = np.where(rng.random((n, rows, cols)) < 0.5, -1.0, 1.0)
+        draws = np.where(u < 1 / kappa, sign * math.sqrt(s2 * kappa), 0.0)
+    draws = np.swapaxes(draws, -1, -2) if spec.column else draws
+    return np.asarray(draws).view(Batch)
+
+
+def samples_of(value: Any, n: int) -> np.ndarray:
+    """A side's value per sample, shape (n, k): arrays with ``n`` rows are per sample, others repeated."""
+    columns = []
+    for p in parts(value):
+        a = np.asarray(p, dtype=np.float64)
+        per_sample = a.ndim >= 1 and a.shape[0] == n
+        columns.append(a.reshape(n, -1) if per_sample else np.broadcast_to(a.ravel(), (n, a.size)))
+    return np.concatenate(columns, axis=1)
+
+
+@dataclass(frozen=True)
+class MonteCarlo(Check):
+    """``sides(case, n, rng)`` returns (lhs, rhs) sampled ``n`` times as (n, k) arrays; E[lhs] = E[rhs] is checked.
+
+    Cases are drawn by Hypothesis and a refutation shrunk to the smallest sizes; each case's draws
+    are seeded by the check's seed.
+    """
+
+    cases: SearchStrategy[Mapping[str, Any]]
+    sides: Callable[[Mapping[str, Any], int, np.random.Generator], tuple]
+
+    kind: ClassVar[str] = Kind.MEASURED
+    rank: ClassVar[int] = 3
+
+    def interval(self, case: Mapping[str, Any], seed: int, sides=None) -> tuple[float, float, float]:
+        """(mean of lhs − rhs at the worst entry, its half-width Z·se, the sides' magnitude) at ``case``."""
+        lhs, rhs = (sides or self.sides)(case, SAMPLES, np.random.default_rng(seed))
+        diff = lhs - rhs
+        mean = diff.mean(axis=0)
+        half = Z * diff.std(axis=0, ddof=1) / math.sqrt(SAMPLES)
+        worst = int(np.argmax(np.abs(mean) - half))
+        scale = max(float(np.max(np.abs(lhs.mean(axis=0)))), float(np.max(np.abs(rhs.mean(axis=0)))))
+        return float(mean[worst]), float(half[worst]), scale
+
+    def run(self, seed: int, max_examples: int) -> Found:
+        t0 = time.perf_counter()
+        widest = [0.0, 0]
+
+        def refutes(case: Mapping[str, Any]) -> bool:
+            mean, half, scale = self.interval(case, seed)
+            widest[1] += 1
+            widest[0] = max(widest[0], half / scale if scale > 0 else 0.0)
+            return abs(mean) > half + 1e-12 * scale
+
+        config = settings(
+            settings.get_profile("default"), max_examples=min(max_examples, MONTE_CARLO_CASES), database=None,
+            deadline=None, suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet,
+            phases=[Phase.generate, Phase.shrink],
+        )  # fmt: skip
+        try:
+            with source_independent_draws():
+                case = find(self.cases, refutes, settings=config, random=random.Random(seed))
+        except NoSuchExample:
+            text = f"{widest[1]} cases × {SAMPLES} draws: E[lhs − rhs] = 0 within ±{Z:g} standard errors (seed {seed})"
+            if widest[0] <= RELATIVE:
+                return Found(Evidence(self.kind, Status.VERIFIED, text, time.perf_counter() - t0))
+            detail = f"interval too wide to decide (half-width {widest[0]:.2g} of the magnitude): {text}"
+            return Found(Evidence(self.kind, Status.UNDECIDED, detail, time.perf_counter() - t0))
+        mean, half, _ = self.interval(case, seed)
+        sizes = {k: int(v) for k, v in case.items() if type(v) is int}
+        values = {k: v for k, v in case.items() if k not in sizes}
+        cex = counterexample(self.kind, sizes, values, abs(mean), half, seed, interval=[mean - half, mean + half])
+        detail = f"at {sizes}: E[lhs − rhs] ∈ [{mean - half:.3g}, {mean + half:.3g}] excludes 0 ({SAMPLES} draws, seed {seed})"
+        return Found(Evidence(self.kind, Status.REFUTED, detail, time.perf_counter() - t0, cex), (case, seed))
+
+    def control_at(self, at: tuple, corrected: Callable[..., tuple]) -> Evidence:
+        """The corrected sides at the same case and seed: the interval must contain 0."""
+        case, seed = at
+        mean, half, _ = self.interval(case, seed, corrected)
+        ok = abs(mean) <= half
+        detail = f"measured: the corrected form at the same case, E[lhs − rhs] ∈ [{mean - half:.3g}, {mean + half:.3g}]"
+        return Evidence(Kind.CONTROL, ControlStatus.PASSED if ok else ControlStatus.FAILED, detail, 0.0)

@@ -1,0 +1,192 @@
+"""Integer parameters (K steps, L layers) and statements over every K, proved by induction.
+
+``iv.integer(low=1)`` declares an integer parameter that is not a matrix size: the explicit check
+takes its two smallest values, the numeric check draws it in [low, high] like a size (shrinking to
+``low``). A side may be defined by its recursion, ``iv.recursion(base=…, step=…, over="K")``: its
+value at K = low is ``base(...)`` and ``step(prev, ...)`` maps the value at K to the value at K + 1
+(``step`` may also take K, the index of ``prev``). Then :class:`Induction` proves the statement for
+every K ≥ low, as the Newton family's ``newton-residual-squares`` does by hand:
+
+* base — lhs(low) − rhs(low) reduces to 0 for symbolic sizes;
+* step — with Z standing for the common value lhs(K) = rhs(K) (the induction hypothesis, Z a fresh
+  symbol of the sides' shape) and K symbolic: lhs_step(Z) − rhs_step(Z) reduces to 0 when both
+  sides are recursions; with a closed-form rhs, lhs_step(rhs(K)) − rhs(K + 1) reduces to 0.
+
+Both reduced to 0 ⇒ PROVED by induction on K (for every size, as the reductions are dimension-free).
+Without a recursion the statement is VERIFIED over the K values drawn.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+import sympy as sp
+from hypothesis import strategies as st
+from sympy.matrices.expressions import MatrixExpr, MatrixSymbol
+
+from icl_verify.core.checks.base import Check, Found, parts
+from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, explain
+from icl_verify.errors import InvalidArgument
+from icl_verify.maths.symbolic import is_zero
+
+PREVIOUS = "prev"
+"""The name of a step's argument that receives the value at K."""
+
+
+@dataclass(frozen=True)
+class IntegerSpec:
+    """A declared integer parameter: drawn in [low, high] (``high`` ``None``: low + 3)."""
+
+    low: int = 1
+    high: int | None = None
+    name: str = ""
+
+    def strategy(self, name: str, given: Any = None) -> st.SearchStrategy[int]:
+        """Values in [low, high] (or ``given``: an int or a (low, high) pair, none below ``low``), shrinking to the low end."""
+        pair = (self.low, self.low + 3 if self.high is None else self.high) if given is None else given
+        pair = (pair, pair) if type(pair) is int else pair
+        ok = isinstance(pair, tuple) and len(pair) == 2 and all(type(v) is int for v in pair)
+        if not (ok and self.low <= pair[0] <= pair[1]):
+            raise InvalidArgument(
+                f"sizes[{name!r}] must be an int or a (low, high) pair of ints, none below {self.low}, got {given!r}"
+            )
+        return st.integers(*pair)
+
+
+def integer(name: str = "", *, low: int = 1, high: int | None = None) -> IntegerSpec:
+    """Declare an integer parameter ≥ ``low`` (not a matrix size); ``name``, if given, must be its key in ``symbols``."""
+    if type(low) is not int or low < 0:
+        raise InvalidArgument(f"low must be a non-negative int, got {low!r}")
+    if high is not None and (type(high) is not int or high < low):
+        raise InvalidArgument(f"high must be an int at least low = {low}, got {high!r}")
+    if not isinstance(name, str) or (name and not name.isidentifier()):
+        raise InvalidArgument(f"name must be a Python identifier, got {name!r}")
+    return IntegerSpec(low, high, name)
+
+
+def _parameters(fn: Callable[..., Any]) -> list[str]:
+    params = inspect.signature(fn).parameters.values()
+    return [p.name for p in params if p.default is inspect.Parameter.empty]
+
+
+def _select(fn: Callable[..., Any], values: Mapping[str, Any]) -> Any:
+    return fn(**{p: values[p] for p in _parameters(fn)})
+
+
+@dataclass(frozen=True)
+class Recursion:
+    """A side defined by ``base`` (its value at K = ``low``) and ``step`` (value at K ↦ value at K + 1)."""
+
+    base: Callable[..., Any]
+    step: Callable[..., Any]
+    over: str
+    low: int = 1
+
+    def inputs(self) -> list[str]:
+        """The symbols and sizes the side takes: those of base and step, and the integer parameter."""
+        names = [*_parameters(self.base), *_parameters(self.step), self.over]
+        return [n for n in dict.fromkeys(names) if n != PREVIOUS]
+
+    def next(self, prev: Any, k: Any, values: Mapping[str, Any]) -> Any:
+        """The value at k + 1 from the value ``prev`` at k."""
+        return _select(self.step, {**values, PREVIOUS: prev, self.over: k})
+
+    def __call__(self, **values: Any) -> Any:
+        """The value at K = ``values[over]`` (an int), by iterating the step from the base."""
+        value = _select(self.base, values)
+        for k in range(self.low, int(values[self.over])):
+            value = self.next(value, k, values)
+        return value
+
+
+def recursion(*, base: Callable[..., Any], step: Callable[..., Any], over: str) -> Recursion:
+    """A side over every value of the integer parameter ``over``: ``base`` at its lowest value, then ``step``."""
+    for arg, fn in (("base", base), ("step", step)):
+        if not callable(fn):
+            raise InvalidArgument(f"{arg} must be a function of the declared symbols, got {type(fn).__name__}")
+    if PREVIOUS not in _parameters(step):
+        raise InvalidArgument(f"step must take {PREVIOUS!r}, the value at {over}")
+    return Recursion(base, step, over)
+
+
+def bound(side: Any, lows: Mapping[str, int]) -> Any:
+    """A recursion with its lowest index set from the declared integer parameter."""
+    if isinstance(side, Recursion):
+        if side.over not in lows:
+            raise InvalidArgument(f"recursion over {side.over!r}, which is not declared with iv.integer(...)")
+        return replace(side, low=lows[side.over])
+    return side
+
+
+def _hypothesis(value: Any) -> Any:
+    """A fresh symbol of ``value``'s shape: the common value of the two sides at K."""
+    if isinstance(value, MatrixExpr):
+        return MatrixSymbol("Z_K", *value.shape)
+    if isinstance(value, sp.MatrixBase):
+        return sp.Matrix(value.rows, value.cols, lambda i, j: sp.Symbol(f"Z_K_{i}_{j}"))
+    return sp.Symbol("Z_K")
+
+
+def induction_residuals(lhs: Any, rhs: Any, over: str, values: Mapping[str, Any], low: int) -> dict[str, list]:
+    """The base and step residuals of ``lhs = rhs`` for every K ≥ ``low`` (``values``: symbolic sizes and symbols)."""
+    k = values[over]
+    at = lambda side, index: _select(side, {**values, over: index})  # noqa: E731
+    start = {**values, over: sp.Integer(low)}
+    base_l = _select(lhs.base if isinstance(lhs, Recursion) else lhs, start)
+    base_r = _select(rhs.base if isinstance(rhs, Recursion) else rhs, start)
+    if isinstance(lhs, Recursion) and isinstance(rhs, Recursion):
+        z = _hypothesis(base_l)
+        step = [a - b for a, b in zip(parts(lhs.next(z, k, values)), parts(rhs.next(z, k, values)))]
+    elif isinstance(lhs, Recursion):
+        step = [a - b for a, b in zip(parts(lhs.next(at(rhs, k), k, values)), parts(at(rhs, k + 1)))]
+    else:
+        step = [a - b for a, b in zip(parts(at(lhs, k + 1)), parts(rhs.next(at(lhs, k), k, values)))]
+    base = [a - b for a, b in zip(parts(base_l), parts(base_r))]
+    return {"base": [sp.expand(r) if not isinstance(r, MatrixExpr) else r for r in base], "step": step}
+
+
+@dataclass(frozen=True)
+class Induction(Check):
+    """``residuals()`` returns ``{"base": [...], "step": [...]}``; all reduced to 0 ⇒ PROVED by induction."""
+
+    residuals: Callable[[], Mapping[str, list]]
+    over: str
+
+    kind: ClassVar[str] = Kind.SYMBOLIC
+    proves: ClassVar[bool] = True
+    rank: ClassVar[int] = 2
+
+    def _open(self, residuals: Callable[[], Mapping[str, list]]) -> tuple[str, Any] | None:
+        for part, items in residuals().items():
+            for r in items:
+                if is_zero(r) is not True:
+                    return part, r
+        return None
+
+    def run(self, seed: int, max_examples: int) -> Found:
+        t0 = time.perf_counter()
+        found = self._open(self.residuals)
+        if found is None:
+            detail = f"proved by induction on {self.over}: base case and step reduce to 0 for symbolic dimensions"
+            return Found(Evidence(self.kind, Status.PROVED, detail, time.perf_counter() - t0))
+        part, residual = found
+        detail = f"induction on {self.over}: the {part} does not reduce to 0"
+        return Found(
+            Evidence(self.kind, Status.UNDECIDED, detail, time.perf_counter() - t0, residual=explain(residual, None))
+        )
+
+    def control_at(self, at: Any, corrected: Callable[[], Mapping[str, list]]) -> Evidence:
+        """The corrected form's base and step must reduce to 0."""
+        t0 = time.perf_counter()
+        found = self._open(corrected)
+        ok = found is None
+        detail = "symbolic: the corrected form is " + (
+            "proved by induction" if found is None else f"not proved: its {found[0]} is not 0"
+        )
+        return Evidence(
+            Kind.CONTROL, ControlStatus.PASSED if ok else ControlStatus.FAILED, detail, time.perf_counter() - t0
+        )
