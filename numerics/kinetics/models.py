@@ -32,6 +32,13 @@ anhhuyalex/icl-kinetics — does otherwise, as cited):
   code computes (analysis.py l. 202–205; the code takes the logits of the first 10 training
   batches every 10 epochs, mlp.py l. 280, 296 — here the items are the fixed set of
   ``constants_items`` training items at every record, so only the label restriction is the code's).
+* ``c2_convention="paper"``: the recorded c₂ is the paper's c₂ = 1 − ⟨σ(−φ₊)²⟩/c₁ (§3.4). ``"code"``:
+  the quantity the code stores as ``c2`` (analysis.py l. 207–208: the comment states the paper's c₂,
+  the expression is 1 − (1 − ⟨σ(−φ₊)²⟩/c₁) = ⟨σ(−φ₊)²⟩/c₁, i.e. 1 − c₂; its DataFrame column is
+  named ``"1-c2"``, l. 219, and the figure "Supp Fig A2b: c2 vs. iterations" plots it, l. 232–236).
+  The two agree only where ⟨σ(−φ₊)²⟩ = c₁/2, e.g. φ₊ ≡ 0 at initialisation (both ½); as the MLP
+  memorises, the paper's c₂ → 1 and the code's → 0 (:func:`code_c2`; the claim
+  ``kinetics-authors-code-c2-is-paper-c2``). :func:`ode_for_run` always drives the ODE with the paper's c₂.
 * ``lr``: ours 0.1 here (0.5 in the built-in claims and ``icl-verify kinetics``); the code's
   experiments run at 0.01 (main.sh l. 16, ``--lr 0.01``).
 """
@@ -43,6 +50,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+from scipy.special import expit
 
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.kinetics import ode as kin
@@ -107,6 +115,21 @@ def accuracy(p: Reduced, seqs: icl_task.Scores) -> float:
     return float(np.mean(z * seqs.l_q > 0))
 
 
+def code_c2(phi_plus: np.ndarray) -> float:
+    """The ``c2`` of the authors' code on the logits φ₊ of +1 items, as written there (analysis.py l. 205, 208):
+    c₁ = ⟨σ(−φ₊)⟩, then 1 − (1 − ⟨σ(−φ₊)²⟩/c₁), which is ⟨σ(−φ₊)²⟩/c₁ = 1 − the paper's c₂ (§3.4)."""
+    s = expit(-np.asarray(phi_plus, dtype=np.float64))
+    c1 = np.mean(s)
+    return float(1 - (1 - np.mean(s**2) / c1))
+
+
+def in_c2_convention(c2: float | np.ndarray, convention: str) -> float | np.ndarray:
+    """The paper's c₂ expressed in ``convention``: itself (``"paper"``) or the code's 1 − c₂ (``"code"``).
+
+    The map is its own inverse, so it also takes a recorded value back to the paper's c₂."""
+    return c2 if convention == "paper" else 1.0 - c2
+
+
 def mlp_constants(mlp: MLP, items: np.ndarray, labels: np.ndarray) -> dict[str, float]:
     """c₁, c₂, c₃ (§3.4) from u = ℓ φ(x) over the given items (symmetric form of the φ₊ average)."""
     phi, _ = mlp_forward(mlp, items)
@@ -120,6 +143,7 @@ def mlp_constants(mlp: MLP, items: np.ndarray, labels: np.ndarray) -> dict[str, 
 CONTEXTS = ("pairs", "with_query")
 CLOCKS = ("lr_steps", "iterations")
 CONSTANTS_LABELS = ("both", "positive")
+C2_CONVENTIONS = ("paper", "code")
 
 
 @dataclass(frozen=True)
@@ -127,7 +151,7 @@ class ReducedConfig:
     """Settings of one reduced-model run. ``k=None`` is K → ∞; ``decay`` is λ on (w, β) only.
 
     ``stop_icl``: stop at the first record with ICL accuracy above it (the authors' code stops at 0.99).
-    ``context``, ``clock``, ``constants_labels``: the conventions of the module docstring.
+    ``context``, ``clock``, ``constants_labels``, ``c2_convention``: the conventions of the module docstring.
     """
 
     d: int = 32
@@ -148,6 +172,7 @@ class ReducedConfig:
     context: str = "pairs"
     clock: str = "lr_steps"
     constants_labels: str = "both"
+    c2_convention: str = "paper"
 
     @property
     def context_pairs(self) -> int:
@@ -163,7 +188,12 @@ class ReducedConfig:
         finite_scalar("w0", self.w0)
         finite_scalar("beta0", self.beta0)
         finite_scalar("decay", self.decay, nonnegative=True)
-        for name, allowed in (("context", CONTEXTS), ("clock", CLOCKS), ("constants_labels", CONSTANTS_LABELS)):
+        for name, allowed in (
+            ("context", CONTEXTS),
+            ("clock", CLOCKS),
+            ("constants_labels", CONSTANTS_LABELS),
+            ("c2_convention", C2_CONVENTIONS),
+        ):
             if getattr(self, name) not in allowed:
                 raise InvalidArgument(f"{name} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if self.context_pairs < 1:
@@ -218,7 +248,7 @@ def _record(run: ReducedRun, p: Reduced, step: int, loss: float, evals: dict, it
     run.beta.append(p.beta)
     c = mlp_constants(p.mlp, *items)
     run.c1.append(c["c1"])
-    run.c2.append(c["c2"])
+    run.c2.append(in_c2_convention(c["c2"], run.config.c2_convention))
     run.c3.append(c["c3"])
     run.icl_acc.append(accuracy(p, evals["icl"]))
     run.iwl_acc.append(accuracy(p, evals["iwl"]) if "iwl" in evals else float("nan"))
@@ -292,6 +322,7 @@ def ode_for_run(
 ) -> kin.KineticsSolution:
     """The paper's (w, β) ODE (eq. 4) from the run's (w₀, β₀), driven by the run's *measured* c₁(t), c₂(t).
 
+    c₂ is the paper's whatever convention the run records it in (``c2_convention``).
     Same number of context pairs N, weight decay (λ on w and β) and context statistics as the run:
     equalised contexts use the drive (c₁/N)(e^β − 1) without the c₂ term (§3.7). ``beta_cap`` is
     the level whose first crossing ``t_icl`` reports; it stops at the last recorded time. Times
@@ -301,7 +332,7 @@ def ode_for_run(
     a, cfg = run.arrays(), run.config
     flow = cfg.lr if cfg.clock == "iterations" else 1.0  # run time × flow = η × steps
     t = a["t"] * flow
-    c2 = 0.0 if cfg.equalised else kin.table(t, a["c2"], name="c2")
+    c2 = 0.0 if cfg.equalised else kin.table(t, in_c2_convention(a["c2"], cfg.c2_convention), name="c2")
     sol = kin.integrate(
         cfg.w0,
         cfg.beta0,
@@ -337,4 +368,6 @@ FUZZ_EXEMPT = {
     "train_reduced": "trainer: its ReducedConfig validates every field",
     "threshold_job": "one reduced-model training run (its ReducedConfig validates)",
     "ode_for_run": "takes a finished ReducedRun",
+    "code_c2": "the authors' expression, transcribed as written (its claim draws its logits)",
+    "in_c2_convention": "c₂ on a validated ReducedConfig's convention",
 }

@@ -398,6 +398,29 @@ def _example_solution() -> dict[str, object]:
     return {"w0": np.array([0.0, 0.5]), "beta0": np.array([0.0, -1.0]), "n": 10.0, "t_max": 3.0}
 
 
+TAU_TABLE_BETA0 = (-3.0, -2.0, -1.0, 0.0, 1.0, 2.0)
+TAU_TABLE_C2 = (0.0, 1.0)
+
+
+def tau_star_table(
+    beta0: tuple[float, ...] = TAU_TABLE_BETA0, c2: tuple[float, ...] = TAU_TABLE_C2, *, w0: float = 0.0
+) -> np.ndarray:
+    """τ*(β₀, c₂) at constant c₂: the blow-up clock time of the ODE (eq. 4) integrated with N = 1, c₁ = 1
+    (so that the clock τ = ∫c₁dt/N is t), one row per β₀ and one column per c₂ (paper §3.5).
+
+    With c₂ = 0 it is the closed form :func:`tau_star`; with c₂ > 0 the drift c₂w of w delays the blow-up
+    (κ = c₂e^{−β₀}: τ* ≈ √(π/2)e^{−β₀}(1 + 0.171κ) for κ ≪ 1, ≈ (c₂/2)e^{−2β₀} for κ ≫ 1).
+    """
+    rows, cols = finite_array("beta0", beta0, ndim=1, nonempty=True), finite_array("c2", c2, ndim=1, nonempty=True)
+    if np.any(rows < -5) or np.any(rows >= BETA_CAP) or np.any(cols < 0) or np.any(cols > 10):
+        raise InvalidArgument(f"beta0 must lie in [-5, {BETA_CAP:g}) and c2 in [0, 10] (τ* finite within t = 10⁷)")
+    w0 = finite_scalar("w0", w0)
+    if abs(w0) > 3:
+        raise InvalidArgument(f"w0 must lie in [-3, 3], got {w0}")
+    out = [blowup_times(w0, b, n=1.0, c1=1.0, c2=c, t_max=1e7)[0] for b in rows for c in cols]
+    return np.array(out).reshape(rows.size, cols.size)
+
+
 FUZZ = {
     "constant": Fuzz(lambda: {"value": 0.5}),
     "table": Fuzz(lambda: {"times": logged_series()["times"], "values": logged_series()["c1"]}),
@@ -405,6 +428,7 @@ FUZZ = {
     "blowup_times": Fuzz(_example_solution, nan_result=True),
     "exact_attention_loss": Fuzz(lambda: {"u": 1.0, "w": 0.5, "beta": 1.0, "n": 4}),
     "tau_star": Fuzz(lambda: {"w0": np.array([0.0, 1.0]), "beta0": np.array([0.0, -2.0])}),
+    "tau_star_table": Fuzz(lambda: {"beta0": (0.0, 1.0), "c2": (0.0, 1.0)}),
     "tau_star_slaved": Fuzz(lambda: {"c2": np.array([0.5]), "beta0": np.array([-3.0])}),
     "t_icl_infinite_k": Fuzz(lambda: {"n": np.array([10.0, 20.0]), "beta0": np.array([0.0])}),
     "clock": Fuzz(lambda: logged_series() | {"n": 10.0}),

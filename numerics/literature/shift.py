@@ -70,13 +70,22 @@ def simulated_errors(
     seed: int,
     *,
     tasks: str = "gaussian",
+    query: str = "drawn",
 ) -> NDArray[np.float64]:
     """Squared query errors of ŷ = x_qᵀA(1/M)Xᵀy on ``prompts`` fresh prompts; w ~ N(0, Σ_w)
-    (``tasks="gaussian"``) or w = Σ_w^{1/2}√d·u with u uniform on the sphere (``"sphere"``)."""
+    (``tasks="gaussian"``) or w = Σ_w^{1/2}√d·u with u uniform on the sphere (``"sphere"``).
+
+    ``query="drawn"``: the error (x_qᵀr)² at a drawn query x_q ~ N(0, Λ'), r = A h − w.
+    ``query="averaged"``: its mean over the query, E[(x_qᵀr)² | r] = rᵀΛ'r (x_q is independent of r),
+    the same mean with a lighter tail: the drawn error is rᵀΛ'r times a χ²₁ factor (kurtosis 15), which
+    makes the t-interval of its mean cover less than its level at these sample sizes.
+    """
     A, L, S = _shapes(A, Lambda_test, Sigma_w)
     m, prompts = positive_int("m", m), positive_int("prompts", prompts)
     if tasks not in ("gaussian", "sphere"):
         raise InvalidArgument(f"tasks must be 'gaussian' or 'sphere', got {tasks!r}")
+    if query not in ("drawn", "averaged"):
+        raise InvalidArgument(f"query must be 'drawn' or 'averaged', got {query!r}")
     rng = np.random.default_rng(seed_value("seed", seed))
     d = len(L)
     x_root, w_root = np.linalg.cholesky(L), np.linalg.cholesky(S)
@@ -88,7 +97,8 @@ def simulated_errors(
     w = u @ w_root.T
     with np.errstate(over="ignore", invalid="ignore"):
         h = np.einsum("pmd,pm->pd", X, np.einsum("pmd,pd->pm", X, w)) / m
-        errors = np.einsum("pd,pd->p", x_q, h @ A.T - w) ** 2
+        r = h @ A.T - w
+        errors = np.einsum("pd,pd->p", x_q, r) ** 2 if query == "drawn" else np.einsum("pd,de,pe->p", r, L, r)
     return finite_result(errors, "A, Lambda_test and Sigma_w make the errors overflow float64")
 
 

@@ -75,6 +75,7 @@ def test_the_vocabularies_parsed_without_the_library_are_the_library_s():
         models.CONSTANTS_LABELS,
     )
     assert kinetics.BETA_CAP == ode.BETA_CAP
+    assert kinetics.C2_CONVENTIONS == models.C2_CONVENTIONS
     assert tuple(sorted(PRESETS)) == scaling.PRESET_NAMES
     assert docs.DEFAULT_OUT == output_docs.DEFAULT_OUT and docs.USER_OUT == output_docs.USER_OUT
     assert docs.FORMATS == output_docs.FORMATS

@@ -36,6 +36,8 @@ CONSTANTS_LABELS = ("both", "positive")
 BETA_CAP = 40.0
 #: The ``Software`` text chunk of the PNG ``--plot`` writes: how a file of ours is recognised (never another).
 PLOT_SOFTWARE = "icl-verify kinetics"
+#: The c₂ conventions of ``numerics.kinetics.models`` (C2_CONVENTIONS); a test holds them equal.
+C2_CONVENTIONS = ("paper", "code")
 
 MAX_K = 10**9  # K item–label pairs: the memory check below refuses what does not fit
 
@@ -122,6 +124,19 @@ def _plot(series: dict, path: str, title: str, xlabel: str) -> None:
     write_file(Path(path), buffer.getvalue())
 
 
+def _print_tau_table() -> None:
+    """τ*(β₀, c₂) at w₀ = 0 (paper §3.5): the integrated ODE, and the closed form √(π/2)e^{−β₀} of c₂ = 0."""
+    import numpy as np
+
+    from icl_verify.numerics.kinetics.ode import TAU_TABLE_BETA0, tau_star, tau_star_table
+
+    table = tau_star_table()
+    click.echo(f"{'β₀':>5} {'τ* (c₂ = 0)':>12} {'closed form':>12} {'τ* (c₂ = 1)':>12}")
+    closed = tau_star(np.zeros(len(TAU_TABLE_BETA0)), np.array(TAU_TABLE_BETA0))
+    for b, row, c in zip(TAU_TABLE_BETA0, table, closed):
+        click.echo(f"{b:>5g} {row[0]:>12.4g} {c:>12.4g} {row[1]:>12.4g}")
+
+
 @click.command("kinetics")
 @click.option("--dimension", "-d", "d", default=32, show_default=True, type=count(1, 100_000), help="Item dimension D.")
 @click.option(
@@ -175,6 +190,20 @@ def _plot(series: dict, path: str, title: str, xlabel: str) -> None:
     show_default=True,
     help="c₁, c₂ over all K items (u = ℓφ) or the +1 items only (φ₊, the authors' analysis).",
 )
+@click.option(
+    "--c2",
+    "c2_convention",
+    type=click.Choice(C2_CONVENTIONS),
+    default="paper",
+    show_default=True,
+    help="c₂ printed: the paper's 1 − ⟨σ(−φ₊)²⟩/c₁, or the authors' code's ⟨σ(−φ₊)²⟩/c₁ = 1 − c₂ "
+    "(analysis.py l. 208); the ODE is driven by the paper's either way.",
+)
+@click.option(
+    "--tau-table",
+    is_flag=True,
+    help="Print τ* of the ODE at w₀ = 0 for β₀ = −3…2 and constant c₂ ∈ {0, 1} (N = 1, c₁ = 1) and exit.",
+)
 @click.option("--every", default=10, show_default=True, type=count(1, 10**7), help="Print every n-th record.")
 @click.option(
     "--plot",
@@ -201,12 +230,17 @@ def command(
     context: str,
     clock: str,
     constants_labels: str,
+    c2_convention: str,
+    tau_table: bool,
     every: int,
     plot_path: str | None,
     as_json: bool,
     max_memory: float,
 ) -> None:
-    """Simulate the reduced model and compare its (w, β) trajectory with the ODE."""
+    """Simulate the reduced model and print its (w, β) trajectory against the ODE prediction."""
+    if tau_table:
+        _print_tau_table()
+        return
     import numpy as np
 
     from icl_verify.numerics.kinetics import models as icl_models
@@ -230,6 +264,7 @@ def command(
             context=context,
             clock=clock,
             constants_labels=constants_labels,
+            c2_convention=c2_convention,
         )
     except InvalidArgument as exc:
         raise click.UsageError(str(exc)) from None

@@ -78,9 +78,16 @@ class Residual:
 
     @classmethod
     def of(cls, residual: Any, sizes: Mapping[str, int] | None) -> Residual:
-        """The residual simplified for display (:func:`~icl_verify.maths.symbolic.simplified`)."""
-        expr = simplified(residual)
-        text = str(expr)
+        """The residual simplified for display (:func:`~icl_verify.maths.symbolic.simplified`).
+
+        A list or tuple is the residual of every output the sides return (e.g. context and query
+        tokens), shown as a tuple of its simplified parts, so no output's error is left out.
+        """
+        if isinstance(residual, (list, tuple)) and len(residual) > 1:
+            expr: Any = tuple(simplified(p) for p in residual)
+        else:
+            expr = simplified(residual[0] if isinstance(residual, (list, tuple)) else residual)
+        text = f"({', '.join(map(str, expr))})" if isinstance(expr, tuple) else str(expr)
         truncated = len(text) > MAX_RESIDUAL_CHARS
         latex = "" if truncated else sp.latex(expr)
         return cls(text[:MAX_RESIDUAL_CHARS] if truncated else text, latex, _none_or_dict(sizes), truncated)

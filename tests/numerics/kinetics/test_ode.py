@@ -304,3 +304,11 @@ def test_context_length_array_of_the_wrong_length_is_refused():
         kin.integrate([0.0, 0.1], 0.0, n=[10.0, 20.0, 30.0], t_max=10.0)
     with pytest.raises(ValueError, match="n must be at least 1"):
         kin.blowup_times(0.0, 0.0, n=[10.0, 0.5], t_max=10.0)
+
+
+def test_tau_star_table_matches_the_closed_form_and_the_strongly_negative_regime():
+    """c₂ = 0: √(π/2)e^{−β₀} (paper §3.5); c₂ = 1 at β₀ = −3 (κ = e³ ≫ 1): (c₂/2)e^{−2β₀} within 3 %."""
+    table = kin.tau_star_table((-3.0, 0.0, 2.0), (0.0, 1.0))
+    np.testing.assert_allclose(table[:, 0], np.sqrt(np.pi / 2) * np.exp([3.0, 0.0, -2.0]), rtol=1e-6)
+    assert abs(table[0, 1] / (0.5 * np.exp(6.0)) - 1) < 0.03
+    assert np.all(table[:, 1] > table[:, 0])  # c₂ > 0 only delays the blow-up

@@ -32,18 +32,22 @@ class Explicit(Check):
     def run(self, seed: int, max_examples: int) -> Found:
         t0 = time.perf_counter()
         for size in self.sizes:
-            for residual in parts(self.residual(**size)):
+            residuals = parts(self.residual(**size))
+            for residual in residuals:
                 if is_zero(residual) is True:
                     continue
-                return self._open(residual, size, t0)
+                return self._open(residual, residuals, size, t0)
         detail = f"lhs − rhs expands to 0 at {describe_sizes(self.sizes)} ({len(self.sizes)} size(s))"
         return Found(Evidence(self.kind, Status.VERIFIED, detail, time.perf_counter() - t0))
 
-    def _open(self, residual: Any, size: Mapping[str, int], t0: float) -> Found:
-        """A residual not reduced to 0: refuted at ``size`` by an exact witness, else undecided."""
+    def _open(self, residual: Any, residuals: list[Any], size: Mapping[str, int], t0: float) -> Found:
+        """A residual not reduced to 0: refuted at ``size`` by an exact witness, else undecided.
+
+        The explanation shows every part of ``residuals`` (each output the sides return), not only this one.
+        """
         witness = find_witness(residual)
         seconds = time.perf_counter() - t0
-        explanation = explain(residual, size or None)  # no sizes at all: dimension-free
+        explanation = explain(residuals, size or None)  # no sizes at all: dimension-free
         if witness is None:
             detail = f"residual at {dict(size)} not reduced to 0"
             return Found(Evidence(self.kind, Status.UNDECIDED, detail, seconds, residual=explanation))

@@ -80,15 +80,14 @@ class Symbolic(Check):
             cex = None
             if value is not None:
                 cex = counterexample(self.kind, {}, {}, max_abs(value), 0.0, None, exact_residual=str(value))
-            shown = explain(residual if value is None else value, None)  # dimension-free; the sizes are in the detail
-            evidence = Evidence(self.kind, Status.REFUTED, d.how, seconds(), cex, shown)
+            # every part, as the sides return them (dimension-free; the sizes are in the detail)
+            shown = [value if i == refuting and value is not None else r for i, r in enumerate(residuals)]
+            evidence = Evidence(self.kind, Status.REFUTED, d.how, seconds(), cex, explain(shown, None))
             return Found(evidence)
         open_ = [i for i, d in enumerate(decisions) if d.holds is None]
         why = "; ".join(dict.fromkeys(decisions[i].how for i in open_))
         detail = f"{len(open_)} of {len(decisions)} residual(s) undecided: {why}"
-        return Found(
-            Evidence(self.kind, Status.UNDECIDED, detail, seconds(), residual=explain(residuals[open_[0]], None))
-        )
+        return Found(Evidence(self.kind, Status.UNDECIDED, detail, seconds(), residual=explain(residuals, None)))
 
     def control_at(self, at: Any, corrected: Callable[[], Any]) -> Evidence:
         """The corrected form's dimension-free residual(s) must be zero for every size; undecided is no failure."""

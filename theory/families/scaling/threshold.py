@@ -10,7 +10,14 @@ import numpy as np
 from icl_verify.core.caches import cached
 from icl_verify.core.checks.measured import Estimate
 from icl_verify.core.figure import Figure
-from icl_verify.experiments.scaling import PRESETS, SLOPE_TOLERANCE, describe, paired_difference, slope_claim
+from icl_verify.experiments.scaling import (
+    ODE_NOTE,
+    PRESETS,
+    SLOPE_TOLERANCE,
+    describe,
+    paired_difference,
+    slope_claim,
+)
 from icl_verify.families.scaling.memorization import claim_runs
 from icl_verify.numerics.kinetics import ode as kinetics
 from icl_verify.numerics.scaling import fits as scaling
@@ -92,7 +99,7 @@ def _measure_slope_from_ode(seed: int) -> Estimate:
 
 
 K_STAR_SLOPE = slope_claim(
-    _measure_slope_from_ode, "claim", measured_on="the ODE driven by each run's measured MLP constants"
+    _measure_slope_from_ode, "claim", measured_on="the ODE driven by each run's measured MLP constants", note=ODE_NOTE
 )
 
 
