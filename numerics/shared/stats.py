@@ -151,7 +151,7 @@ def spending_levels(looks: ArrayLike, alpha: float = 0.05) -> list[float]:
 
     >>> [round(x, 4) for x in spending_levels([4, 8])]
     [0.9944, 0.9556]
-    >>> spending_levels([6])
+    >>> [round(x, 12) for x in spending_levels([6])]  # α(1) = α up to rounding in Φ and Φ⁻¹
     [0.95]
     """
     n = finite_array("looks", looks, ndim=1)
