@@ -237,7 +237,7 @@ def command(
     as_json: bool,
     max_memory: float,
 ) -> None:
-    """Simulate the reduced model and print its (w, β) trajectory against the ODE prediction."""
+    """Simulate the reduced model and compare its (w, β) trajectory with the ODE."""
     if tau_table:
         _print_tau_table()
         return

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the experiment (SymPy, SciPy) is imported when the command 
     from icl_verify.experiments.scaling import Preset
 
 #: The presets of ``icl_verify.experiments.scaling.PRESETS`` (a test holds them equal).
-PRESET_NAMES = ("claim", "paper", "quick")
+PRESET_NAMES = ("claim", "kstar", "paper", "quick")
 
 #: The ``Software`` text chunk of the PNG files ``--figures`` writes: how a file of ours is recognised.
 FIGURE_SOFTWARE = "icl-verify scaling"
