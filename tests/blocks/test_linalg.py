@@ -44,6 +44,7 @@ def test_ones_and_broadcast():
     assert b.ones(2, 3).shape == (2, 3) and np.all(b.ones(2, 3) == 1)
     assert b.ones(n) == sp.OneMatrix(n, 1)
     z = np.arange(6.0).reshape(3, 2)
+    # exact by construction: the same additions of small integers and 2.5, in this process, are exact in IEEE 754
     np.testing.assert_array_equal(z + b.broadcast(2.5, z), z + 2.5)
     s = MatrixSymbol("s", n, 1)
     c = sp.Symbol("c")
