@@ -40,11 +40,11 @@ def test_inverse_on_both_sides():
     assert b.inverse(_exact(m)) == sp.Matrix([[3, -1], [-1, 2]]) / 5
 
 
+@pytest.mark.bitwise("small integers plus 2.5 are exact in IEEE 754, the same sums on both sides")
 def test_ones_and_broadcast():
     assert b.ones(2, 3).shape == (2, 3) and np.all(b.ones(2, 3) == 1)
     assert b.ones(n) == sp.OneMatrix(n, 1)
     z = np.arange(6.0).reshape(3, 2)
-    # exact by construction: the same additions of small integers and 2.5, in this process, are exact in IEEE 754
     np.testing.assert_array_equal(z + b.broadcast(2.5, z), z + 2.5)
     s = MatrixSymbol("s", n, 1)
     c = sp.Symbol("c")
