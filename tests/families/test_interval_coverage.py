@@ -37,10 +37,12 @@ from icl_verify.families import raw as raw_claims
 from icl_verify.families import raw_probe as probe_claims
 from icl_verify.families import task_diversity as td
 from icl_verify.families.dual_critiques import NOISE_MEAN
+from icl_verify.families.optimal_lsa import deep
 from icl_verify.families.optimal_lsa import monte_carlo as mc
 from icl_verify.numerics.dual.critiques import noise_sim_aou
 from icl_verify.numerics.literature.baselines import least_squares_errors
 from icl_verify.numerics.literature.shift import simulated_errors
+from icl_verify.numerics.lsa.alignment import mean_interval
 from icl_verify.numerics.scaling import fits
 from icl_verify.numerics.shared.stats import fit_line, spending_levels, t_interval
 
@@ -300,6 +302,32 @@ def test_one_step_loss_interval_covers_the_derived_loss(small_groups):
     """optimal-one-step-loss-iid-inputs: the 99 % t-interval of ½·MSE at η* covers ½·MSE* = 245/1188."""
     eta = 200 / 33
     assert _within(_coverage(lambda seed: mc.mc_loss(mc.CODE, eta, seed), 245 / 1188, 400), mc.MC_LEVEL, 400)
+
+
+def test_paired_mean_interval_covers():
+    """trained-lsa-loss-closed-form, trained-lsa-vs-tuned-gd, trained-lsa-model-cos: the 99 % normal interval of a
+    mean over test tasks (``mean_interval``, z = 2.576), on 2000 skewed paired loss differences
+    0.01(g² − 1) + 0.005 h² (g, h standard normal) whose mean is 0.005."""
+
+    def interval(seed: int) -> tuple[float, float, float]:
+        g, h = np.random.default_rng(seed).standard_normal((2, 2000))
+        return mean_interval(0.01 * (g**2 - 1) + 0.005 * h**2)
+
+    assert _within(_coverage(interval, 0.005, 1000), mc.MC_LEVEL, 1000)
+
+
+def _paired_task_losses(seed: int, tasks: int) -> tuple[np.ndarray, np.ndarray]:
+    """Correlated log-normal task losses: num = 0.3 e^{0.5 g₁}, den = e^{0.5 g₂}, corr(g₁, g₂) = 0.8, so both the
+    ratio of the means and the ratio of the medians are 0.3."""
+    g1, g2 = np.random.default_rng(seed).standard_normal((2, tasks))
+    return 0.3 * np.exp(0.5 * g1), np.exp(0.5 * (0.8 * g1 + 0.6 * g2))
+
+
+@pytest.mark.parametrize("ratio", [deep._grouped_ratio, deep._grouped_median_ratio], ids=["means", "medians"])
+def test_grouped_ratio_interval_covers(ratio):
+    """trained-2-layer-* (ratio of mean losses) and trained-3-layer-untied-* (ratio of median losses): the 99 %
+    t-interval over 20 contiguous groups of tasks, here 20 × 128 tasks."""
+    assert _within(_coverage(lambda seed: ratio(*_paired_task_losses(seed, 20 * 128)), 0.3, 400), mc.MC_LEVEL, 400)
 
 
 @pytest.mark.slow
