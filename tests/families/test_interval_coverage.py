@@ -149,7 +149,7 @@ def test_per_seed_slope_interval_covers_at_each_look(look):
         x, y = _t_icl_draws(np.random.default_rng(seed), runs, 1.0, 0.76)
         return kc.seed_slope_interval(x, y, level)
 
-    assert _within(_coverage(interval, 1.0, 1000), level, 1000)
+    assert _within(_coverage(interval, 1.0, 600), level, 600)
 
 
 def test_pooled_slope_interval_undercovers_when_the_spread_grows():
@@ -295,13 +295,13 @@ def small_groups(monkeypatch):
 def test_one_step_rate_interval_covers_the_derived_optimum(small_groups):
     """optimal-rate-iid-inputs: the 99 % t-interval over 20 groups of the empirical one-step optimum covers
     η* = 200/33 (x ~ U(−½, ½)^10, N = 10; von Oswald et al.'s setting, derived by hand)."""
-    assert _within(_coverage(lambda seed: mc.mc_rate(mc.CODE, seed), 200 / 33, 400), mc.MC_LEVEL, 400)
+    assert _within(_coverage(lambda seed: mc.mc_rate(mc.CODE, seed), 200 / 33, 300), mc.MC_LEVEL, 300)
 
 
 def test_one_step_loss_interval_covers_the_derived_loss(small_groups):
     """optimal-one-step-loss-iid-inputs: the 99 % t-interval of ½·MSE at η* covers ½·MSE* = 245/1188."""
     eta = 200 / 33
-    assert _within(_coverage(lambda seed: mc.mc_loss(mc.CODE, eta, seed), 245 / 1188, 400), mc.MC_LEVEL, 400)
+    assert _within(_coverage(lambda seed: mc.mc_loss(mc.CODE, eta, seed), 245 / 1188, 300), mc.MC_LEVEL, 300)
 
 
 def test_paired_mean_interval_covers():
