@@ -24,7 +24,8 @@ from hypothesis import settings
 from icl_verify import Claim, Kind, Result, Verdict
 from icl_verify.maths.strategies import source_independent_draws
 from icl_verify.running import registry, runner
-from icl_verify.running.verdict_cache import ENV_VAR, VerdictCache
+from icl_verify.running.store import ENV_VAR
+from icl_verify.running.verdict_cache import VerdictCache
 
 SEED, MAX_EXAMPLES = 0, 100  # the CLI's defaults
 
