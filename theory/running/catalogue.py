@@ -9,6 +9,7 @@ nor any family.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -70,5 +71,6 @@ def builtin_claims_listed(folder: str | Path | None = None) -> list[dict[str, An
         {"name": c.name, "family": c.family, "source": c.source, "holds": c.holds} for c in registry.builtin_claims()
     ]
     if store:
-        store.store(key, {"claims": rows}, SUFFIX)
+        with contextlib.suppress(OSError):  # a full disk: listed again next time
+            store.store(key, {"claims": rows}, SUFFIX)
     return rows
