@@ -39,6 +39,7 @@ def simulates(claim: Claim) -> bool:
     """Whether the claim's verdict is left to the slow run: a measured claim of a simulation family."""
     return claim.family in SIMULATION_FAMILIES and Kind.MEASURED in claim.kinds
 
+
 # The property tests draw the same examples on every run and every machine, so a red run is
 # reproducible and never a chance draw; HYPOTHESIS_PROFILE=explore draws fresh examples each run
 # (and shows the seed to replay), to hunt for new counterexamples.

@@ -41,7 +41,9 @@ def _by_speed(fams: list[registry.Family], keep=lambda claim: True) -> list:
         for simulated in (False, True):
             if any(keep(c) and simulates(c) is simulated for c in fam.claims):
                 marks = (pytest.mark.slow,) if simulated else ()
-                params.append(pytest.param(fam, simulated, marks=marks, id=fam.name + ("-simulated" if simulated else "")))
+                params.append(
+                    pytest.param(fam, simulated, marks=marks, id=fam.name + ("-simulated" if simulated else ""))
+                )
     return params
 
 
@@ -85,7 +87,9 @@ def test_derivations_are_as_expected(fam):
 
 
 @pytest.mark.parametrize(
-    "fam", [pytest.param(f, marks=(pytest.mark.slow,) if any(map(simulates, f.claims)) else ()) for f in FAMILIES], ids=_family_id
+    "fam",
+    [pytest.param(f, marks=(pytest.mark.slow,) if any(map(simulates, f.claims)) else ()) for f in FAMILIES],
+    ids=_family_id,
 )
 def test_committed_document_is_up_to_date(fam, builtin_results, figure_cache):
     """`icl-verify docs --family NAME` would write nothing: the document (with its claims and figures) is committed."""

@@ -94,8 +94,10 @@ def test_bad_timeouts_are_usage_errors(user_file):
 def test_ctrl_c_stops_every_worker_within_a_second_and_exits_130(tmp_path, jobs):
     path = tmp_path / "hanging.py"
     path.write_text(HANGING)
-    command = [sys.executable, "-c", "from icl_verify.cli.main import main; main()"]
-    command += ["check", str(path), "--no-cache", "--jobs", jobs]
+    # Started as a shell starts a command, Ctrl-C raising KeyboardInterrupt: a process inherits an ignored SIGINT
+    # (a pytest-xdist worker's, at times, as a command under nohup) and Python then leaves it ignored.
+    start = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); from icl_verify.cli.main import main; main()"
+    command = [sys.executable, "-c", start, "check", str(path), "--no-cache", "--jobs", jobs]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, text=True)
     groups = {os.getpgid(proc.pid)}
     try:
