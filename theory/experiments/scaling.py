@@ -32,7 +32,6 @@ from icl_verify.numerics.kinetics import ode as kinetics
 from icl_verify.numerics.scaling import fits as scaling
 from icl_verify.numerics.scaling.memorization import MemorizationSettings, sweep_job
 from icl_verify.numerics.shared import sweep
-from icl_verify.numerics.shared.checks import confidence_level
 
 PAPER = "Nguyen & Reddy 2025"
 NU_PAPER = 0.7
@@ -233,15 +232,15 @@ def paired_difference(
 
     Paired bootstrap: the same stratified resamples of the runs (one generator seeded ``seed`` per
     quantity) for both, so what the two share cancels; the percentile interval at ``level`` is
-    widened by the small-sample factor of :func:`~icl_verify.numerics.scaling.fits.small_sample_factor`.
+    widened by the small-sample factor of :func:`~icl_verify.numerics.scaling.fits.small_sample_factor` on
+    the effective degrees of freedom of :func:`~icl_verify.numerics.scaling.fits.stratified_dof`.
     """
     nu_1, _ = scaling.bootstrap_exponents(k, first, n_boot=n_boot, rng=np.random.default_rng(seed))
     nu_2, _ = scaling.bootstrap_exponents(k, second, n_boot=n_boot, rng=np.random.default_rng(seed))
     point = [transform(np.float64(scaling.loglog_fit(k, y).exponent)) for y in (first, second)]
     diff = float(point[1] - point[0])
-    level = confidence_level("level", level)
+    widen = scaling.small_sample_factor(level, scaling.stratified_dof(k))  # validates level
     q_low, q_high = np.quantile(transform(nu_2) - transform(nu_1), [(1 - level) / 2, (1 + level) / 2])
-    widen = scaling.small_sample_factor(level, int(k.size - np.unique(k).size))
     low, high = diff - widen * (diff - q_low), diff + widen * (q_high - diff)
     return {"difference": diff, "low": float(min(low, diff)), "high": float(max(high, diff))}
 
