@@ -70,6 +70,9 @@ def is_zero(expr: Any) -> bool | None:
     expr = sp.sympify(expr)
     if expr == 0:
         return True
+    if _is_rational_function(expr, polynomial=True):  # the expanded form of a polynomial is canonical
+        reduced = sp.expand(expr)
+        return True if reduced == 0 else (False if reduced.is_number else None)
     if _is_rational_function(expr):  # p/q in lowest terms is 0 iff p is: exact, and fast for expanded inverses
         reduced = sp.cancel(sp.together(expr))
         return True if reduced == 0 else (False if reduced.is_number else None)
@@ -81,13 +84,15 @@ def is_zero(expr: Any) -> bool | None:
     return None
 
 
-def _is_rational_function(expr: sp.Basic) -> bool:
-    """Whether ``expr`` is built from symbols, matrix entries and rationals by +, ×, integer powers only."""
+def _is_rational_function(expr: sp.Basic, polynomial: bool = False) -> bool:
+    """Whether ``expr`` is built from symbols, matrix entries and rationals by +, ×, integer powers only
+    (with ``polynomial``, non-negative powers only: a polynomial with rational coefficients)."""
     if isinstance(expr, (sp.Symbol, MatrixElement, sp.Rational)):
         return True
     if isinstance(expr, sp.Pow):
-        return bool(expr.exp.is_Integer) and _is_rational_function(expr.base)
-    return isinstance(expr, (sp.Add, sp.Mul)) and all(_is_rational_function(a) for a in expr.args)
+        exponent_ok = expr.exp.is_Integer and (not polynomial or expr.exp >= 0)
+        return bool(exponent_ok) and _is_rational_function(expr.base, polynomial)
+    return isinstance(expr, (sp.Add, sp.Mul)) and all(_is_rational_function(a, polynomial) for a in expr.args)
 
 
 def free_symbols(expr: Any) -> list[sp.Expr]:
@@ -250,7 +255,9 @@ def _explicit(m: MatrixExpr) -> sp.Matrix:
     if isinstance(m, MatPow) and m.exp.is_Integer:
         base = _explicit(m.base)
         return (_inverse(base) if m.exp < 0 else base) ** abs(int(m.exp))
-    return sp.Matrix(block_collapse(m).as_explicit())  # symbols, identities, blocks
+    if isinstance(m, BlockMatrix):  # block by block: SymPy's own entries of a product block are Sums
+        return sp.Matrix.vstack(*(sp.Matrix.hstack(*map(_explicit, row)) for row in m.blocks.tolist()))
+    return sp.Matrix(block_collapse(m).as_explicit())  # symbols, identities, zeros
 
 
 def _inverse(m: sp.Matrix) -> sp.Matrix:
