@@ -107,6 +107,15 @@ def test_both_looks_cover_together_at_the_spent_levels():
     assert misses / reps <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / reps)
 
 
+def test_stratified_degrees_of_freedom_in_closed_form():
+    # Two x values with n runs each: the slope is a difference of two means, on 2(n − 1) degrees of freedom.
+    assert scaling.stratified_dof(np.repeat([10.0, 40.0], 5)) == 8
+    # 4 runs at each of 5 doublings: a_k ∝ (−2, −1, 0, 1, 2)², (Σa)²/(Σa²/3) = 100/(34/3) = 8.8 → 8; 6 runs: 14.7 → 14.
+    assert scaling.stratified_dof(np.repeat(CLAIM_KS, 4)) == 8
+    assert scaling.stratified_dof(np.repeat(CLAIM_KS, 6)) == 14
+    assert scaling.stratified_dof(CLAIM_KS) == 0  # one run per x: no spread estimated
+
+
 def test_interval_narrows_with_more_runs():
     rng = np.random.default_rng(5)
     few = scaling.fit_power_law(*synthetic(rng, 0.7, 2), rng=rng)

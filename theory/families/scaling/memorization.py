@@ -34,13 +34,14 @@ PRESET = PRESETS["claim"]
 LOOKS = (4, PRESET.runs_per_k)
 """Runs per K at the looks of the claims on the ``claim`` preset (the cap is its 6 runs per K).
 
-Chosen from the spread over check seeds 0–31 at 6 runs per K (95 % intervals): ν's interval lay in
-[0.636, 0.753] against the band [0.6, 0.8] (half-widths 0.03–0.04), ν(t_IWL) − ν(I_K(∞))'s in
-[−0.017, 0.063] against [−0.1, 0.1]. At 4 runs per K the first look's interval (level ≈ 98.4 %) is
-≈ 1.6× as wide (√(6/4), the normal quantile and the small-sample factor) and decides wherever ν̂ lies
-more than that half-width (≈ 0.05–0.065) inside the band; the cap's level (≈ 96.6 %, what the first look
-left of α = 5 %) widens the 95 % interval by ≈ 9 %, ≈ 0.004 at each end, which the recorded margin
-(≥ 0.036) allows.
+Chosen from the spread over check seeds 0–31 at 6 runs per K (95 % intervals on runs − distinct K = 25
+degrees of freedom): ν's interval lay in [0.636, 0.753] against the band [0.6, 0.8] (half-widths
+0.03–0.04), ν(t_IWL) − ν(I_K(∞))'s in [−0.017, 0.063] against [−0.1, 0.1]. At 4 runs per K the first
+look's interval (level ≈ 98.4 %, 8 effective degrees of freedom: ``numerics.scaling.fits.stratified_dof``)
+is ≈ 1.8× as wide as that (√(6/4) and the ratio of Student quantiles) and decides wherever ν̂ lies more
+than its half-width (≈ 0.055–0.07) inside the band; at the cap (level ≈ 96.6 %, what the first look left
+of α = 5 %; 14 degrees of freedom) it is ≈ 1.14× as wide, ≈ 0.005 more at each end, which the recorded
+margin (≥ 0.036) allows.
 """
 
 SEQUENTIAL_NOTE = (

@@ -73,8 +73,8 @@ def critical_context(run: dict[str, Any], *, w0: float = 0.0, beta0: float = 0.0
 
 
 @cached(maxsize=4)
-def _solved(seed: int) -> dict[int, float]:
-    """N_c of the runs solved so far at a check seed, by run seed (filled by :func:`_critical_contexts`)."""
+def _solved(seed: int) -> dict[tuple[int, int], float]:
+    """N_c of the runs solved so far at a check seed, by (K, run seed) (filled by :func:`_critical_contexts`)."""
     return {}
 
 
@@ -84,10 +84,10 @@ def _critical_contexts(seed: int, runs: int = PRESET.runs_per_k) -> tuple[np.nda
     used = [r for r in claim_runs(seed, runs) if r["converged"] and r["i_inf"] is not None and r["i_inf"] > 0]
     solved = _solved(seed)
     for r in used:
-        if r["seed"] not in solved:
-            solved[r["seed"]] = critical_context(r)
+        if (r["k"], r["seed"]) not in solved:
+            solved[r["k"], r["seed"]] = critical_context(r)
     k = np.array([r["k"] for r in used], float)
-    return k, np.array([r["i_inf"] for r in used]), np.array([solved[r["seed"]] for r in used])
+    return k, np.array([r["i_inf"] for r in used]), np.array([solved[r["k"], r["seed"]] for r in used])
 
 
 def _measure_slope_from_ode(seed: int, runs: int = PRESET.runs_per_k, level: float = 0.95) -> Estimate:
