@@ -313,8 +313,8 @@ def stratified_dof(x: object) -> int:
     bootstrap) has the same weights and so the same degrees of freedom.
     """
     x = finite_array("x", x, ndim=1)
-    if np.any(x <= 0):
-        raise InvalidArgument("x must be positive (its logarithm is fitted)")
+    if x.size == 0 or np.any(x <= 0):
+        raise InvalidArgument("x must be non-empty and positive (its logarithm is fitted)")
     xs, n = np.unique(x, return_counts=True)
     a = (n * (np.log(xs) - np.log(x).mean()) ** 2)[n > 1]
     n = n[n > 1]

@@ -10,8 +10,9 @@ different ν — that is the point of stating it. The built-in claims look at th
 runs sequentially: the first 4 runs at each K, then all 6 only if the first look's interval does not
 decide, at O'Brien–Fleming α-spending levels (``icl_verify.core.checks.measured.Measured``); a later
 look trains only the runs it adds, and each figure draws the runs of the look at which its claim
-stopped. ν also depends on the K range within a preset: I_K(∞) is not an exact power law. At the ``quick`` preset (seed 0, 4 runs per K) the local log–log slopes between
-successive doublings of K from 128 to 4096 are 0.48, 0.75, 0.64, 0.65, 0.82, and fits over windows of
+stopped. ν also depends on the K range within a preset: I_K(∞) is not an exact power law. At the
+``quick`` preset (seed 0, 4 runs per K) the local log–log slopes between successive doublings of K
+from 128 to 4096 are 0.48, 0.75, 0.64, 0.65, 0.82, and fits over windows of
 three doublings give 0.64 (K 128–1024), 0.68 (256–2048) and 0.70 (512–4096) against 0.67 over the
 whole range; the fit's curvature test gives p ≈ 0.01 and the held-out K = 4096 lies 13 % above its
 prediction. A measured ν is the exponent of the stated range, not of every K.
