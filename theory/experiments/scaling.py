@@ -7,7 +7,8 @@ states the claims ν = 0.7 ± 0.1 and d log K*/d log N = 1/ν on that report. Th
 built-in claims measure the ``claim`` preset with the same functions; ``icl-verify scaling`` runs the
 others.
 
-Presets: ``claim`` (the built-in claims: 6 runs per K, which they look at in two rounds, 4 then 6; ≈ 45 s of CPU when the first look decides, ≈ 66 s with all 6), ``quick`` (``icl-verify scaling``,
+Presets: ``claim`` (the built-in claims: 6 runs per K, looked at in two rounds, 4 then 6;
+≈ 45 s of CPU when the first look decides, ≈ 66 s with all 6), ``quick`` (``icl-verify scaling``,
 ≤ 5 min on 2 cores), ``kstar`` (quick plus N = 8 and 3 reduced-model runs per (N, K), to decide the
 trained-model K* slope; ≈ 30 min of CPU), ``paper`` (the authors' settings: D = 63, H = 512, SGD lr 0.01, batch 128,
 10 log-spaced K from 498 to 99 998; hours to days on a CPU — meant for a cluster).

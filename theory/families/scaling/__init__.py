@@ -46,7 +46,8 @@ of unimodality at the level 0.01 fixed in advance (``numerics.kinetics.bimodalit
 unimodality near K* and not far from it, and the tempting reading of the smooth sigmoid of mean
 accuracy against log K — every run ends at an intermediate accuracy — comes out refuted.
 
-Presets: ``claim`` (the built-in claims: 6 runs per K, which they look at in two rounds, 4 then 6; ≈ 45 s of CPU when the first look decides, ≈ 66 s with all 6), ``quick`` (``icl-verify scaling``,
+Presets: ``claim`` (the built-in claims: 6 runs per K, looked at in two rounds, 4 then 6;
+≈ 45 s of CPU when the first look decides, ≈ 66 s with all 6), ``quick`` (``icl-verify scaling``,
 ≤ 5 min on 2 cores), ``kstar`` (quick's sweep plus N = 8 and 3 reduced-model runs per (N, K): ≈ 30 min of
 CPU), ``paper`` (the authors' settings: D = 63, H = 512, SGD lr 0.01, batch 128,
 10 log-spaced K from 498 to 99 998; hours to days on a CPU — meant for a cluster).
