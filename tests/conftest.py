@@ -21,12 +21,23 @@ import pytest
 from filelock import FileLock, Timeout
 from hypothesis import settings
 
-from icl_verify import Kind, Result, Verdict
+from icl_verify import Claim, Kind, Result, Verdict
 from icl_verify.maths.strategies import source_independent_draws
 from icl_verify.running import registry, runner
-from icl_verify.running.verdict_cache import ENV_VAR, VerdictCache
+from icl_verify.running.store import ENV_VAR
+from icl_verify.running.verdict_cache import VerdictCache
 
 SEED, MAX_EXAMPLES = 0, 100  # the CLI's defaults
+
+SIMULATION_FAMILIES = frozenset({"kinetics", "optimal-lsa", "raw-probe", "scaling"})
+"""Families whose measured claims train networks or integrate ensembles of ODEs: minutes of CPU in all,
+most of the built-in suite's (docs/performance.md). Their verdicts, controls and documents are checked
+with ``-m slow`` (as in CI) and by ``icl-verify check``; the default run checks every other claim."""
+
+
+def simulates(claim: Claim) -> bool:
+    """Whether the claim's verdict is left to the slow run: a measured claim of a simulation family."""
+    return claim.family in SIMULATION_FAMILIES and Kind.MEASURED in claim.kinds
 
 # The property tests draw the same examples on every run and every machine, so a red run is
 # reproducible and never a chance draw; HYPOTHESIS_PROFILE=explore draws fresh examples each run

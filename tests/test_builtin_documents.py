@@ -1,7 +1,8 @@
 """The committed documents of the built-in families together: the index and the ledger are up to date,
 regeneration is byte-identical, and a misprint's section shows its printed and corrected forms.
 
-Each family's own document is compared by test_families.py (``-k <family>``).
+Each family's own document is compared by test_families.py (``-k <family>``). Every result is needed,
+the simulation families' included, so the module is ``slow`` (conftest's ``SIMULATION_FAMILIES``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import pytest
 
 from icl_verify.output import docs
 from icl_verify.running import registry
+
+pytestmark = pytest.mark.slow
 
 COMMITTED = Path(__file__).resolve().parents[1] / "docs" / "derivations"
 

@@ -6,7 +6,9 @@ contain ``<family>`` (``-k raw`` also those of raw-probe and raw-programs; ``-k 
 raw's alone), whatever their claims are called: its claims reach their expected verdicts, its
 refutations discriminate (their controls pass), its derivations are as expected, its committed
 document is up to date, it is discovered with names no other family uses, and the numerics it
-imports name every public function in ``FUZZ`` or ``FUZZ_EXEMPT``."""
+imports name every public function in ``FUZZ`` or ``FUZZ_EXEMPT``. The verdicts and controls of a
+simulation family's measured claims (conftest's :func:`simulates`) are the ``<family>-simulated``
+cases, and those families' documents need them: these are marked ``slow`` (``-m slow``, as in CI)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import icl_verify.numerics
 from icl_verify import NoControl, Verdict
 from icl_verify.output import docs
 from icl_verify.running import registry, sources
+from tests.conftest import simulates
 from tests.numerics.test_fuzz import public_functions
 
 COMMITTED = Path(__file__).resolve().parents[1] / "docs" / "derivations"
@@ -30,21 +33,37 @@ def _family_id(fam: registry.Family) -> str:
     return fam.name
 
 
-@pytest.mark.parametrize("fam", FAMILIES, ids=_family_id)
-def test_claims_reach_their_expected_verdicts(fam, builtin_results):
+def _by_speed(fams: list[registry.Family], keep=lambda claim: True) -> list:
+    """(family, simulated) parameters: each family's claims that ``keep`` selects, the default run's
+    apart from those it leaves to ``-m slow`` (conftest's :func:`simulates`), the latter marked slow."""
+    params = []
+    for fam in fams:
+        for simulated in (False, True):
+            if any(keep(c) and simulates(c) is simulated for c in fam.claims):
+                marks = (pytest.mark.slow,) if simulated else ()
+                params.append(pytest.param(fam, simulated, marks=marks, id=fam.name + ("-simulated" if simulated else "")))
+    return params
+
+
+def _claims(fam: registry.Family, simulated: bool) -> list:
+    return [c for c in fam.claims if simulates(c) is simulated]
+
+
+@pytest.mark.parametrize(("fam", "simulated"), _by_speed(FAMILIES))
+def test_claims_reach_their_expected_verdicts(fam, simulated, builtin_results):
     wrong = {
         c.name: (builtin_results[c.name].verdict, [e.detail for e in builtin_results[c.name].evidence])
-        for c in fam.claims
+        for c in _claims(fam, simulated)
         if builtin_results[c.name].verdict is not c.expected
     }
     assert not wrong, wrong
 
 
-@pytest.mark.parametrize("fam", [f for f in FAMILIES if any(not c.holds for c in f.claims)], ids=_family_id)
-def test_refutations_have_passing_controls(fam, builtin_results):
+@pytest.mark.parametrize(("fam", "simulated"), _by_speed(FAMILIES, keep=lambda c: not c.holds))
+def test_refutations_have_passing_controls(fam, simulated, builtin_results):
     """The corrected form passes at the counterexample where the printed one fails (or the claim says why
     there is no corrected form)."""
-    for claim in (c for c in fam.claims if not c.holds):
+    for claim in (c for c in _claims(fam, simulated) if not c.holds):
         result = builtin_results[claim.name]
         controls = [e for e in result.evidence if e.kind == "control"]
         assert controls, f"{claim.name}: no control row"
@@ -65,7 +84,9 @@ def test_derivations_are_as_expected(fam):
         assert all(m == "proved" for m in marks) or not derivation.holds, (derivation.name, marks)
 
 
-@pytest.mark.parametrize("fam", FAMILIES, ids=_family_id)
+@pytest.mark.parametrize(
+    "fam", [pytest.param(f, marks=(pytest.mark.slow,) if any(map(simulates, f.claims)) else ()) for f in FAMILIES], ids=_family_id
+)
 def test_committed_document_is_up_to_date(fam, builtin_results, figure_cache):
     """`icl-verify docs --family NAME` would write nothing: the document (with its claims and figures) is committed."""
     results = {c.name: builtin_results[c.name] for c in fam.claims}

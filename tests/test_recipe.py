@@ -38,6 +38,9 @@ FAMILY_LEVEL = (  # the checks of tests/test_families.py that apply to a family 
 )
 COPIED = {"theory": "icl_verify", "numerics": "icl_verify/numerics", "tests": "tests"}  # repository → copy
 
+# one worker copies the package once for the whole module (its module-scoped fixture)
+pytestmark = pytest.mark.xdist_group("recipe")
+
 
 def example_files() -> dict[str, str]:
     """Repository path → contents of each file of the example, from CONTRIBUTING.md's code blocks."""

@@ -2,7 +2,8 @@
 mistyped command import no command module (the group's table names them), and a command's help or
 usage error imports neither SymPy nor SciPy nor any family — what the command runs is imported when
 it runs. Families are found by the registry when a command needs claims, never imported by a command
-module. Checked in a fresh interpreter by the modules loaded, not by a timing."""
+module; ``list`` imports them only when its cached list is missing or the package changed
+(:mod:`icl_verify.running.catalogue`). Checked in a fresh interpreter by the modules loaded, not by a timing."""
 
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ def test_the_vocabularies_parsed_without_the_library_are_the_library_s():
     from icl_verify.experiments.scaling import PRESETS
     from icl_verify.numerics.kinetics import models, ode
     from icl_verify.output import docs as output_docs
-    from icl_verify.running import runner, verdict_cache
+    from icl_verify.running import runner, store
 
     assert check.EXECUTORS == runner.EXECUTORS
     assert check.DEFAULT_TIMEOUT == runner.DEFAULT_TIMEOUT
@@ -80,7 +81,7 @@ def test_the_vocabularies_parsed_without_the_library_are_the_library_s():
     assert docs.DEFAULT_OUT == output_docs.DEFAULT_OUT and docs.USER_OUT == output_docs.USER_OUT
     assert docs.FORMATS == output_docs.FORMATS
     cache_help = next(p for p in check.command.params if p.name == "cache_dir").help
-    assert f"${verdict_cache.ENV_VAR}" in cache_help
+    assert f"${store.ENV_VAR}" in cache_help
 
 
 def test_version_help_and_a_mistyped_command_import_no_command_and_nothing_heavy():
@@ -124,8 +125,9 @@ HEAVY = ("sympy", "scipy", "icl_verify.families")
 def test_help_and_usage_errors_of_every_command_load_no_sympy_scipy_or_family():
     invocations = _help_and_usage_errors()
     assert ["train", "single", "--help"] in invocations and ["scaling", "--help"] in invocations
-    # ``list`` last: it loads every family (they define the claims), so the probe is seen to detect them
-    *runs, listing = _probe([*invocations, ["list"]])
+    # ``list`` last, twice: the first loads every family (they define the claims), so the probe is seen to
+    # detect them; the second reads the list the first kept in the cache (this test's own folder)
+    *runs, listing, listed_again = _probe([*invocations, ["list"], ["list"]])
     for run in runs:
         expected = 0 if "--help" in run["args"] else 2
         assert run["status"] == expected, run
@@ -134,3 +136,5 @@ def test_help_and_usage_errors_of_every_command_load_no_sympy_scipy_or_family():
         assert heavy == [], f"icl-verify {' '.join(run['args'])} loaded {heavy}"
     assert listing["status"] == 0 and "icl_verify.families.optimal_lsa" in listing["loaded"]
     assert all(_loaded(listing, prefix) for prefix in HEAVY)
+    assert listed_again["status"] == 0 and listed_again["output"] == listing["output"]
+    assert [m for prefix in HEAVY for m in _loaded(listed_again, prefix)] == []

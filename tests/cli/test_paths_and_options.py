@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from icl_verify.cli import _params, scaling
 from icl_verify.cli.main import main
 from icl_verify.running import registry
-from icl_verify.running.verdict_cache import ENV_VAR
+from icl_verify.running.store import ENV_VAR
 
 ROOT = os.geteuid() == 0  # root writes into read-only folders: those cases need another user
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(64)  # a PNG signature, not written by icl-verify

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from icl_verify import Claim, Symbolic
 from icl_verify.cli.main import main
 from icl_verify.output import report
-from icl_verify.running import registry, runner, sources, verdict_cache
+from icl_verify.running import registry, runner, sources, store, verdict_cache
 from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key
 
 KEY_INPUTS = {"sources": "p" * 64, "seed": 0, "max_examples": 100}
@@ -208,7 +208,7 @@ def test_concurrent_writers_leave_a_complete_entry_and_no_temporary_file(tmp_pat
     for t in threads:
         t.join()
     assert cache.get("k" * 64) in outcomes
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["k" * 64 + ".json", verdict_cache.SECRET]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k" * 64 + ".json", store.SECRET]
 
 
 def test_costs_are_recorded_and_a_corrupt_record_is_ignored(tmp_path):
@@ -222,9 +222,9 @@ def test_costs_are_recorded_and_a_corrupt_record_is_ignored(tmp_path):
 
 
 def test_default_folder_is_the_environment_variable_else_the_user_cache(monkeypatch, tmp_path):
-    monkeypatch.setenv(verdict_cache.ENV_VAR, str(tmp_path / "mine"))
+    monkeypatch.setenv(store.ENV_VAR, str(tmp_path / "mine"))
     assert VerdictCache().folder == tmp_path / "mine"
-    monkeypatch.delenv(verdict_cache.ENV_VAR)
+    monkeypatch.delenv(store.ENV_VAR)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert VerdictCache().folder == tmp_path / "xdg" / "icl-verify" / "verdicts"
 
@@ -257,7 +257,7 @@ def test_cli_marks_cached_results_and_no_cache_checks_afresh(user_file, tmp_path
 
 
 def test_cli_cache_folder_from_the_environment_and_no_cache_writes_nothing(user_file, tmp_path, monkeypatch):
-    monkeypatch.setenv(verdict_cache.ENV_VAR, str(tmp_path / "env-cache"))
+    monkeypatch.setenv(store.ENV_VAR, str(tmp_path / "env-cache"))
     assert _cli(str(user_file), "--no-cache").exit_code == 0
     assert not (tmp_path / "env-cache").exists()
     assert _cli(str(user_file)).exit_code == 0
@@ -430,21 +430,21 @@ def test_a_cache_folder_others_may_write_is_refused(tmp_path, mode):
     folder = tmp_path / "shared"
     folder.mkdir()
     folder.chmod(mode)
-    with pytest.raises(verdict_cache.UnsafeCache, match="writable by other users"):
+    with pytest.raises(store.UnsafeCache, match="writable by other users"):
         VerdictCache(folder)
 
 
 def test_a_secret_others_may_read_is_refused(tmp_path):
     VerdictCache(tmp_path / "cache")
-    (tmp_path / "cache" / verdict_cache.SECRET).chmod(0o644)
-    with pytest.raises(verdict_cache.UnsafeCache, match="not a private file"):
+    (tmp_path / "cache" / store.SECRET).chmod(0o644)
+    with pytest.raises(store.UnsafeCache, match="not a private file"):
         VerdictCache(tmp_path / "cache")
 
 
 def test_a_new_cache_folder_and_its_secret_are_private(tmp_path):
     VerdictCache(tmp_path / "a" / "cache")
     assert (tmp_path / "a" / "cache").stat().st_mode & 0o777 == 0o700
-    assert (tmp_path / "a" / "cache" / verdict_cache.SECRET).stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "a" / "cache" / store.SECRET).stat().st_mode & 0o777 == 0o600
 
 
 def test_cli_checks_without_a_cache_after_one_warning_line_when_others_may_write_it(user_file, tmp_path):
@@ -467,9 +467,9 @@ def test_caches_opened_at_once_on_a_new_folder_share_one_complete_secret(tmp_pat
         t.start()
     for t in threads:
         t.join()
-    secret = (tmp_path / "new" / verdict_cache.SECRET).read_bytes()
+    secret = (tmp_path / "new" / store.SECRET).read_bytes()
     assert len(opened) == 8 and len(secret) == 32
-    assert sorted(p.name for p in (tmp_path / "new").iterdir()) == [verdict_cache.SECRET]  # no temporary file left
+    assert sorted(p.name for p in (tmp_path / "new").iterdir()) == [store.SECRET]  # no temporary file left
     outcome = Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, 1.0, verdict_cache.Depends({}, {}))
     opened[0].put("s" * 64, outcome)
     assert all(cache.get("s" * 64) == outcome for cache in opened)  # every one reads what another wrote

@@ -124,8 +124,9 @@ def open_cache(cache_dir: str | None) -> VerdictCache | None:
     """The verdict cache in ``cache_dir`` (None: ``$ICL_VERIFY_CACHE_DIR``, else the user's cache folder),
     validated by :func:`~icl_verify.cli._params.cache_folder`; None when the default folder cannot be written,
     or with one warning line when a folder cannot be used safely
-    (:class:`~icl_verify.running.verdict_cache.UnsafeCache`)."""
-    from icl_verify.running.verdict_cache import ENV_VAR, UnsafeCache, VerdictCache, default_dir
+    (:class:`~icl_verify.running.store.UnsafeCache`)."""
+    from icl_verify.running.store import ENV_VAR, UnsafeCache, default_dir
+    from icl_verify.running.verdict_cache import VerdictCache
 
     if cache_dir is not None:
         folder = cache_folder(cache_dir, "--cache-dir", explicit=True)

@@ -3,7 +3,7 @@
 :func:`dependencies` starts from a file (a built-in family's module, or a user's claim file) and
 follows its imports transitively, statically: every ``import`` and ``from … import`` statement
 anywhere in the file (inside functions too) is read from its :mod:`ast`, and a name is followed when it resolves
-to a source file of ``icl_verify`` (found by :func:`importlib.util.find_spec`, or the ``finder``
+to a source file of ``icl_verify`` (found by the import system's finders without importing it, or the ``finder``
 given) or, for a user's file, to a module in the file's own folder (a helper beside it) or to a
 module already loaded from a file that is not a library's (a helper in another folder, which the
 file put on ``sys.path`` before importing it: the file is loaded before its dependencies are read).
@@ -24,6 +24,7 @@ import sys
 import sysconfig
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
+from importlib.machinery import ModuleSpec
 from pathlib import Path
 
 from icl_verify.errors import InvalidArgument
@@ -49,12 +50,32 @@ def installed_file(name: str) -> Path | None:
     """The source file of the installed ``icl_verify`` module ``name``, or None (not a module of it)."""
     if name != PACKAGE and not name.startswith(PACKAGE + "."):
         return None
-    try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError):  # a parent is not a package: the name is an attribute, not a module
-        return None
+    spec = _spec(name)
     origin = spec.origin if spec is not None else None
     return Path(origin) if origin is not None and origin.endswith(".py") else None
+
+
+def _spec(name: str) -> ModuleSpec | None:
+    """The module spec of ``name``, found without importing it or any parent not yet imported
+    (:func:`importlib.util.find_spec` imports the parents, and an ``icl_verify`` module imports SymPy or SciPy):
+    the import system's meta-path finders are asked with the parent package's search locations, found the same way.
+    None when there is no such module (a parent is a module, not a package: the name is an attribute)."""
+    parent = name.rpartition(".")[0]
+    if not parent or parent in sys.modules:
+        try:
+            return importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            return None
+    parent_spec = _spec(parent)
+    locations = parent_spec.submodule_search_locations if parent_spec is not None else None
+    if locations is None:
+        return None
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        spec = find(name, list(locations)) if find is not None else None
+        if spec is not None:
+            return spec
+    return None
 
 
 def _imports(path: Path, package: str) -> tuple[tuple[str, tuple[str, ...]], ...]:

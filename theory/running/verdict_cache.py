@@ -40,49 +40,25 @@ run, longest claim first, and never decide a verdict.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
-import hmac
 import json
-import os
 import platform
-import secrets
-import stat
 import sys
-import tempfile
 from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib.metadata import PackageNotFoundError, packages_distributions, version
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
 from icl_verify.core.claims import Claim, Result
 from icl_verify.core.evidence import Evidence, Residual
 from icl_verify.core.verdicts import Verdict
-from icl_verify.errors import InvalidArgument
 from icl_verify.running.sources import is_library_file
+from icl_verify.running.store import FORMAT, Store, atomic_write
 
-ENV_VAR = "ICL_VERIFY_CACHE_DIR"
-FORMAT = 2  # bumped when the entry layout changes (1: pickles)
 LIBRARIES = ("sympy", "numpy", "scipy", "hypothesis")
-SECRET = "secret.key"
-"""The per-user secret that authenticates entries, in the cache's folder (mode 0600)."""
 _COSTS = "costs.json"
-
-
-class UnsafeCache(InvalidArgument):
-    """The cache folder cannot be used safely (not ours, writable by others, or not writable): run without it."""
-
-
-def default_dir() -> Path:
-    """``$ICL_VERIFY_CACHE_DIR`` when set, else ``verdicts`` in the user's cache directory (platformdirs)."""
-    override = os.environ.get(ENV_VAR)
-    if override:
-        return Path(override)
-    return Path(platformdirs.user_cache_dir("icl-verify")) / "verdicts"
 
 
 def environment(libraries: tuple[str, ...] = LIBRARIES) -> dict[str, str]:
@@ -255,104 +231,13 @@ def _evidence(data: Mapping[str, Any]) -> Evidence:
     return Evidence(*texts, float(data["seconds"]), cex, residual)
 
 
-# ---------------------------------------------------------------------------------------------
-# The folder
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, never a part."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _private_folder(folder: Path) -> None:
-    """Create ``folder`` (``0700``) if needed; :class:`UnsafeCache` unless it is a directory of this user that
-    nobody else may write."""
-    if folder.exists() and not folder.is_dir():
-        raise InvalidArgument(f"cache_dir must be a directory, got the file {str(folder)!r}")
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = folder.stat()
-    except OSError as exc:
-        raise UnsafeCache(f"cannot use the cache folder {str(folder)!r}: {exc.strerror or exc}") from None
-    if hasattr(os, "getuid") and info.st_uid != os.getuid():
-        raise UnsafeCache(f"the cache folder {str(folder)!r} belongs to another user")
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        raise UnsafeCache(f"the cache folder {str(folder)!r} is writable by other users")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise UnsafeCache(f"the cache folder {str(folder)!r} is not writable")
-
-
-def _secret(folder: Path) -> bytes:
-    """The folder's secret (:data:`SECRET`), created ``0600`` on first use; :class:`UnsafeCache` when it is not
-    a private regular file of this user."""
-    path = folder / SECRET
-    if not path.exists():
-        try:
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=SECRET, suffix=".tmp")  # created 0600
-            with os.fdopen(fd, "wb") as f:
-                f.write(secrets.token_bytes(32))
-            with contextlib.suppress(FileExistsError):  # another process made it first: theirs is kept
-                os.link(tmp, path)  # complete, and never over an existing file
-            os.unlink(tmp)
-        except OSError as exc:
-            raise UnsafeCache(f"cannot create the cache's secret {str(path)!r}: {exc.strerror or exc}") from None
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as f:
-            info = os.fstat(f.fileno())
-            key = f.read()
-    except OSError as exc:
-        raise UnsafeCache(f"cannot read the cache's secret {str(path)!r}: {exc.strerror or exc}") from None
-    private = stat.S_ISREG(info.st_mode) and not info.st_mode & 0o077
-    if not private or (hasattr(os, "getuid") and info.st_uid != os.getuid()) or len(key) < 32:
-        raise UnsafeCache(f"the cache's secret {str(path)!r} is not a private file of this user")
-    return key
-
-
-class VerdictCache:
-    """Outcomes of checked claims, one JSON file per :func:`entry_key`, in ``folder``; and other entries by kind.
+class VerdictCache(Store):
+    """Outcomes of checked claims, one JSON file per :func:`entry_key`, in ``folder``; and other entries by kind
+    (:class:`~icl_verify.running.store.Store`).
 
     ``InvalidArgument`` when ``folder`` is a file; :class:`UnsafeCache` when it cannot be used safely (see the
     module): the caller runs without a cache.
     """
-
-    def __init__(self, folder: str | Path | None = None) -> None:
-        self.folder = Path(folder) if folder is not None else default_dir()
-        _private_folder(self.folder)
-        self._secret = _secret(self.folder)
-
-    def path(self, key: str, suffix: str) -> Path:
-        """The file of the entry ``key`` of kind ``suffix`` (``""``: a verdict; ``".figure"``; …)."""
-        return self.folder / f"{key}{suffix}.json"
-
-    def _mac(self, key: str, suffix: str, body: Mapping[str, Any]) -> str:
-        message = json.dumps({"key": key, "kind": suffix, "body": body}, sort_keys=True).encode()
-        return hmac.new(self._secret, message, hashlib.sha256).hexdigest()
-
-    def load(self, key: str, suffix: str) -> dict[str, Any] | None:
-        """The body stored under ``key`` and ``suffix``, or None when there is none, or it does not parse, or it was
-        not written with this folder's secret (forged, copied, of another key)."""
-        try:
-            entry = json.loads(self.path(key, suffix).read_bytes())
-            body, mac = entry["body"], entry["mac"]
-        except (OSError, ValueError, KeyError, TypeError):  # missing, truncated, corrupted: rewritten by the next check
-            return None
-        good = (
-            isinstance(body, dict) and isinstance(mac, str) and hmac.compare_digest(mac, self._mac(key, suffix, body))
-        )
-        return body if good else None
-
-    def store(self, key: str, body: Mapping[str, Any], suffix: str) -> None:
-        """Store the JSON-ready ``body`` under ``key`` and ``suffix``, authenticated, atomically."""
-        entry = {"format": FORMAT, "body": body, "mac": self._mac(key, suffix, body)}
-        atomic_write(self.path(key, suffix), json.dumps(entry).encode())  # dicts keep their order
 
     def get(self, key: str) -> Outcome | None:
         """The outcome stored under ``key`` while all it was seen to depend on is unchanged, else None."""

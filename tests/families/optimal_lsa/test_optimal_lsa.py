@@ -55,12 +55,14 @@ def test_symmetric_moments_reject_higher_orders():
         lsa.symmetric_moments(sp.Integer(1), sp.Integer(3))(6)
 
 
+@pytest.mark.slow  # measured claims of a simulation family (conftest's SIMULATION_FAMILIES)
 def test_closed_form_claims_are_proved_symbolically(builtin_results):
     for claim in (o.ETA_STAR, o.LOSS_STAR, o.GAUSSIAN_RATE, o.MAHANKALI, o.GAMMA):
         statuses = {e.kind: e.status for e in builtin_results[claim.name].evidence}
         assert statuses == {"symbolic": "proved", "measured": "verified"}, claim.name
 
 
+@pytest.mark.slow  # measured claims of a simulation family (conftest's SIMULATION_FAMILIES)
 def test_traps_are_refuted_by_both_checks(builtin_results):
     for claim in (o.RATE_WITHOUT_1_OVER_N, o.GAMMA_AS_INVERSE_COVARIANCE):
         rows = [(e.kind, e.status) for e in builtin_results[claim.name].evidence]
@@ -71,6 +73,7 @@ def test_traps_are_refuted_by_both_checks(builtin_results):
     )
 
 
+@pytest.mark.slow  # measured claims of a simulation family (conftest's SIMULATION_FAMILIES)
 def test_training_claims_measure_what_they_state(builtin_results):
     raw = builtin_results[o.TRAINED_RAW_RATE.name].counterexample
     assert raw["values"]["estimate"] == pytest.approx(float(sp.Rational(200, 33)) / 10, rel=0.05)  # η*/N
