@@ -1,27 +1,103 @@
 """The scaling family's claims (icl_verify.families.scaling): the exponent claim's verdict follows its
-interval, and K* from the ODE driven by measured constants."""
+interval at the look where it stops, a later look trains only the runs it adds (the cap is the fixed-size
+sweep), the figure draws the runs the claim used, and K* from the ODE driven by measured constants."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
 
 from icl_verify import Verdict, check
+from icl_verify.experiments import scaling as sweeps
 from icl_verify.families.scaling import memorization, threshold
 from icl_verify.numerics.kinetics import ode as kinetics
 from tests.experiments.test_scaling import fake_runs
 
 
+def _first(runs: list[dict], per_k: int) -> tuple[dict, ...]:
+    """The first ``per_k`` runs at each K, in order (what ``claim_runs(seed, per_k)`` returns)."""
+    seen: dict[int, int] = {}
+    out = []
+    for r in runs:
+        seen[r["k"]] = seen.get(r["k"], 0) + 1
+        if seen[r["k"]] <= per_k:
+            out.append(r)
+    return tuple(out)
+
+
+def _fake_claim_runs(monkeypatch, module, runs: list[dict]) -> list[int]:
+    """Replace ``module.claim_runs`` by the first runs per K of ``runs``; returns the run counts asked for."""
+    asked: list[int] = []
+
+    def fake(seed: int, per_k: int = memorization.PRESET.runs_per_k) -> tuple[dict, ...]:
+        asked.append(per_k)
+        return _first(runs, per_k)
+
+    monkeypatch.setattr(module, "claim_runs", fake)
+    return asked
+
+
 @pytest.mark.parametrize("nu, verdict", [(0.7, Verdict.VERIFIED), (0.95, Verdict.REFUTED)])
-def test_exponent_claim_verdict_follows_the_interval(monkeypatch, nu, verdict):
-    monkeypatch.setattr(memorization, "claim_runs", lambda seed: tuple(fake_runs(nu, scatter=0.02)))
+def test_exponent_claim_decides_at_the_first_look_when_its_interval_does(monkeypatch, nu, verdict):
+    asked = _fake_claim_runs(monkeypatch, memorization, fake_runs(nu, runs=6, scatter=0.02))
     result = check(memorization.MEMORIZATION_EXPONENT)
     assert result.verdict is verdict, [e.detail for e in result.evidence]
+    assert set(asked) == {4}  # the runs of the cap were never asked for
+    assert "4 of the preset's 6 runs/K" in result.evidence[0].detail
+    assert "4 of at most 6 runs" in result.evidence[0].detail and "stopped at look 1" in result.evidence[0].detail
 
 
-def test_exponent_claim_is_undecided_when_the_interval_straddles_the_band(monkeypatch):
-    monkeypatch.setattr(memorization, "claim_runs", lambda seed: tuple(fake_runs(0.8, runs=2, scatter=0.3)))
-    assert check(memorization.MEMORIZATION_EXPONENT).verdict is Verdict.UNPROVEN
+def test_exponent_claim_is_undecided_at_the_cap_when_the_interval_straddles_the_band(monkeypatch):
+    asked = _fake_claim_runs(monkeypatch, memorization, fake_runs(0.8, runs=6, scatter=0.3))
+    result = check(memorization.MEMORIZATION_EXPONENT)
+    assert result.verdict is Verdict.UNPROVEN
+    assert (
+        asked[-1] == 6
+        and "6 runs/K" in result.evidence[0].detail
+        and "the cap was reached" in result.evidence[0].detail
+    )
+
+
+@pytest.mark.parametrize("nu, scatter, used", [(0.7, 0.02, 4), (0.8, 0.3, 6)])
+def test_figure_draws_the_runs_the_claim_used(monkeypatch, nu, scatter, used):
+    """The memorization figure shows the runs of the look at which memorization-exponent stopped, and that
+    look's fit, and asks for no run the claim did not use."""
+    asked = _fake_claim_runs(monkeypatch, memorization, fake_runs(nu, runs=6, scatter=scatter))
+    data = memorization._memorization_data(0)
+    assert data["K"].size == 5 * used and data["look"][0] == used and max(asked) == used
+    est = memorization._measure_nu(0, runs=used, level=data["look"][1])
+    assert (data["fit"][1:] == [est.value, est.low, est.high]).all()
+
+
+def test_a_later_look_trains_only_the_runs_it_adds_and_the_cap_is_the_fixed_size_sweep(monkeypatch):
+    """claim_runs(seed, 4) then claim_runs(seed, 6) run 20 then 10 jobs, and return exactly the runs — same
+    run seeds, same order — of the whole preset's sweep run at once (what the claims used before looks)."""
+    swept: list[list[dict]] = []
+
+    def fake_sweep(fn, configs, results, **kwargs):
+        swept.append(list(configs))
+        return [
+            {
+                "hash": sweeps.sweep.config_hash(fn, c),
+                "result": [{"k": k, "seed": s} for k, s in zip(c["ks"], c["seeds"])],
+            }
+            for c in configs
+        ]
+
+    monkeypatch.setattr(sweeps.sweep, "run_sweep", fake_sweep)
+    memorization._trained.cache_clear()
+    try:
+        four, six = memorization.claim_runs(7, 4), memorization.claim_runs(7, 6)
+    finally:
+        memorization._trained.cache_clear()
+    assert [len(c) for c in swept] == [20, 10]
+    whole = sweeps.run_memorization(memorization.PRESET, seed=7)
+    assert list(six) == whole and len(swept[-1]) == 30
+    expected = [sweeps.run_seed(7, k, i) for k in (2048, 1024, 512, 256, 128) for i in range(6)]
+    assert [r["seed"] for r in six] == expected
+    assert list(four) == [r for r in whole if expected.index(r["seed"]) % 6 < 4]
 
 
 @pytest.mark.slow
@@ -29,7 +105,8 @@ def test_builtin_scaling_claims_reach_a_verdict_backed_by_an_interval():
     for claim in (memorization.MEMORIZATION_EXPONENT, memorization.MEMORIZATION_TIME_DEFINITIONS):
         result = check(claim)
         assert result.as_expected, result.verdict  # the expected verdict: never UNPROVEN, never a failed control
-        assert "95 % bootstrap" in result.evidence[0].detail
+        assert re.search(r"[\d.]+ % bootstrap over runs", result.evidence[0].detail)
+        assert "sequential: " in result.evidence[0].detail
 
 
 # ---------------------------------------------------------------------------------------------
@@ -73,12 +150,12 @@ def test_critical_context_outside_the_searched_span_is_an_error():
 
 
 def _slope_estimate(monkeypatch, runs: list[dict]):
-    monkeypatch.setattr(threshold, "claim_runs", lambda seed: tuple(runs))
-    threshold._critical_contexts.cache_clear()
+    monkeypatch.setattr(threshold, "claim_runs", lambda seed, per_k=6: tuple(runs))
+    threshold._solved.cache_clear()
     try:
         return threshold._measure_slope_from_ode(0)
     finally:
-        threshold._critical_contexts.cache_clear()
+        threshold._solved.cache_clear()
 
 
 def test_k_star_slope_is_inverse_nu_when_c2_acts_alike_at_every_k(monkeypatch):

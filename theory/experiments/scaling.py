@@ -7,7 +7,8 @@ states the claims ν = 0.7 ± 0.1 and d log K*/d log N = 1/ν on that report. Th
 built-in claims measure the ``claim`` preset with the same functions; ``icl-verify scaling`` runs the
 others.
 
-Presets: ``claim`` (the built-in claims, ≈ 20–25 s on 2 cores), ``quick`` (``icl-verify scaling``,
+Presets: ``claim`` (the built-in claims: 6 runs per K, looked at in two rounds, 4 then 6;
+≈ 45 s of CPU when the first look decides, ≈ 66 s with all 6), ``quick`` (``icl-verify scaling``,
 ≤ 5 min on 2 cores), ``kstar`` (quick plus N = 8 and 3 reduced-model runs per (N, K), to decide the
 trained-model K* slope; ≈ 30 min of CPU), ``paper`` (the authors' settings: D = 63, H = 512, SGD lr 0.01, batch 128,
 10 log-spaced K from 498 to 99 998; hours to days on a CPU — meant for a cluster).
@@ -16,7 +17,7 @@ trained-model K* slope; ≈ 30 min of CPU), ``paper`` (the authors' settings: D 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -26,6 +27,7 @@ import numpy as np
 
 from icl_verify.core.checks.measured import Estimate, Measured
 from icl_verify.core.claims import Claim
+from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.kinetics import models as icl_models
 from icl_verify.numerics.kinetics import ode as kinetics
 from icl_verify.numerics.scaling import fits as scaling
@@ -69,11 +71,18 @@ class Preset:
     threshold_time: float = 6.0
     threshold_boot: int = 300
 
-    def configs(self, seed: int = 0) -> list[dict[str, Any]]:
-        """Sweep jobs, largest K first (so the longest jobs start first); each run has its own seed."""
+    def configs(self, seed: int = 0, runs: int | None = None) -> list[dict[str, Any]]:
+        """Sweep jobs, largest K first (so the longest jobs start first); each run has its own seed.
+
+        ``runs``: only runs 0 … runs − 1 at each K (default all ``runs_per_k``). Run i's seed
+        (:func:`run_seed`) does not depend on ``runs``, so fewer runs are a subset of the whole sweep.
+        """
+        runs = self.runs_per_k if runs is None else runs
+        if not (isinstance(runs, int) and 1 <= runs <= self.runs_per_k):
+            raise InvalidArgument(f"runs must be an integer from 1 to runs_per_k = {self.runs_per_k}, got {runs!r}")
         jobs = []
         for k in sorted(self.ks, reverse=True):
-            seeds = [run_seed(seed, k, i) for i in range(self.runs_per_k)]
+            seeds = [run_seed(seed, k, i) for i in range(runs)]
             for j in range(0, len(seeds), self.runs_per_job):
                 chunk = seeds[j : j + self.runs_per_job]
                 jobs.append({"ks": [k] * len(chunk), "seeds": chunk, "settings": asdict(self.settings)})
@@ -112,7 +121,8 @@ _SMALL = MemorizationSettings(d=63, hidden=128, lr=0.1, batch=128, min_log_gap=5
 
 PRESETS: dict[str, Preset] = {
     # 6 runs per K, not 3: with 3 the bootstrap interval's half-width ranged 0.05–0.08 between check seeds
-    # (0.686 [0.606, 0.755] at seed 2), a hair from the band [0.6, 0.8].
+    # (0.686 [0.606, 0.755] at seed 2), a hair from the band [0.6, 0.8]. The built-in claims look at 4 runs
+    # per K first and take all 6 only when that look does not decide (icl_verify.families.scaling.memorization).
     "claim": Preset("claim", _SMALL, (128, 256, 512, 1024, 2048), runs_per_k=6, runs_per_job=1),
     # lr 0.05, not 0.1: at lr 0.1 and K ≥ 2048, c₁ shows SGD spikes late in training and I_K(∞) comes out
     # ≈ 10 % larger than at lr 0.05, i.e. that rate is no longer close to gradient flow there.
@@ -163,14 +173,28 @@ def run_memorization(
     preset: Preset,
     *,
     seed: int = 0,
+    runs: int | None = None,
+    trained: MutableMapping[str, list[dict[str, Any]]] | None = None,
     results: str | Path | None = None,
     executor: Executor | None = None,
     progress: bool = False,
 ) -> list[dict[str, Any]]:
-    """Every run of the preset's sweep (resumed from ``results`` when given), one summary per run."""
-    label = progress and f"memorization MLPs, preset {preset.name}"  # the bar names what it runs
-    records = sweep.run_sweep(sweep_job, preset.configs(seed), results, executor=executor, progress=label)
-    return [run for record in records for run in record["result"]]
+    """Every run of the preset's sweep (resumed from ``results`` when given), one summary per run.
+
+    ``runs``: the first ``runs`` runs at each K (:meth:`Preset.configs`). ``trained``: the jobs' results
+    already computed, by :func:`~icl_verify.numerics.shared.sweep.config_hash`; only the jobs missing
+    from it are run (one sweep, so its worker processes start once) and their results are added to it.
+    A sequential check passes the same mapping at every look, so a later look trains only the runs it adds.
+    """
+    configs = preset.configs(seed, runs)
+    hashes = [sweep.config_hash(sweep_job, c) for c in configs]
+    have = {} if trained is None else trained
+    todo = [c for c, h in zip(configs, hashes) if h not in have]
+    if todo:
+        label = progress and f"memorization MLPs, preset {preset.name}"  # the bar names what it runs
+        records = sweep.run_sweep(sweep_job, todo, results, executor=executor, progress=label)
+        have.update((record["hash"], record["result"]) for record in records)
+    return [run for h in hashes for run in have[h]]
 
 
 def usable(runs: Sequence[dict[str, Any]], quantity: str) -> tuple[np.ndarray, np.ndarray, int]:
@@ -186,10 +210,12 @@ def fit_exponent(
     seed: int = 0,
     n_boot: int = 2000,
     method: str = "loglog",
+    level: float = 0.95,
 ) -> tuple[scaling.PowerLawFit, int]:
-    """Power-law fit of ``quantity`` vs K over the converged runs, bootstrap seeded ``seed``."""
+    """Power-law fit of ``quantity`` vs K over the converged runs, bootstrap seeded ``seed``, interval at ``level``."""
     k, y, dropped = usable(runs, quantity)
-    fit = scaling.fit_power_law(k, y, method=method, n_boot=n_boot, rng=np.random.default_rng(seed), seed=seed)
+    rng = np.random.default_rng(seed)
+    fit = scaling.fit_power_law(k, y, method=method, n_boot=n_boot, level=level, rng=rng, seed=seed)
     return fit, dropped
 
 
@@ -201,32 +227,34 @@ def paired_difference(
     transform: Callable[[np.ndarray], np.ndarray] = np.asarray,
     seed: int = 0,
     n_boot: int = 2000,
+    level: float = 0.95,
 ) -> dict[str, float]:
     """f(ν₂) − f(ν₁) for the exponents of ``first`` ~ K^ν₁ and ``second`` ~ K^ν₂ on the same runs.
 
     Paired bootstrap: the same stratified resamples of the runs (one generator seeded ``seed`` per
-    quantity) for both, so what the two share cancels; the interval is widened by the small-sample
-    factor of :func:`~icl_verify.numerics.scaling.fits.small_sample_factor`.
+    quantity) for both, so what the two share cancels; the percentile interval at ``level`` is
+    widened by the small-sample factor of :func:`~icl_verify.numerics.scaling.fits.small_sample_factor` on
+    the effective degrees of freedom of :func:`~icl_verify.numerics.scaling.fits.stratified_dof`.
     """
     nu_1, _ = scaling.bootstrap_exponents(k, first, n_boot=n_boot, rng=np.random.default_rng(seed))
     nu_2, _ = scaling.bootstrap_exponents(k, second, n_boot=n_boot, rng=np.random.default_rng(seed))
     point = [transform(np.float64(scaling.loglog_fit(k, y).exponent)) for y in (first, second)]
     diff = float(point[1] - point[0])
-    q_low, q_high = np.quantile(transform(nu_2) - transform(nu_1), [0.025, 0.975])
-    widen = scaling.small_sample_factor(0.95, int(k.size - np.unique(k).size))
+    widen = scaling.small_sample_factor(level, scaling.stratified_dof(k))  # validates level
+    q_low, q_high = np.quantile(transform(nu_2) - transform(nu_1), [(1 - level) / 2, (1 + level) / 2])
     low, high = diff - widen * (diff - q_low), diff + widen * (q_high - diff)
     return {"difference": diff, "low": float(min(low, diff)), "high": float(max(high, diff))}
 
 
 def paired_exponent_difference(
-    runs: Sequence[dict[str, Any]], *, seed: int = 0, n_boot: int = 2000
+    runs: Sequence[dict[str, Any]], *, seed: int = 0, n_boot: int = 2000, level: float = 0.95
 ) -> dict[str, float]:
-    """ν(t_IWL) − ν(I_K(∞)) with a paired bootstrap interval (the same runs resampled for both)."""
+    """ν(t_IWL) − ν(I_K(∞)) with a paired bootstrap interval at ``level`` (the same runs resampled for both)."""
     k, i_inf, _ = usable(runs, "i_inf")
     k2, t_iwl, _ = usable(runs, "t_iwl")
     if not np.array_equal(k, k2):
         raise ValueError("every converged run needs both I_K(∞) and t_IWL for a paired comparison")
-    return paired_difference(k, i_inf, t_iwl, seed=seed, n_boot=n_boot)
+    return paired_difference(k, i_inf, t_iwl, seed=seed, n_boot=n_boot, level=level)
 
 
 def predict_k_star(
@@ -342,26 +370,34 @@ def scaling_report(
 # Claims on a sweep
 
 
-def describe(preset: Preset, dropped: int) -> str:
-    """The preset and the fit as the evidence states them (``dropped``: unconverged runs left out)."""
+def describe(preset: Preset, dropped: int, *, runs: int | None = None, level: float = 0.95) -> str:
+    """The preset and the fit as the evidence states them (``dropped``: unconverged runs left out;
+    ``runs``: the runs per K used, default all the preset's; ``level``: the bootstrap interval's)."""
     s = preset.settings
+    used = preset.runs_per_k if runs is None else runs
+    of = "" if used == preset.runs_per_k else f" of the preset's {preset.runs_per_k}"
     return (
         f"preset {preset.name!r}: MLP {s.d}→{s.hidden}→{s.hidden}→1, SGD lr {s.lr}, batch {s.batch}, "
-        f"K ∈ {{{', '.join(map(str, preset.ks))}}}, {preset.runs_per_k} runs/K ({dropped} unconverged dropped); "
-        f"I_K(∞) at c₁ ≤ {s.c1_tol} and last doubling ≤ {s.rtol:.0%}; log-log fit, 95 % bootstrap over runs"
+        f"K ∈ {{{', '.join(map(str, preset.ks))}}}, {used}{of} runs/K ({dropped} unconverged dropped); "
+        f"I_K(∞) at c₁ ≤ {s.c1_tol} and last doubling ≤ {s.rtol:.0%}; log-log fit, "
+        f"{100 * level:.3g} % bootstrap over runs"
     )
 
 
-def exponent_claim(measure: Callable[[int], Estimate], preset: str) -> Claim:
-    """The claim ν = 0.7 ± 0.1, measured at ``preset`` by ``measure``."""
+def exponent_claim(
+    measure: Callable[..., Estimate], preset: str, *, looks: tuple[int, ...] = (), note: str = ""
+) -> Claim:
+    """The claim ν = 0.7 ± 0.1, measured at ``preset`` by ``measure`` (sequentially at ``looks`` runs per K,
+    :class:`~icl_verify.core.checks.measured.Measured`); ``note`` is added to the claim's note."""
     return Claim(
         name="memorization-exponent" + ("" if preset == "claim" else f"-{preset}"),
         source=f"{PAPER}, §3.6 (I_K(∞) ~ K^ν, ν ≈ 0.7)",
         assumptions=("an MLP memorising K random item–label pairs, at the stated preset",),
         statement=r"I_K(\infty) = \int_0^\infty c_1\,dt \sim K^{\nu},\quad \nu = 0.7 \pm 0.1",
-        checks=(Measured(measure),),
+        checks=(Measured(measure, looks=looks),),
         note=f"Measured at the {preset!r} preset (see icl_verify.experiments.scaling.PRESETS), not necessarily the paper's "
-        "H = 512, lr 0.01, K ≤ 10⁵; `icl-verify scaling --preset quick|paper` measures larger ranges.",
+        "H = 512, lr 0.01, K ≤ 10⁵; `icl-verify scaling --preset quick|paper` measures larger ranges."
+        + (f" {note}" if note else ""),
     )
 
 
@@ -382,9 +418,15 @@ ODE_NOTE = (
 
 
 def slope_claim(
-    measure: Callable[[int], Estimate], preset: str, *, measured_on: str = "the reduced model", note: str = TRAINED_NOTE
+    measure: Callable[..., Estimate],
+    preset: str,
+    *,
+    measured_on: str = "the reduced model",
+    note: str = TRAINED_NOTE,
+    looks: tuple[int, ...] = (),
 ) -> Claim:
-    """The claim d log K*/d log N = 1/ν (± 0.2), K* measured on ``measured_on`` at ``preset``.
+    """The claim d log K*/d log N = 1/ν (± 0.2), K* measured on ``measured_on`` at ``preset`` (sequentially
+    at ``looks`` runs per K, :class:`~icl_verify.core.checks.measured.Measured`).
 
     Theory (paper §3.6, the claims ``kinetics-icl-iff-integral-exceeds`` and ``kinetics-k-star-threshold``):
     ICL is acquired iff the clock τ(∞) = I_K(∞)/N exceeds the blow-up time τ*(w₀, β₀), i.e. iff
@@ -403,7 +445,7 @@ def slope_claim(
         builds_on=("kinetics-k-star-threshold", "memorization-exponent"),
         statement=r"\frac{d\log K^*}{d\log N} - \frac{1}{\nu} = 0 \pm 0.2"
         rf"\quad (K^* \text{{ measured on {measured_on}, }} \nu \text{{ on the same MLP}})",
-        checks=(Measured(measure),),
+        checks=(Measured(measure, looks=looks),),
         note=note,
     )
 

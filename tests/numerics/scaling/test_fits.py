@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from icl_verify.numerics.scaling import fits as scaling
+from icl_verify.numerics.shared.stats import spending_levels
 
 KS = np.geomspace(100, 10_000, 8)
 
@@ -65,6 +66,54 @@ def test_coverage_stays_near_nominal_with_two_runs_per_k():
 def test_group_bootstrap_covers_with_whole_seed_sweeps():
     cover = _coverage(np.random.default_rng(13), runs=8, reps=150, groups=True)
     assert 0.88 <= cover <= 0.99
+
+
+# The built-in memorization claims' design (icl_verify.families.scaling.memorization): K = 128 … 2048 by
+# doublings, looks at 4 and 6 runs per K; log-normal scatter 0.1 is about the preset's rms log residual.
+CLAIM_KS = np.array([128.0, 256.0, 512.0, 1024.0, 2048.0])
+LOOKS = (4, 6)
+
+
+def _look_intervals(seed: int, levels: list[float]) -> list[tuple[float, float]]:
+    """One synthetic sweep (6 runs per K, y = 3 K^0.7 e^{0.1 ε}) and the interval of each look given a level
+    (the first n runs at each K; a later look's runs extend an earlier look's, as in the claim)."""
+    rng = np.random.default_rng(seed)
+    y = 3.0 * CLAIM_KS[:, None] ** 0.7 * np.exp(0.1 * rng.standard_normal((CLAIM_KS.size, LOOKS[-1])))
+    out = []
+    for n, level in zip(LOOKS, levels):
+        fit = scaling.fit_power_law(
+            np.repeat(CLAIM_KS, n), y[:, :n].ravel(), level=level, n_boot=500, n_holdout=0, rng=rng
+        )
+        out.append((fit.low, fit.high))
+    return out
+
+
+def test_interval_at_the_first_looks_spent_level_has_its_coverage():
+    """At the first look's level 1 − α₁ (≈ 98.4 %, 4 runs per K) the interval misses the true ν = 0.7 in at
+    most α₁ of 400 synthetic sweeps, up to 3 binomial standard errors of a rate α₁."""
+    level = spending_levels(LOOKS)[0]
+    reps = 400
+    misses = sum(not low <= 0.7 <= high for ((low, high),) in (_look_intervals(s, [level]) for s in range(reps)))
+    alpha = 1 - level
+    assert misses / reps <= alpha + 3 * np.sqrt(alpha * (1 - alpha) / reps)
+
+
+def test_both_looks_cover_together_at_the_spent_levels():
+    """With the O'Brien–Fleming levels of the looks at 4 and 6 runs per K, the chance that either look's
+    interval misses ν = 0.7 stays within α = 5 % (3 binomial standard errors over 300 synthetic sweeps)."""
+    levels = spending_levels(LOOKS)
+    reps = 300
+    misses = sum(any(not low <= 0.7 <= high for low, high in _look_intervals(s, levels)) for s in range(reps))
+    assert misses / reps <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / reps)
+
+
+def test_stratified_degrees_of_freedom_in_closed_form():
+    # Two x values with n runs each: the slope is a difference of two means, on 2(n − 1) degrees of freedom.
+    assert scaling.stratified_dof(np.repeat([10.0, 40.0], 5)) == 8
+    # 4 runs at each of 5 doublings: a_k ∝ (−2, −1, 0, 1, 2)², (Σa)²/(Σa²/3) = 100/(34/3) = 8.8 → 8; 6 runs: 14.7 → 14.
+    assert scaling.stratified_dof(np.repeat(CLAIM_KS, 4)) == 8
+    assert scaling.stratified_dof(np.repeat(CLAIM_KS, 6)) == 14
+    assert scaling.stratified_dof(CLAIM_KS) == 0  # one run per x: no spread estimated
 
 
 def test_interval_narrows_with_more_runs():

@@ -12,13 +12,12 @@ from icl_verify.core.checks.measured import Estimate
 from icl_verify.core.figure import Figure
 from icl_verify.experiments.scaling import (
     ODE_NOTE,
-    PRESETS,
     SLOPE_TOLERANCE,
     describe,
     paired_difference,
     slope_claim,
 )
-from icl_verify.families.scaling.memorization import claim_runs
+from icl_verify.families.scaling.memorization import LOOKS, PRESET, SEQUENTIAL_NOTE, claim_runs, stopping_look
 from icl_verify.numerics.kinetics import ode as kinetics
 from icl_verify.numerics.scaling import fits as scaling
 
@@ -74,23 +73,34 @@ def critical_context(run: dict[str, Any], *, w0: float = 0.0, beta0: float = 0.0
 
 
 @cached(maxsize=4)
-def _critical_contexts(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """K, I_K(∞) and N_c of the converged runs of the ``claim`` preset at a check seed."""
-    runs = [r for r in claim_runs(seed) if r["converged"] and r["i_inf"] is not None and r["i_inf"] > 0]
-    k = np.array([r["k"] for r in runs], float)
-    return k, np.array([r["i_inf"] for r in runs]), np.array([critical_context(r) for r in runs])
+def _solved(seed: int) -> dict[tuple[int, int], float]:
+    """N_c of the runs solved so far at a check seed, by (K, run seed) (filled by :func:`_critical_contexts`)."""
+    return {}
 
 
-def _measure_slope_from_ode(seed: int) -> Estimate:
+def _critical_contexts(seed: int, runs: int = PRESET.runs_per_k) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """K, I_K(∞) and N_c of the converged runs among the first ``runs`` per K of the ``claim`` preset at a
+    check seed (N_c is solved once per run: a later look solves only the runs it adds)."""
+    used = [r for r in claim_runs(seed, runs) if r["converged"] and r["i_inf"] is not None and r["i_inf"] > 0]
+    solved = _solved(seed)
+    for r in used:
+        if (r["k"], r["seed"]) not in solved:
+            solved[r["k"], r["seed"]] = critical_context(r)
+    k = np.array([r["k"] for r in used], float)
+    return k, np.array([r["i_inf"] for r in used]), np.array([solved[r["k"], r["seed"]] for r in used])
+
+
+def _measure_slope_from_ode(seed: int, runs: int = PRESET.runs_per_k, level: float = 0.95) -> Estimate:
     """d log K*/d log N − 1/ν: K* from the runs' critical context lengths N_c (K* is the inverse
-    function of N_c(K), so its log-slope is 1/ν_c for N_c ~ K^{ν_c}), ν from their I_K(∞); paired bootstrap."""
-    k, i_inf, n_c = _critical_contexts(seed)
-    d = paired_difference(k, i_inf, n_c, transform=np.reciprocal, seed=seed)
+    function of N_c(K), so its log-slope is 1/ν_c for N_c ~ K^{ν_c}), ν from their I_K(∞); paired bootstrap
+    at ``level`` over the first ``runs`` runs per K."""
+    k, i_inf, n_c = _critical_contexts(seed, runs)
+    d = paired_difference(k, i_inf, n_c, transform=np.reciprocal, seed=seed, level=level)
     nu, nu_c = scaling.loglog_fit(k, i_inf).exponent, scaling.loglog_fit(k, n_c).exponent
     ratio = n_c * float(kinetics.tau_star(0.0, 0.0)[0]) / i_inf
     grid = _resolution_bound(k, nu_c)  # the bisection's resolution, added to both ends of the interval
     detail = (
-        describe(PRESETS["claim"], len(claim_runs(seed)) - k.size)
+        describe(PRESET, len(claim_runs(seed, runs)) - k.size, runs=runs, level=level)
         + f"; K* slope 1/ν_c = {1 / nu_c:.3f} vs 1/ν = {1 / nu:.3f}; N_c τ*/I_K(∞) from {ratio.min():.3f} to "
         f"{ratio.max():.3f} (ln N_c to ± {CRITICAL_RESOLUTION:.4f}, ± {grid:.4f} in slope, added to the interval); ODE from (w₀, β₀) = (0, 0) driven by each run's c₁(t), c₂(t); "
         "paired bootstrap over runs"
@@ -99,13 +109,20 @@ def _measure_slope_from_ode(seed: int) -> Estimate:
 
 
 K_STAR_SLOPE = slope_claim(
-    _measure_slope_from_ode, "claim", measured_on="the ODE driven by each run's measured MLP constants", note=ODE_NOTE
+    _measure_slope_from_ode,
+    "claim",
+    measured_on="the ODE driven by each run's measured MLP constants",
+    note=ODE_NOTE
+    + " On the runs of memorization-exponent (the same run seeds; each claim stops at its own look). "
+    + SEQUENTIAL_NOTE,
+    looks=LOOKS,
 )
 
 
 def _k_star_data(seed: int = 0) -> dict:
-    """Each converged run of the ``claim`` preset as a point (N_c, K) on the threshold, and the two slopes."""
-    k, i_inf, n_c = _critical_contexts(seed)
+    """Each converged run the claim used at ``seed`` (those of the look at which it stopped; cached: nothing
+    is trained or solved for the figure) as a point (N_c, K) on the threshold, and the two slopes."""
+    k, i_inf, n_c = _critical_contexts(seed, stopping_look(K_STAR_SLOPE.checks[0], seed)[0])
     nu, nu_c = scaling.loglog_fit(k, i_inf).exponent, scaling.loglog_fit(k, n_c).exponent
     return {"K": k, "N_c": n_c, "slopes": np.array([1 / nu_c, 1 / nu])}
 
@@ -127,7 +144,7 @@ def _draw_k_star(ax, data) -> None:
 K_STAR_VS_N = Figure(
     name="k-star-vs-n",
     caption="The ICL threshold K* against the context length N (claim k-star-slope-is-inverse-nu-claim, "
-    "seed 0): each memorization run of the built-in preset gives the critical N_c at which the (w, β) ODE "
+    "seed 0): each memorization run the claim used (those of the look at which it stopped) gives the critical N_c at which the (w, β) ODE "
     "driven by its measured c₁(t), c₂(t) stops blowing up, i.e. a point (N_c, K) on K*(N); the fitted "
     "log–log slope against 1/ν̂ from the same runs' I_K(∞) (lines through the points' centre).",
     data=_k_star_data,
