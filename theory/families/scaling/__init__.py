@@ -30,7 +30,7 @@ models (their MLP is the same as the isolated one until ICL takes over, which ne
 of memorisation). It is an internal-consistency check: with c₂ = 0, N_c = I_K(∞)/τ* holds identically and
 the slope is 1/ν by construction. The paper's statement, K* located on trained reduced models (Fig. 6a),
 is the claim ``k-star-slope-is-inverse-nu-<preset>`` of ``icl-verify scaling``: UNPROVEN at ``quick``
-(slope 1.29 [0.73, 1.59] against 1/ν̂ = 1.49; K* ≈ 86, 198, 513 at N = 16, 32, 64), the ``kstar``
+(slope 1.30 [0.70, 1.62] against 1/ν̂ = 1.49; K* ≈ 86, 198, 518 at N = 16, 32, 64), the ``kstar``
 preset decides it: VERIFIED
 (N = 8…64, 3 runs per (N, K), seed 0): slope 1.444 [1.352, 1.515] against 1/ν̂ = 1.490, d log K*/d log N − 1/ν = −0.05 [−0.14, 0.04] inside ± 0.2 (K* ≈ 24, 86, 184, 526; 84 min on a shared 2-core machine).
 
