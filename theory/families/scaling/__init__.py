@@ -32,7 +32,7 @@ the slope is 1/ν by construction. The paper's statement, K* located on trained 
 is the claim ``k-star-slope-is-inverse-nu-<preset>`` of ``icl-verify scaling``: UNPROVEN at ``quick``
 (slope 1.30 [0.70, 1.62] against 1/ν̂ = 1.49; K* ≈ 86, 198, 518 at N = 16, 32, 64), the ``kstar``
 preset decides it: VERIFIED
-(N = 8…64, 3 runs per (N, K), seed 0): slope 1.444 [1.352, 1.515] against 1/ν̂ = 1.490, d log K*/d log N − 1/ν = −0.05 [−0.14, 0.04] inside ± 0.2 (K* ≈ 24, 86, 184, 526; 84 min on a shared 2-core machine).
+(N = 8…64, 3 runs per (N, K), seed 0): slope 1.444 [1.352, 1.524] against 1/ν̂ = 1.488, d log K*/d log N − 1/ν = −0.04 [−0.14, 0.05] inside ± 0.2 (K* ≈ 24, 86, 184, 526; 10 min on 2 cores).
 
 Bimodality near K*. Whether a run acquires ICL is decided by one inequality, τ(∞) > τ*(w₀, β₀), and
 τ* ∝ e^{−β₀} (§3.5): far from K* every run lands on the same side, near K* the side depends on the
