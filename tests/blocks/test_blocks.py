@@ -163,19 +163,16 @@ def test_regression_symbols_reject_an_unknown_w0():
 )
 def test_kinetics_flow_matches_the_integrators_arc_derivatives(w, beta, c1, c2, n, decay_w, decay_beta):
     # the integrator writes the same flow in the arc variable s, dt/ds = 1/(1 + r e^β) (numerics.kinetics.ode)
-    log_r = np.log(0.7)
-    slow, dw_ds, db_ds = kinetics_ode._arc_derivatives(
-        np.zeros(1),
-        np.array([w]),
-        np.array([beta]),
-        n=n,
-        log_r=log_r,
-        c1=kinetics_ode.constant(c1),
-        c2=kinetics_ode.constant(c2),
-        decay_w=decay_w,
-        decay_beta=decay_beta,
-        offset=0.0,
-    )
+    log_r = np.log(np.array([0.7]))
+    n_ = np.array([float(n)])
+    state = (np.zeros(1), np.array([w]), np.array([beta]))
+    # constant coefficients (their rates formed once) give what the same coefficients as schedules of t give
+    constant = kinetics_ode._ArcFlow(n_, log_r, c1, c2, decay_w, decay_beta, 0.0)(*state)
+    schedules = kinetics_ode._ArcFlow(
+        n_, log_r, kinetics_ode.constant(c1), kinetics_ode.constant(c2), decay_w, decay_beta, 0.0
+    )(*state)
+    np.testing.assert_array_equal(constant, schedules)
+    slow, dw_ds, db_ds = constant
     dw, db = b.kinetics_flow(w, beta, c1, c2, n, decay_w=decay_w, decay_beta=decay_beta)
     np.testing.assert_allclose([dw * slow[0], db * slow[0]], [dw_ds[0], db_ds[0]], rtol=1e-12, atol=1e-15)
 
