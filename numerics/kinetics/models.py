@@ -57,7 +57,7 @@ from icl_verify.numerics.kinetics import ode as kin
 from icl_verify.numerics.kinetics import task as icl_task
 from icl_verify.numerics.shared.checks import finite_scalar, positive_int, seed_value
 from icl_verify.numerics.shared.items import even_k, log_constants
-from icl_verify.numerics.shared.mlp import MLP, bce, bce_gradient, init_mlp, mlp_backward, mlp_forward
+from icl_verify.numerics.shared.mlp import MLP, MLPPass, bce, bce_gradient, init_mlp, mlp_backward, mlp_forward
 from icl_verify.numerics.shared.threads import blas_threads
 
 # ---------------------------------------------------------------------------------------------
@@ -86,26 +86,39 @@ def attention_logit(w: float, beta: float, seqs: icl_task.Scores) -> tuple[np.nd
     s = beta * g
     a = np.exp(s - s.max(axis=1, keepdims=True))
     a /= a.sum(axis=1, keepdims=True)
-    mix = np.sum(a * seqs.labels, axis=1)
-    return w * mix, (g, a, mix)
+    weighted = a * seqs.labels  # a_j ℓ_j
+    mix = weighted.sum(axis=1)
+    return w * mix, (g, a, weighted, mix)
 
 
-def reduced_forward(p: Reduced, seqs: icl_task.Scores) -> tuple[np.ndarray, tuple]:
-    """Logits z = φ(x_q) + w Σ_j softmax_j(β x_q·x_j) ℓ_j ``(B,)`` (paper §3.2)."""
-    phi, mlp_cache = mlp_forward(p.mlp, seqs.x_q)
+def reduced_forward(p: Reduced, seqs: icl_task.Scores, work: MLPPass | None = None) -> tuple[np.ndarray, tuple]:
+    """Logits z = φ(x_q) + w Σ_j softmax_j(β x_q·x_j) ℓ_j ``(B,)`` (paper §3.2).
+
+    ``work``: an MLP pass of the batch's shapes to reuse (:func:`~icl_verify.numerics.shared.mlp.mlp_forward`).
+    """
+    phi, mlp_cache = mlp_forward(p.mlp, seqs.x_q, work)
     att, att_cache = attention_logit(p.w, p.beta, seqs)
     return phi + att, (mlp_cache, att_cache)
 
 
+def reduced_grads(p: Reduced, seqs: icl_task.Scores, work: MLPPass | None = None) -> tuple[np.ndarray, ReducedGrads]:
+    """Logits z ``(B,)`` and the gradient of the batch-mean BCE (hand-written backward pass).
+
+    ``work``: as for :func:`reduced_forward`; the MLP's gradients then live in its buffers.
+    """
+    z, (mlp_cache, (g, a, weighted, mix)) = reduced_forward(p, seqs, work)
+    dz = bce_gradient(z, seqs.l_q)
+    g_bar = (a * g).sum(axis=1)
+    dmix_dbeta = (weighted * g).sum(axis=1) - mix * g_bar  # ∂a_j/∂β = a_j (g_j − ḡ)
+    grads = ReducedGrads(
+        mlp_backward(p.mlp, mlp_cache, dz), float((dz * mix).sum()), float((dz * p.w * dmix_dbeta).sum())
+    )
+    return z, grads
+
+
 def reduced_loss_grads(p: Reduced, seqs: icl_task.Scores) -> tuple[float, ReducedGrads]:
     """Batch-mean BCE of the reduced model and its gradient (hand-written backward pass)."""
-    z, (mlp_cache, (g, a, mix)) = reduced_forward(p, seqs)
-    dz = bce_gradient(z, seqs.l_q)
-    g_bar = np.sum(a * g, axis=1)
-    dmix_dbeta = np.sum(a * seqs.labels * g, axis=1) - mix * g_bar  # ∂a_j/∂β = a_j (g_j − ḡ)
-    grads = ReducedGrads(
-        mlp_backward(p.mlp, mlp_cache, dz), float(np.sum(dz * mix)), float(np.sum(dz * p.w * dmix_dbeta))
-    )
+    z, grads = reduced_grads(p, seqs)
     return float(bce(z, seqs.l_q)), grads
 
 
@@ -285,14 +298,19 @@ def _train(cfg: ReducedConfig, seed: int) -> ReducedRun:
         evals["iwl"] = icl_task.sample_iwl_eval_scores(task, n, cfg.eval_batch, rng)
     items = _constant_items(cfg, task, rng)
     run = ReducedRun(cfg, seed)
-    loss = float("nan")
+    sample = icl_task.training_scores_sampler(task, n, cfg.batch, d=cfg.d, equalised=cfg.equalised)
+    work, loss = None, float("nan")
     for step in range(cfg.steps + 1):
         if step % cfg.record_every == 0:
             _record(run, p, step, loss, evals, items)
         if step == cfg.steps or (cfg.stop_icl is not None and run.icl_acc[-1] > cfg.stop_icl):
             break
-        seqs = icl_task.sample_training_scores(task, n, cfg.batch, rng, d=cfg.d, equalised=cfg.equalised)
-        loss, grads = reduced_loss_grads(p, seqs)
+        seqs = sample(rng)
+        if work is None:
+            work = MLPPass(p.mlp, seqs.x_q)
+        z, grads = reduced_grads(p, seqs, work)
+        if (step + 1) % cfg.record_every == 0:  # the loss is read only by the next record
+            loss = float(bce(z, seqs.l_q))
         sgd_step(p, grads, cfg.lr, cfg.decay)
     return run
 
@@ -360,6 +378,7 @@ FUZZ_EXEMPT = {
             "attention_logit",
             "reduced_forward",
             "reduced_loss_grads",
+            "reduced_grads",
             "accuracy",
             "mlp_constants",
             "sgd_step",

@@ -40,6 +40,7 @@ Arrays are batch first, tokens as rows; float32.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -79,9 +80,10 @@ class ItemLabelTask:
 
     def scores(self, ctx: np.ndarray, query: np.ndarray) -> np.ndarray:
         """g[b, j] = x_{ctx[b, j]}·x_{query[b]} ``(B, N)`` for index arrays ``ctx (B, N)``, ``query (B,)``:
-        gathered from the Gram matrix, or dot products of the gathered items when there is none."""
+        gathered from the Gram matrix (as entries of its flattened rows, G[i, q] = G.flat[i K + q]), or dot
+        products of the gathered items when there is none."""
         if self.gram is not None:
-            return self.gram[ctx, query[:, None]]
+            return np.take(self.gram.reshape(-1), ctx * self.k + query[:, None])
         return np.einsum("bnd,bd->bn", self.items[ctx], self.items[query])
 
 
@@ -121,10 +123,15 @@ def make_task(k: int, d: int, rng: np.random.Generator, *, seed: int | None = No
 
 def _checked(rng: object, n: object, batch: object, equalised: bool) -> tuple[np.random.Generator, int, int]:
     """The sampler arguments, validated: a Generator, N ≥ 1 (even for equalised contexts), batch ≥ 1."""
-    rng, n, batch = _rng(rng), positive_int("n", n), positive_int("batch", batch)
+    return (_rng(rng), *_sizes(n, batch, equalised))
+
+
+def _sizes(n: object, batch: object, equalised: bool) -> tuple[int, int]:
+    """N ≥ 1 (even for equalised contexts) and batch ≥ 1, validated."""
+    n, batch = positive_int("n", n), positive_int("batch", batch)
     if equalised and n % 2:
         raise InvalidArgument(f"n must be even for equalised contexts, got {n}")
-    return rng, n, batch
+    return n, batch
 
 
 def _index_sequences(rng: np.random.Generator, labels: np.ndarray, n: int, batch: int, equalised: bool):
@@ -215,11 +222,26 @@ def sample_training_scores(
 ) -> Scores:
     """:func:`sample_training` as the reduced model reads it (:class:`Scores`); for a task the same draws
     give the same sequences, for K → ∞ (``task`` None) the same law from B(N + D) normals."""
-    rng, n, batch = _checked(rng, n, batch, equalised)
+    rng = _rng(rng)
+    return training_scores_sampler(task, n, batch, d=d, equalised=equalised)(rng)
+
+
+def training_scores_sampler(
+    task: ItemLabelTask | None, n: int, batch: int, *, d: int | None = None, equalised: bool = False
+) -> Callable[[np.random.Generator], Scores]:
+    """:func:`sample_training_scores` with its settings validated once: ``sampler(rng)`` draws a batch
+    (a training loop draws thousands; the generator is not checked again)."""
+    n, batch = _sizes(n, batch, equalised)
     if task is None:
-        return _fresh_scores(rng, positive_int("d", d), n, batch, equalised)
-    ctx, pos = _index_sequences(rng, task.labels, n, batch, equalised)
-    return _task_scores(task, ctx, ctx[np.arange(batch), pos])
+        d = positive_int("d", d)
+        return lambda rng: _fresh_scores(rng, d, n, batch, equalised)
+    rows = np.arange(batch)
+
+    def sample(rng: np.random.Generator) -> Scores:
+        ctx, pos = _index_sequences(rng, task.labels, n, batch, equalised)
+        return _task_scores(task, ctx, ctx[rows, pos])
+
+    return sample
 
 
 def sample_icl_eval(d: int, n: int, batch: int, rng: np.random.Generator, *, equalised: bool = False) -> Sequences:
@@ -257,6 +279,7 @@ FUZZ_EXEMPT = {
             "sample_icl_eval",
             "sample_iwl_eval",
             "sample_training_scores",
+            "training_scores_sampler",
             "sample_icl_eval_scores",
             "sample_iwl_eval_scores",
         )

@@ -139,14 +139,19 @@ _SMALL = m.ReducedConfig(d=8, k=16, n=6, hidden=8, lr=0.05, batch=8, steps=20, r
 def test_context_with_query_has_one_pair_fewer(monkeypatch):
     """len_context = N counts the query (the authors' code): N − 1 context pairs in every generated sequence."""
     shapes = []
-    original = icl_task.sample_training_scores
+    original = icl_task.training_scores_sampler
 
-    def spy(task, n, batch, rng, **kw):
-        seqs = original(task, n, batch, rng, **kw)
-        shapes.append(seqs.g.shape[1])
-        return seqs
+    def spy(task, n, batch, **kw):
+        sample = original(task, n, batch, **kw)
 
-    monkeypatch.setattr(icl_task, "sample_training_scores", spy)
+        def recorded(rng):
+            seqs = sample(rng)
+            shapes.append(seqs.g.shape[1])
+            return seqs
+
+        return recorded
+
+    monkeypatch.setattr(icl_task, "training_scores_sampler", spy)
     for context, pairs in (("pairs", 6), ("with_query", 5)):
         shapes.clear()
         cfg = m.ReducedConfig(**{**_SMALL.__dict__, "context": context})
