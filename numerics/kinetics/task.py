@@ -152,7 +152,10 @@ def _iwl_indices(rng: np.random.Generator, task: ItemLabelTask, n: int, batch: i
     """N distinct context indices (B, N) and a query index outside them (B,), uniformly."""
     if task.k < n + 1:
         raise InvalidArgument(f"n must be below the number of training items K = {task.k} for IWL evaluation, got {n}")
-    idx = np.argsort(rng.random((batch, task.k)), axis=1)[:, : n + 1]
+    keys = rng.random((batch, task.k))
+    # the n + 1 smallest keys in increasing order (argsort's first n + 1): partition, then sort only those
+    low = np.argpartition(keys, n, axis=1)[:, : n + 1]
+    idx = np.take_along_axis(low, np.take_along_axis(keys, low, axis=1).argsort(axis=1), axis=1)
     return idx[:, :n], idx[:, n]
 
 

@@ -51,6 +51,17 @@ def test_iwl_eval_has_distinct_items_and_query_outside_the_context():
         assert len({tuple(v) for v in s.x[b]}) == 10
 
 
+@pytest.mark.parametrize(("k", "n"), [(10, 9), (30, 10), (512, 64)])
+def test_iwl_indices_are_the_smallest_of_uniform_keys_in_order(k, n):
+    # a uniformly random ordered choice of N + 1 distinct items: the indices of the N + 1 smallest of K iid
+    # uniform keys, in increasing key order — what a full argsort of the same keys gives
+    task = it.make_task(k, 4, np.random.default_rng(6))
+    ctx, query = it._iwl_indices(np.random.default_rng(7), task, n, 64)
+    order = np.argsort(np.random.default_rng(7).random((64, k)), axis=1)
+    np.testing.assert_array_equal(ctx, order[:, :n])
+    np.testing.assert_array_equal(query, order[:, n])
+
+
 def test_bad_input_names_the_argument():
     rng = np.random.default_rng(5)
     with pytest.raises(ValueError, match="k"):
