@@ -41,3 +41,31 @@ def test_bad_clip_norm_and_moment_rate():
         clip_by_global_norm([{"P": np.ones((1, 1, 1))}], 0.0)
     with pytest.raises(ValueError, match="beta1"):
         Adam(beta1=1.0)
+
+
+@pytest.mark.parametrize("dtypes", [("float32", "float32"), ("float64", "float64"), ("float32", "float64")])
+def test_adam_updates_every_array_as_algorithm_1(dtypes):
+    """Several arrays of several shapes (one flat update when they share a dtype, one per array otherwise): every
+    entry as Kingma & Ba's Algorithm 1 computed array by array, to the last bit, over steps with a varying rate."""
+    rng = np.random.default_rng(0)
+    shapes = [{"A": (2, 3), "b": (3,)}, {"C": (1, 4, 4)}]
+    kinds = [dtypes[0], dtypes[1]]
+    params = [{k: rng.standard_normal(s).astype(kind) for k, s in layer.items()} for layer, kind in zip(shapes, kinds)]
+    ref = [{k: a.copy() for k, a in layer.items()} for layer in params]
+    moments = [{k: (np.zeros_like(a), np.zeros_like(a)) for k, a in layer.items()} for layer in params]
+    opt = Adam(lr=0.01)
+    for t in range(1, 4):
+        grads = [{k: rng.standard_normal(a.shape).astype(a.dtype) for k, a in layer.items()} for layer in params]
+        rate = 0.01 * np.cos(0.1 * t)  # a NumPy float64, as a cosine schedule gives
+        params = opt.step(params, grads, rate)
+        for layer, g_layer, mom in zip(ref, grads, moments):
+            for k, g in g_layer.items():
+                m, v = mom[k]
+                m, v = 0.9 * m + (1 - 0.9) * g, 0.999 * v + (1 - 0.999) * g**2
+                mom[k] = (m, v)
+                step = rate * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
+                layer[k] = (layer[k] - step).astype(layer[k].dtype)
+        for got, want in zip(params, ref):
+            for k in want:
+                assert got[k].dtype == want[k].dtype and got[k].shape == want[k].shape
+                np.testing.assert_array_equal(got[k], want[k])
