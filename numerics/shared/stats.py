@@ -19,11 +19,12 @@ looks; Jennison & Turnbull 2000, §7.2), valid for any interval that is valid at
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special, stats
+from scipy import special
 
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import (
@@ -36,6 +37,14 @@ from icl_verify.numerics.shared.checks import (
     time_series,
 )
 from icl_verify.numerics.shared.fuzz import Fuzz, logged_series
+
+
+def _scipy_stats() -> ModuleType:
+    """:mod:`scipy.stats`, imported on first use: it takes ≈ 0.4 s to import, which every worker process of a
+    sweep would pay at start-up although the trainers there only need :func:`first_crossing`."""
+    from scipy import stats
+
+    return stats
 
 
 class Interval(NamedTuple):
@@ -62,7 +71,7 @@ def student_interval(estimate: float, se: float, dof: int, level: float = 0.95) 
     Interval(estimate=1.0, low=-0.388..., high=2.388...)
     """
     se = finite_scalar("se", se, nonnegative=True)
-    half = float(stats.t.ppf((1 + confidence_level("level", level)) / 2, positive_int("dof", dof))) * se
+    half = float(_scipy_stats().t.ppf((1 + confidence_level("level", level)) / 2, positive_int("dof", dof))) * se
     estimate = finite_scalar("estimate", estimate)
     return Interval(estimate, estimate - half, estimate + half)
 
@@ -78,7 +87,7 @@ def t_interval(values: ArrayLike, level: float = 0.95) -> Interval:
         raise InvalidArgument(f"values must hold at least 2 numbers, got {x.size}")
     with np.errstate(all="ignore"):
         mean, sem = finite_result(
-            (float(np.mean(x)), float(stats.sem(x))), "values overflow float64 (entries too large)"
+            (float(np.mean(x)), float(_scipy_stats().sem(x))), "values overflow float64 (entries too large)"
         )
     return student_interval(mean, sem, x.size - 1, level)
 
@@ -104,7 +113,7 @@ def fit_line(x: ArrayLike, y: ArrayLike, level: float = 0.95) -> Line:
     if np.ptp(ya) == 0:  # a horizontal line: linregress's correlation, and so its stderr, is 0/0
         return Line(Interval(0.0, 0.0, 0.0), float(ya[0]))
     with np.errstate(all="ignore"):
-        fit = stats.linregress(xa, ya)
+        fit = _scipy_stats().linregress(xa, ya)
     finite_result((fit.slope, fit.stderr, fit.intercept), "x and y overflow float64 in the fit (entries too large)")
     return Line(student_interval(fit.slope, fit.stderr, xa.size - 2, level), float(fit.intercept))
 

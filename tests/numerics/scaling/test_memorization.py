@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy.integrate import cumulative_trapezoid
 from scipy.special import expit
 
 from icl_verify.numerics.scaling import memorization as mem
@@ -66,6 +67,13 @@ def test_integral_of_exponential_decay():
     t = np.linspace(0, 20, 4001)
     integral = mem.memorization_integral(t, np.exp(-t))
     assert integral[-1] == pytest.approx(1 - np.exp(-20), rel=1e-5)
+
+
+def test_integral_is_the_trapezoid_rule_on_an_uneven_grid():
+    # the trapezoid rule's cumulative sums, as SciPy's independent implementation forms them, to the last bit
+    t = np.sort(np.random.default_rng(3).uniform(0, 50, 40))
+    c1 = 0.5 / (1 + t) ** 1.3
+    np.testing.assert_array_equal(mem.memorization_integral(t, c1), cumulative_trapezoid(c1, t, initial=0.0))
 
 
 def test_stopping_rule_waits_for_the_last_doubling_to_add_little():
