@@ -272,11 +272,13 @@ _DP_E = -RK45.E
 
 def _dp_step(derivs, y: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One Dormand–Prince step of size h (per lane) for y of shape (3, M): (5th-order y_new, error)."""
-    ks: list[np.ndarray] = []
-    for row in _DP_A:
-        stage = y + h * sum((a * k for a, k in zip(row, ks) if a), np.zeros_like(y))
-        ks.append(np.stack(derivs(*stage)))
-    k = np.stack(ks)
+    k = np.empty((len(_DP_A), *y.shape))  # the stages' derivatives, written in place
+    for i, row in enumerate(_DP_A):
+        total = np.zeros_like(y)
+        for a, k_j in zip(row, k):
+            if a:
+                total += a * k_j
+        k[i, 0], k[i, 1], k[i, 2] = derivs(*(y + h * total))
     return y + h * np.tensordot(_DP_B, k, axes=1), h * np.tensordot(_DP_E, k, axes=1)
 
 
