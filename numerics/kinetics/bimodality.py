@@ -55,10 +55,12 @@ def initial_betas(seed: int, count: int, half_width: float) -> np.ndarray:
 
 def final_icl_accuracies(config: icl_models.ReducedConfig, seeds: Sequence[int], betas: Sequence[float]) -> np.ndarray:
     """Final ICL accuracy (the last record, novel items with the query in the context) of one
-    reduced-model run per (seed, β₀); ``config`` gives everything else (its own β₀ is replaced)."""
+    reduced-model run per (seed, β₀); ``config`` gives everything else (its own β₀ is replaced). The runs are
+    trained as one stack (:func:`~icl_verify.numerics.kinetics.models.train_reduced_together`: each the run
+    :func:`~icl_verify.numerics.kinetics.models.train_reduced` gives)."""
     betas = finite_array("betas", betas, ndim=1, nonempty=True)
     same_size("seeds", len(seeds), betas.size, "length len(betas)")
-    runs = (icl_models.train_reduced(replace(config, beta0=float(b)), s) for s, b in zip(seeds, betas))
+    runs = icl_models.train_reduced_together([replace(config, beta0=float(b)) for b in betas], list(seeds))
     return np.array([run.icl_acc[-1] for run in runs])
 
 

@@ -3,6 +3,8 @@ the forward pass against a direct evaluation of the paper's formula, the trainin
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -205,3 +207,29 @@ def test_threshold_job_runs_the_reduced_model():
     assert out["n"] == 8 and out["k"] == 16 and out["seed"] == 5
     assert 0 <= out["icl_acc"] <= 1 and 0 <= out["iwl_acc"] <= 1
     assert out["t_final"] == pytest.approx(63 * 0.5)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{}, {"k": None}, {"k": None, "equalised": True, "n": 6}, {"decay": 0.01, "record_every": 3}],
+)
+def test_runs_trained_together_are_the_runs_trained_alone(changes):
+    """The stacked trainer gives every run the record train_reduced gives it, to the last bit."""
+    cfg = m.ReducedConfig(**{**_SMALL.__dict__, **changes})
+    configs = [dataclasses.replace(cfg, w0=w0, beta0=b0) for w0, b0 in ((0.0, 0.0), (0.3, -0.7), (-0.2, 0.9))]
+    seeds = [5, 11, 12]
+    together = m.train_reduced_together(configs, seeds)
+    for c, seed, run in zip(configs, seeds, together):
+        alone = m.train_reduced(c, seed).arrays()
+        assert run.seed == seed and run.config == c
+        for key, values in run.arrays().items():
+            np.testing.assert_array_equal(values, alone[key], err_msg=key)
+
+
+def test_runs_trained_together_refuse_what_they_cannot_stack():
+    with pytest.raises(ValueError, match="differ only in w0 and beta0"):
+        m.train_reduced_together([_SMALL, dataclasses.replace(_SMALL, lr=0.1)], [0, 1])
+    with pytest.raises(ValueError, match="stop_icl"):
+        m.train_reduced_together([dataclasses.replace(_SMALL, stop_icl=0.9)], [0])
+    with pytest.raises(ValueError, match="equal length"):
+        m.train_reduced_together([_SMALL], [0, 1])
