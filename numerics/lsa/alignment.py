@@ -79,16 +79,29 @@ def gdpp_model(eta: float, gamma: float, steps: int = 1) -> Model:
     )
 
     def model(X: NDArray[np.float64], Y: NDArray[np.float64], x_q: NDArray[np.float64]) -> NDArray[np.float64]:
-        n = X.shape[1]
-        Z = np.concatenate([X, x_q], axis=1)
-        R = np.concatenate([Y, np.zeros((*x_q.shape[:2], Y.shape[2]))], axis=1)
-        for _ in range(steps):
-            S = np.swapaxes(Z[:, :n], 1, 2) @ Z[:, :n]
-            s = np.swapaxes(R[:, :n], 1, 2) @ Z[:, :n]
-            Z, R = Z - gamma * Z @ S, R - (eta / n) * Z @ np.swapaxes(s, 1, 2)
-        return -R[:, n:]
+        return _gdpp_layers(_gdpp_start(X, Y, x_q), eta, gamma, steps)
 
     return model
+
+
+def _gdpp_start(X: NDArray[np.float64], Y: NDArray[np.float64], x_q: NDArray[np.float64]) -> tuple:
+    """The tokens (Z, R) the first GD++ layer reads and its context sums S = Σ x_i x_iᵀ, s = Σ r_i x_iᵀ,
+    which depend on the tasks only (not on η, γ)."""
+    n = X.shape[1]
+    Z = np.concatenate([X, x_q], axis=1)
+    R = np.concatenate([Y, np.zeros((*x_q.shape[:2], Y.shape[2]))], axis=1)
+    return Z, R, np.swapaxes(Z[:, :n], 1, 2) @ Z[:, :n], np.swapaxes(R[:, :n], 1, 2) @ Z[:, :n], n
+
+
+def _gdpp_layers(start: tuple, eta: float, gamma: float, steps: int) -> NDArray[np.float64]:
+    """``steps`` GD++ layers from :func:`_gdpp_start`'s tokens and first sums; the prediction −r_q."""
+    Z, R, S, s, n = start
+    for step in range(steps):
+        if step:
+            S = np.swapaxes(Z[:, :n], 1, 2) @ Z[:, :n]
+            s = np.swapaxes(R[:, :n], 1, 2) @ Z[:, :n]
+        Z, R = Z - gamma * Z @ S, R - (eta / n) * Z @ np.swapaxes(s, 1, 2)
+    return -R[:, n:]
 
 
 def predict(model: Model, tasks: RegressionTasks) -> NDArray[np.float64]:
@@ -226,8 +239,14 @@ def tune_gdpp(tasks: RegressionTasks, steps: int, eta0: float, gamma0: float = 0
     """(η, γ) minimising the empirical ½·MSE of ``steps`` weight-tied GD++ layers (Nelder–Mead)."""
     steps = positive_int("steps", steps, maximum=MAX_STEPS)
     x0 = np.array([finite_scalar("eta0", eta0), finite_scalar("gamma0", gamma0)])
+    start = _gdpp_start(tasks.X, tasks.Y, tasks.x_q)  # formed once: Nelder–Mead evaluates ~10² (η, γ) on these tasks
+
+    def loss(v: NDArray[np.float64]) -> float:
+        """The mean ½·MSE of :func:`gdpp_model` (η, γ) = v on the tasks (the same arithmetic, the first sums reused)."""
+        return float(np.mean(task_losses(lambda *_: _gdpp_layers(start, v[0], v[1], steps), tasks)))
+
     res = minimize(
-        lambda v: float(np.mean(task_losses(gdpp_model(v[0], v[1], steps), tasks))),
+        loss,
         x0,
         method="Nelder-Mead",
         options={"xatol": 1e-5, "fatol": 1e-8, "maxiter": 400},
