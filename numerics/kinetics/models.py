@@ -294,6 +294,7 @@ class _Start:
     which c₁, c₂ are measured, its empty record and its batch sampler."""
 
     rng: np.random.Generator
+    task: icl_task.ItemLabelTask | None
     p: Reduced
     evals: dict
     items: tuple
@@ -312,7 +313,7 @@ def _start(cfg: ReducedConfig, seed: int) -> _Start:
         evals["iwl"] = icl_task.sample_iwl_eval_scores(task, n, cfg.eval_batch, rng)
     items = _constant_items(cfg, task, rng)
     sample = icl_task.training_scores_sampler(task, n, cfg.batch, d=cfg.d, equalised=cfg.equalised)
-    return _Start(rng, p, evals, items, ReducedRun(cfg, seed), sample)
+    return _Start(rng, task, p, evals, items, ReducedRun(cfg, seed), sample)
 
 
 def _train(cfg: ReducedConfig, seed: int) -> ReducedRun:
@@ -365,8 +366,14 @@ def _train_together(configs: list[ReducedConfig], seeds: list[int]) -> list[Redu
     w = np.array([s.p.w for s in starts])
     beta = np.array([s.p.beta for s in starts])
     own = [MLP(*(a[m, ...] for a in mlp.arrays())) for m in range(len(starts))]  # views of each network
-    first = [s.sample(s.rng) for s in starts]
-    batch = icl_task.Scores(*(np.stack(parts) for parts in zip(*((q.g, q.labels, q.x_q, q.l_q) for q in first))))
+    rngs = [s.rng for s in starts]
+    together = cfg.k is not None and not cfg.equalised and all(s.task.gram is not None for s in starts)
+    if together:  # every task's batch gathered in one pass
+        sample = icl_task.stacked_scores_sampler([s.task for s in starts], cfg.context_pairs, cfg.batch)
+        batch = sample(rngs)
+    else:
+        first = [s.sample(s.rng) for s in starts]
+        batch = icl_task.Scores(*(np.stack(parts) for parts in zip(*((q.g, q.labels, q.x_q, q.l_q) for q in first))))
     work = MLPPass(mlp, batch.x_q)
     losses = [float("nan")] * len(starts)
     for step in range(cfg.steps + 1):
@@ -375,7 +382,9 @@ def _train_together(configs: list[ReducedConfig], seeds: list[int]) -> list[Redu
                 _record(s.run, Reduced(own[m], float(w[m]), float(beta[m])), step, losses[m], s.evals, s.items)
         if step == cfg.steps:
             break
-        if step:
+        if step and together:
+            batch = sample(rngs)
+        elif step:
             for m, s in enumerate(starts):
                 q = s.sample(s.rng)
                 batch.g[m], batch.labels[m], batch.x_q[m], batch.l_q[m] = q.g, q.labels, q.x_q, q.l_q

@@ -247,6 +247,33 @@ def training_scores_sampler(
     return sample
 
 
+def stacked_scores_sampler(
+    tasks: list[ItemLabelTask], n: int, batch: int
+) -> Callable[[list[np.random.Generator]], Scores]:
+    """:func:`training_scores_sampler` for M tasks of one K (with Gram matrices; contexts not equalised) at once:
+    ``sample(rngs)`` draws task m's indices from ``rngs[m]`` exactly as the single sampler does (the same
+    sequences) and gathers every task's scores, labels and queries in one pass, as ``(M, B, …)`` arrays."""
+    n, batch = _sizes(n, batch, False)
+    k = tasks[0].k
+    if any(t.k != k or t.gram is None for t in tasks):
+        raise InvalidArgument("tasks must share one K and have Gram matrices to be sampled together")
+    grams = np.stack([t.gram for t in tasks]).reshape(-1)
+    labels, items = np.stack([t.labels for t in tasks]), np.stack([t.items for t in tasks])
+    nets = np.arange(len(tasks))[:, None]
+
+    def sample(rngs: list[np.random.Generator]) -> Scores:
+        draws = [(rng.integers(0, k, (batch, n + 1)), rng.integers(0, n, batch)) for rng in rngs]
+        idx, fallback = np.stack([d[0] for d in draws]), np.stack([d[1] for d in draws])
+        ctx, query = idx[..., :n], idx[..., n]
+        present = ctx == query[..., None]
+        pos = np.where(present.any(axis=-1), present.argmax(axis=-1), fallback)  # as _index_sequences, per task
+        q = np.take_along_axis(ctx, pos[..., None], axis=-1)[..., 0]
+        g = np.take(grams, (nets[..., None] * k + ctx) * k + q[..., None])
+        return Scores(g, labels[nets[..., None], ctx], items[nets, q], labels[nets, q])
+
+    return sample
+
+
 def sample_icl_eval(d: int, n: int, batch: int, rng: np.random.Generator, *, equalised: bool = False) -> Sequences:
     """ICL evaluation: novel items (fresh every sequence), the query in the context."""
     return sample_training(None, n, batch, rng, d=d, equalised=equalised)
@@ -283,6 +310,7 @@ FUZZ_EXEMPT = {
             "sample_iwl_eval",
             "sample_training_scores",
             "training_scores_sampler",
+            "stacked_scores_sampler",
             "sample_icl_eval_scores",
             "sample_iwl_eval_scores",
         )

@@ -62,6 +62,17 @@ def test_iwl_indices_are_the_smallest_of_uniform_keys_in_order(k, n):
     np.testing.assert_array_equal(query, order[:, n])
 
 
+def test_tasks_sampled_together_draw_what_each_samples_alone():
+    tasks = [it.make_task(12, 5, np.random.default_rng(s)) for s in (1, 2, 3)]
+    together = it.stacked_scores_sampler(tasks, 7, 9)([np.random.default_rng(10 + m) for m in range(3)])
+    for m, task in enumerate(tasks):
+        alone = it.training_scores_sampler(task, 7, 9)(np.random.default_rng(10 + m))
+        for name in ("g", "labels", "x_q", "l_q"):
+            np.testing.assert_array_equal(getattr(together, name)[m], getattr(alone, name), err_msg=name)
+    with pytest.raises(ValueError, match="one K"):
+        it.stacked_scores_sampler([tasks[0], it.make_task(14, 5, np.random.default_rng(4))], 7, 9)
+
+
 def test_bad_input_names_the_argument():
     rng = np.random.default_rng(5)
     with pytest.raises(ValueError, match="k"):
