@@ -32,17 +32,21 @@ from scipy import stats
 
 from icl_verify.experiments.scaling import paired_difference
 from icl_verify.families import distribution_shift as shift_claims
+from icl_verify.families import dual_critiques as dc
 from icl_verify.families import kinetics as kc
+from icl_verify.families import learners as learner_claims
 from icl_verify.families import raw as raw_claims
 from icl_verify.families import raw_probe as probe_claims
 from icl_verify.families import task_diversity as td
 from icl_verify.families.dual_critiques import NOISE_MEAN
 from icl_verify.families.optimal_lsa import deep
 from icl_verify.families.optimal_lsa import monte_carlo as mc
+from icl_verify.numerics.dual import critiques
 from icl_verify.numerics.dual.critiques import noise_sim_aou
 from icl_verify.numerics.literature.baselines import least_squares_errors
 from icl_verify.numerics.literature.shift import simulated_errors
 from icl_verify.numerics.lsa.alignment import mean_interval
+from icl_verify.numerics.raw.learners import Discrepancy
 from icl_verify.numerics.scaling import fits
 from icl_verify.numerics.shared.stats import fit_line, spending_levels, t_interval
 
@@ -88,6 +92,56 @@ def test_pure_noise_simaou_interval_covers_the_closed_form():
     coverage = _coverage(lambda seed: t_interval(noise_sim_aou(8, 400, seed)), NOISE_MEAN, 400)
     low, high = _band(400)
     assert low <= coverage <= high
+
+
+def _resampled(pool: dict[str, np.ndarray]):
+    """A stand-in for a simulation returning ``samples`` draws: resamples of the prompts (rows) of ``pool``, with
+    replacement, seeded by ``seed`` — iid draws from a population whose mean is exactly the pool's mean."""
+
+    def draw(*args, samples: int, seed: int) -> dict[str, np.ndarray]:
+        rows = np.random.default_rng(seed).integers(0, next(iter(pool.values())).size, samples)
+        return {key: values[rows] for key, values in pool.items()}
+
+    return draw
+
+
+def test_noisy_copies_interval_covers_the_population_mean(monkeypatch):
+    """deutch-simaou-noisy-copies: its 95 % t-interval, run by the claim's own measure on 2000 samples, covers the
+    mean of the population it samples. The finite-d mean has no closed form (the claim's ¼ is the d → ∞ limit),
+    so the population is 4000 of the claim's own draws (d = 1024, σ = √3), resampled."""
+    pool = {"simaou": critiques.noisy_copies_sim_aou(dc.COPIES_D, dc.COPIES_SIGMA, 4000, 10_000)}
+    draw = _resampled(pool)
+    monkeypatch.setattr(
+        critiques, "noisy_copies_sim_aou", lambda d, sigma, samples, seed: draw(samples=samples, seed=seed)["simaou"]
+    )
+
+    def interval(seed: int) -> tuple[float, float, float]:
+        est = dc.measure_noisy_copies(seed)
+        return est.value, est.low, est.high
+
+    assert _within(_coverage(interval, float(pool["simaou"].mean()), 1000), LEVEL, 1000)
+
+
+def test_untrained_vs_trained_interval_covers_the_population_mean(monkeypatch):
+    """deutch-untrained-simaou-like-trained: the 99 % t-interval of the paired difference SimAOU(untrained) −
+    SimAOU(trained) (a cosine minus ±1: bimodal, skewed), run by the claim's own measure on its 4000 prompts,
+    covers the mean of a population of 1000 of the claim's own prompts (d = 4, 8 demonstrations, 3 text tokens),
+    resampled whole (the pairing kept)."""
+    pool = critiques.untrained_vs_trained(
+        dc.UNTRAINED_D, dc.UNTRAINED_N, dc.UNTRAINED_TEXT, 1000, 10_000, dc.UNTRAINED_LR
+    )
+    monkeypatch.setattr(
+        critiques,
+        "untrained_vs_trained",
+        lambda d, n, n_text, samples, seed, lr: _resampled(pool)(samples=samples, seed=seed),
+    )
+    truth = float(np.mean(pool["untrained"] - pool["trained"]))
+
+    def interval(seed: int) -> tuple[float, float, float]:
+        est = dc.measure_untrained_vs_trained(seed)
+        return est.value, est.low, est.high
+
+    assert _within(_coverage(interval, truth, 1000), dc.UNTRAINED_LEVEL, 1000)
 
 
 @pytest.mark.slow
@@ -247,6 +301,34 @@ def test_min_max_interval_covers_the_median(states):
         return est.value, est.low, est.high
 
     assert _within(_coverage(interval, median, 2000), 1 - 2.0 ** (1 - states), 2000)
+
+
+@pytest.mark.parametrize("tail", [0.0, 0.1], ids=["log-normal", "lighter upper tail"])
+def test_compiled_chain_spd_upper_bound_covers(monkeypatch, tail):
+    """spd-compiled-ridge-chain: the one-sided 99 % bound [0, upper] of the mean of per-task SPDs, run by the claim's
+    own measure on its 80 tasks, here fed ln SPD = ln(1.5·10⁻¹⁴) + 2.9 g − c(g² − 1) (g standard normal: the median,
+    spread and, at c = 0.1, the skew −0.2 of the claim's ln SPD), whose mean is exactly
+    1.5·10⁻¹⁴ e^c (1 + 2c)^{−½} exp(2.9²/(2(1 + 2c))). Log-normal (c = 0): coverage at the level; a lighter upper
+    tail (c = 0.1, like the claim's data): the bound is conservative."""
+    sigma, median = 2.9, 1.5e-14
+
+    def spd(a1, a2, *, n, d, seed, n_tasks, n_queries):
+        g = np.random.default_rng(seed).standard_normal(n_tasks)
+        per_task = median * np.exp(sigma * g - tail * (g**2 - 1))
+        return Discrepancy(float(per_task.mean()), 0.0, n_tasks, seed, tuple(per_task))
+
+    monkeypatch.setattr(learner_claims, "spd", spd)
+    monkeypatch.setattr(learner_claims, "compiled_learner", lambda *args, **kwargs: None)
+    truth = median * np.exp(tail) / np.sqrt(1 + 2 * tail) * np.exp(sigma**2 / (2 * (1 + 2 * tail)))
+
+    def interval(seed: int) -> tuple[float, float, float]:
+        est = learner_claims.measure_spd_compiled_ridge(seed)
+        return est.value, est.low, est.high
+
+    coverage, level = _coverage(interval, truth, 1000), learner_claims.SPD_LEVEL
+    assert (
+        _within(coverage, level, 1000) if tail == 0 else coverage >= level - 2.6 * np.sqrt(level * (1 - level) / 1000)
+    )
 
 
 # ---------------------------------------------------------------------------------------------
