@@ -22,6 +22,13 @@ bootstraps below), the draws follow a law whose true value is known exactly and 
 growing with the mean, pairing) is that of the claim's data; the function under test is the claim's own.
 Intervals of the form [min, max] over sampled states are order-statistic intervals for the median of the
 sampled law, with coverage 1 − 2^{1−n} for n draws, and are checked at that level rather than 95 %.
+Where the true mean of a claim's simulation has no closed form (SimAOU at finite d, an untrained model's
+SimAOU), the population is a pool of the claim's own draws, resampled with replacement: its mean is exact.
+
+One-sided intervals [0, upper] (claims that bound a non-negative quantity: a distance whose true value is 0,
+which a norm overestimates; the compiled chain's SPD) contain a true 0 always; their level rests on the upper
+bound, checked where the truth is positive. A bound meant to be conservative (Bonferroni, a lighter tail than
+the model's) is checked only from below: coverage ≥ the level − 2.6 standard errors.
 """
 
 from __future__ import annotations
@@ -271,17 +278,29 @@ def test_accuracy_interval_exact_coverage(p):
     assert abs(float(stats.binom.pmf(k, count, p)[covered].sum()) - LEVEL) < 0.01
 
 
-def test_accuracy_difference_interval_is_conservative():
-    """kinetics-no-transience-without-decay: peak − final with the interval [peak_lo − final_hi, peak_hi − final_lo]
-    covers the true difference 0 with probability ≥ 95 % for two independent accuracies of 0.95 on 1024 sequences
-    (exact double sum over the binomial laws). Not covered: the peak is a maximum over records, biased upward."""
-    count = kc.PERSISTENT.eval_batch
-    acc = np.arange(count + 1) / count
-    bounds = np.array([kc._accuracy_bounds(a, count) for a in acc])
-    low = bounds[:, None, 0] - bounds[None, :, 1]
-    high = bounds[:, None, 1] - bounds[None, :, 0]
-    pmf = stats.binom.pmf(np.arange(count + 1), count, 0.95)
-    assert float((np.outer(pmf, pmf) * ((low <= 0) & (high >= 0))).sum()) >= LEVEL
+def _accuracy_curve(shape: str, records: int = 61) -> np.ndarray:
+    """True ICL accuracy at each record: a logistic rise from ½ over the first ten records to a plateau (0.8, 0.95,
+    0.99, 0.999) that persists — true peak − final 0 — or, for "fade", to 0.95 and back down to 0.6 by the end."""
+    t = np.arange(records)
+    if shape == "fade":
+        return 0.5 + 0.45 / (1 + np.exp(-1.5 * (t - 5))) - 0.35 * np.clip((t - 20) / (records - 21), 0, 1)
+    return 0.5 + (float(shape) - 0.5) / (1 + np.exp(-1.5 * (t - 5)))
+
+
+@pytest.mark.parametrize("count", [256, kc.PERSISTENT.eval_batch])
+@pytest.mark.parametrize("shape", ["0.8", "0.95", "0.99", "0.999", "fade"])
+def test_peak_minus_final_interval_covers(shape, count):
+    """kinetics-no-transience-without-decay: ``peak_minus_final`` on records scored independently (fresh binomial
+    scores at each record, the case where the maximum of the records is most biased; the claim's runs score one
+    set of sequences, which the Bonferroni band also covers) covers the true max_t p − p_end at least at 95 %, on
+    the claim's 61 records at its 1024 sequences and at 256 (noisier)."""
+    p = _accuracy_curve(shape)
+
+    def interval(seed: int) -> tuple[float, float, float]:
+        return kc.peak_minus_final(np.random.default_rng([count, seed]).binomial(count, p) / count, count)
+
+    coverage = _coverage(interval, float(p.max() - p[-1]), 1000)
+    assert coverage >= LEVEL - 2.6 * np.sqrt(LEVEL * (1 - LEVEL) / 1000)
 
 
 # ---------------------------------------------------------------------------------------------
