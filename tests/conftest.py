@@ -23,7 +23,7 @@ from hypothesis import settings
 
 from icl_verify import Claim, Kind, Result, Verdict
 from icl_verify.maths.strategies import source_independent_draws
-from icl_verify.running import registry, runner
+from icl_verify.running import options, registry, runner
 from icl_verify.running.store import ENV_VAR
 from icl_verify.running.verdict_cache import VerdictCache
 
@@ -153,9 +153,9 @@ WRONG = Claim(
 def _own_verdict_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test's commands use a fresh verdict cache of their own, never the user's, and check their
     claims in their own process unless the test asks for workers (``--jobs``, ``jobs=``): the test
-    workers already use every core (:func:`icl_verify.running.runner.default_jobs`)."""
+    workers already use every core (:func:`icl_verify.running.options.default_jobs`)."""
     monkeypatch.setenv(ENV_VAR, str(tmp_path_factory.mktemp("verdict-cache")))
-    monkeypatch.setenv(runner.JOBS_VAR, "1")
+    monkeypatch.setenv(options.JOBS_VAR, "1")
 
 
 @pytest.fixture

@@ -13,13 +13,14 @@ cases, and those families' documents need them: these are marked ``slow`` (``-m 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 import icl_verify.numerics
-from icl_verify import NoControl, Verdict
+from icl_verify import Claim, NoControl, Verdict
 from icl_verify.output import docs
 from icl_verify.running import registry, sources
 from tests.conftest import simulates
@@ -33,7 +34,7 @@ def _family_id(fam: registry.Family) -> str:
     return fam.name
 
 
-def _by_speed(fams: list[registry.Family], keep=lambda claim: True) -> list:
+def _by_speed(fams: list[registry.Family], keep: Callable[[Claim], bool] = lambda claim: True) -> list:
     """(family, simulated) parameters: each family's claims that ``keep`` selects, the default run's
     apart from those it leaves to ``-m slow`` (conftest's :func:`simulates`), the latter marked slow."""
     params = []

@@ -188,12 +188,13 @@ def learners(
 
 @dataclass(frozen=True)
 class Discrepancy:
-    """A Monte-Carlo mean over tasks with its standard error and the seed it used."""
+    """A Monte-Carlo mean over tasks with its standard error, the seed it used, and the per-task values."""
 
     value: float
     stderr: float
     n_tasks: int
     seed: int
+    per_task: tuple[float, ...]
 
 
 def _sample_task(rng: np.random.Generator, n: int, d: int, noise_std: float) -> tuple[np.ndarray, np.ndarray]:
@@ -207,7 +208,8 @@ def _mean(values: list[float], seed: int) -> Discrepancy:
     v = finite_result(
         np.asarray(values), "the discrepancy overflowed float64: noise_std too large or a learner diverged"
     )
-    return Discrepancy(float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0, len(v), seed)
+    stderr = float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0
+    return Discrepancy(float(v.mean()), stderr, len(v), seed, tuple(map(float, v)))
 
 
 def _check_sizes(n: int, d: int, n_tasks: int, noise_std: float) -> tuple[int, int, int, float]:

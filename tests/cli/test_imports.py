@@ -18,6 +18,7 @@ import click
 import icl_verify.cli as cli_package
 from icl_verify.cli import check, docs, kinetics, scaling
 from icl_verify.cli.main import COMMANDS
+from tests.conftest import USER_CLAIMS
 
 PROBE = """
 import contextlib, io, json, sys
@@ -66,10 +67,8 @@ def test_the_vocabularies_parsed_without_the_library_are_the_library_s():
     from icl_verify.experiments.scaling import PRESETS
     from icl_verify.numerics.kinetics import models, ode
     from icl_verify.output import docs as output_docs
-    from icl_verify.running import runner, store
+    from icl_verify.running import store
 
-    assert check.EXECUTORS == runner.EXECUTORS
-    assert check.DEFAULT_TIMEOUT == runner.DEFAULT_TIMEOUT
     assert (kinetics.CONTEXTS, kinetics.CLOCKS, kinetics.CONSTANTS_LABELS) == (
         models.CONTEXTS,
         models.CLOCKS,
@@ -138,3 +137,15 @@ def test_help_and_usage_errors_of_every_command_load_no_sympy_scipy_or_family():
     assert all(_loaded(listing, prefix) for prefix in HEAVY)
     assert listed_again["status"] == 0 and listed_again["output"] == listing["output"]
     assert [m for prefix in HEAVY for m in _loaded(listed_again, prefix)] == []
+
+
+def test_a_run_kept_whole_is_printed_again_loading_no_sympy_scipy_nor_claim(tmp_path):
+    claims = tmp_path / "claims.py"
+    claims.write_text(USER_CLAIMS)
+    for args in (["check", str(claims), "--jobs", "1"], ["check", "newton-residual-squares", "--jobs", "1"]):
+        checked, again = _probe([args, args])  # the cache: this test's own folder
+        assert checked["status"] == again["status"] == 0
+        assert _loaded(checked, "sympy") and _loaded(checked, "icl_verify.core")  # seen when they load
+        light = [m for prefix in (*HEAVY, "numpy", "icl_verify.core") for m in _loaded(again, prefix)]
+        assert light == [], f"icl-verify {' '.join(args)} from the cache loaded {light}"
+        assert "from the verdict cache" in again["output"]

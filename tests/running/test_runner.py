@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from icl_verify import Claim, Estimate, Measured, Symbolic, Verdict
 from icl_verify.cli.main import main
 from icl_verify.output import report
-from icl_verify.running import registry, runner, workers
+from icl_verify.running import options, registry, runner, workers
 from icl_verify.running.verdict_cache import VerdictCache
 
 # A proof, a numeric refutation with a shrunk counterexample, an exact refutation and a measured claim.
@@ -205,19 +205,19 @@ def test_claims_the_workers_do_not_know_are_checked_here():
 
 
 def test_the_default_number_of_workers_comes_from_icl_verify_jobs(monkeypatch):
-    monkeypatch.setenv(runner.JOBS_VAR, "3")
-    assert runner.validate(None, "local", None) == 3
-    assert runner.validate(2, "local", None) == 2  # an explicit number wins
-    monkeypatch.delenv(runner.JOBS_VAR)
-    assert runner.validate(None, "local", None) == (os.cpu_count() or 1)
+    monkeypatch.setenv(options.JOBS_VAR, "3")
+    assert options.validate(None, "local", None) == 3
+    assert options.validate(2, "local", None) == 2  # an explicit number wins
+    monkeypatch.delenv(options.JOBS_VAR)
+    assert options.validate(None, "local", None) == (os.cpu_count() or 1)
     for bad in ("0", "two"):
-        monkeypatch.setenv(runner.JOBS_VAR, bad)
+        monkeypatch.setenv(options.JOBS_VAR, bad)
         with pytest.raises(ValueError, match=f"ICL_VERIFY_JOBS must be a positive integer, got '{bad}'"):
-            runner.validate(None, "local", None)
+            options.validate(None, "local", None)
 
 
 def test_a_bad_icl_verify_jobs_is_an_input_error_of_the_command(monkeypatch):
-    monkeypatch.setenv(runner.JOBS_VAR, "many")
+    monkeypatch.setenv(options.JOBS_VAR, "many")
     result = CliRunner().invoke(main, ["check", "dai-dual-form-linear-layer"])
     assert result.exit_code == 2 and "ICL_VERIFY_JOBS must be a positive integer, got 'many'" in result.output
     assert "Traceback" not in result.output

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from icl_verify import Claim, Symbolic
 from icl_verify.cli.main import main
 from icl_verify.output import report
-from icl_verify.running import registry, runner, sources, store, verdict_cache
+from icl_verify.running import depends, registry, runner, sources, store, verdict_cache
 from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key
 
 KEY_INPUTS = {"sources": "p" * 64, "seed": 0, "max_examples": 100}
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _entries(folder: Path) -> list[Path]:
     """The verdict entries in the cache's ``folder``."""
-    return sorted(p for p in folder.glob("*.json") if p.name != "costs.json")
+    return sorted(p for p in folder.glob("*.json") if p.name != "costs.json" and "." not in p.stem)
 
 
 def _check(path, cache, **kwargs):
@@ -191,7 +191,7 @@ def test_a_corrupt_entry_is_ignored_and_rebuilt(user_file, tmp_path, garbage):
 
 def test_an_entry_stored_under_another_key_is_not_used(tmp_path):
     cache = VerdictCache(tmp_path)
-    outcome = Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, 1.0, verdict_cache.Depends({}, {}))
+    outcome = Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, 1.0, depends.Depends({}, {}))
     cache.put("a" * 64, outcome)
     assert cache.get("a" * 64) == outcome
     (tmp_path / ("a" * 64 + ".json")).rename(tmp_path / ("b" * 64 + ".json"))
@@ -200,7 +200,7 @@ def test_an_entry_stored_under_another_key_is_not_used(tmp_path):
 
 def test_concurrent_writers_leave_a_complete_entry_and_no_temporary_file(tmp_path):
     cache = VerdictCache(tmp_path)
-    nothing = verdict_cache.Depends({}, {})
+    nothing = depends.Depends({}, {})
     outcomes = [Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, float(k), nothing) for k in range(8)]
     threads = [threading.Thread(target=lambda o=o: [cache.put("k" * 64, o) for _ in range(20)]) for o in outcomes]
     for t in threads:
@@ -372,8 +372,8 @@ def test_a_dependency_whose_version_changed_checks_again(user_file, tmp_path, mo
     recorded = entry["body"]["depends"]["distributions"]
     assert "platformdirs" in recorded and "numpy" in recorded  # every distribution imported, not only the key's
     assert len(_check(user_file, cache).cached) == 2
-    real = verdict_cache.version
-    monkeypatch.setattr(verdict_cache, "version", lambda name: "99.0" if name == "platformdirs" else real(name))
+    real = depends.version
+    monkeypatch.setattr(depends, "version", lambda name: "99.0" if name == "platformdirs" else real(name))
     assert _check(user_file, cache).cached == frozenset()
 
 
@@ -470,6 +470,6 @@ def test_caches_opened_at_once_on_a_new_folder_share_one_complete_secret(tmp_pat
     secret = (tmp_path / "new" / store.SECRET).read_bytes()
     assert len(opened) == 8 and len(secret) == 32
     assert sorted(p.name for p in (tmp_path / "new").iterdir()) == [store.SECRET]  # no temporary file left
-    outcome = Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, 1.0, verdict_cache.Depends({}, {}))
+    outcome = Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, 1.0, depends.Depends({}, {}))
     opened[0].put("s" * 64, outcome)
     assert all(cache.get("s" * 64) == outcome for cache in opened)  # every one reads what another wrote

@@ -7,7 +7,7 @@ import signal
 import pytest
 
 from icl_verify import Claim, Symbolic, Verdict
-from icl_verify.running import registry, runner, workers
+from icl_verify.running import options, registry, runner, workers
 
 MISBEHAVING = """
 import os, signal, sys, time
@@ -97,7 +97,7 @@ def test_streamed_results_come_as_each_completes_and_the_report_keeps_the_given_
 
 
 def test_small_work_uses_one_worker_and_jobs_forces_a_number(monkeypatch):
-    monkeypatch.setenv(runner.JOBS_VAR, "4")
+    monkeypatch.setenv(options.JOBS_VAR, "4")
     cheap = [[Claim(f"c{k}", "s", "s", (Symbolic(lambda: 0),))] for k in range(3)]  # 0.1 s each, never timed
     assert runner.workers_for(None, cheap, {}) == 1
     assert runner.workers_for(None, cheap, {"c0": 5.0}) == 3  # worth a second worker: every core, one per job

@@ -11,14 +11,16 @@ Claims are checked in worker processes (:mod:`icl_verify.running.workers`): one 
 runs past ``--timeout`` is ERROR and the others are still checked. A line is printed as each claim
 completes, then the report in the order given. Verdicts are reused from the cache only while every
 source file the check loaded hashes the same and every distribution it imported has the same
-version (:mod:`icl_verify.running.verdict_cache`).
+version (:mod:`icl_verify.running.verdict_cache`). A run whose every verdict is in the cache as it ends
+is kept whole: the same command again prints its report without loading the claims
+(:mod:`icl_verify.running.replay`).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import click
@@ -26,18 +28,15 @@ import click
 from icl_verify.cli import InputError
 from icl_verify.cli._params import MAX_EXAMPLES, cache_dir_option, cache_folder, count, jobs_option, reachable_scheduler
 from icl_verify.errors import InvalidArgument
+from icl_verify.running.options import DEFAULT_TIMEOUT, EXECUTORS
 
 if TYPE_CHECKING:  # the library is imported when a command runs, not to parse its options
     from icl_verify.core.claims import Claim, Result
     from icl_verify.core.derivation import Derivation, DerivationResult
     from icl_verify.running.registry import Family
+    from icl_verify.running.runner import Checked
+    from icl_verify.running.store import Store
     from icl_verify.running.verdict_cache import VerdictCache
-
-#: The executors of :mod:`icl_verify.running.runner` (``runner.EXECUTORS``; a test holds them equal).
-EXECUTORS = ("local", "dask")
-
-#: Seconds a claim's check may run (``runner.DEFAULT_TIMEOUT``; a test holds them equal).
-DEFAULT_TIMEOUT = 1800.0
 
 
 def _gather(targets: tuple[str, ...], only: Sequence[str] = ()) -> tuple[list[Claim], list[Derivation], dict[str, str]]:
@@ -120,13 +119,11 @@ def runner_options(fn):
     return fn
 
 
-def open_cache(cache_dir: str | None) -> VerdictCache | None:
-    """The verdict cache in ``cache_dir`` (None: ``$ICL_VERIFY_CACHE_DIR``, else the user's cache folder),
-    validated by :func:`~icl_verify.cli._params.cache_folder`; None when the default folder cannot be written,
-    or with one warning line when a folder cannot be used safely
-    (:class:`~icl_verify.running.store.UnsafeCache`)."""
-    from icl_verify.running.store import ENV_VAR, UnsafeCache, default_dir
-    from icl_verify.running.verdict_cache import VerdictCache
+def open_store(cache_dir: str | None) -> Store | None:
+    """The cache folder ``cache_dir`` (None: ``$ICL_VERIFY_CACHE_DIR``, else the user's cache folder), validated
+    by :func:`~icl_verify.cli._params.cache_folder`; None when the default folder cannot be written, or with one
+    warning line when a folder cannot be used safely (:class:`~icl_verify.running.store.UnsafeCache`)."""
+    from icl_verify.running.store import ENV_VAR, Store, UnsafeCache, default_dir
 
     if cache_dir is not None:
         folder = cache_folder(cache_dir, "--cache-dir", explicit=True)
@@ -137,7 +134,7 @@ def open_cache(cache_dir: str | None) -> VerdictCache | None:
     if folder is None:
         return None
     try:
-        return VerdictCache(folder)
+        return Store(folder)
     except UnsafeCache as exc:
         click.echo(f"warning: {exc}; checking without a cache", err=True)
         return None
@@ -145,16 +142,24 @@ def open_cache(cache_dir: str | None) -> VerdictCache | None:
         raise InputError(str(exc).replace("cache_dir", "--cache-dir", 1)) from None
 
 
+def open_cache(cache_dir: str | None) -> VerdictCache | None:
+    """The verdict cache in the folder of :func:`open_store`; None when there is none."""
+    from icl_verify.running.verdict_cache import VerdictCache
+
+    store = open_store(cache_dir)
+    return None if store is None else VerdictCache(store.folder)
+
+
 def validate_runner(jobs: int | None, executor: str, scheduler: str | None) -> None:
-    """Exit 2 with one line when --executor and --scheduler do not go together (:func:`runner.validate`)."""
-    from icl_verify.running import runner
+    """Exit 2 with one line when --executor and --scheduler do not go together (:func:`options.validate`)."""
+    from icl_verify.running import options
 
     if executor == "dask" and not scheduler:
         raise InputError("--executor dask needs --scheduler ADDRESS, the address of a Dask scheduler")
     if scheduler is not None and executor != "dask":
         raise InputError("--scheduler is only used with --executor dask")
     try:
-        runner.validate(jobs, executor, scheduler)
+        options.validate(jobs, executor, scheduler)
     except InvalidArgument as exc:
         raise InputError(str(exc)) from None
     if scheduler is not None:
@@ -232,19 +237,31 @@ def command(
 
     Verdicts are reused from the cache only while every source file the check loaded (the
     claim's file, its helpers wherever they are, the package's modules) hashes the same and
-    every distribution it imported has the same version, for the same seed and budget. Data
-    files read at run time and environment variables are not tracked: --no-cache checks afresh.
+    every distribution it imported has the same version, for the same seed and budget. When
+    every verdict of a run is in the cache, the same command again prints its report without
+    executing the file. Data files read at run time and environment variables are not tracked:
+    --no-cache checks afresh.
 
     A claim file is Python code, executed with your user's rights when it is loaded, like a
     test file given to pytest: check only files you trust.
     """
-    from icl_verify.output import report, strict_json
-    from icl_verify.running import runner
+    from icl_verify.running import replay
 
     if summary and as_json:
         raise click.UsageError("--summary and --json are two different reports; give one")
     validate_runner(jobs, executor, scheduler)
-    cache = None if no_cache else open_cache(cache_dir)
+    before = frozenset(sys.modules)
+    store = None if no_cache else open_store(cache_dir)
+    options = {"json": as_json, "summary": summary, "family": list(only), "seed": seed, "max_examples": max_examples}
+    key = None if store is None else replay.run_key(targets, options)
+    if store is not None and key is not None and (kept := replay.served(store, key)) is not None:
+        click.echo(kept[0], nl=False)
+        sys.exit(kept[1])
+
+    from icl_verify.running import runner
+    from icl_verify.running.verdict_cache import VerdictCache
+
+    cache = None if store is None else VerdictCache(store.folder)
     claims, derivations, owners = _gather(targets, only)
     try:
         checked = runner.check_claims(
@@ -265,14 +282,63 @@ def command(
         click.echo("interrupted: every worker stopped; verdicts finished so far are kept in the cache", err=True)
         sys.exit(130)
     results = checked.results
+
+    def render(cached: frozenset[str]) -> str:
+        return _report(
+            results, steps, owners, cached, as_json=as_json, summary=summary, seed=seed, max_examples=max_examples
+        )
+
+    printed = render(checked.cached)
+    status = 0 if all(r.as_expected for r in [*results, *steps]) else 1
+    if store is not None and key is not None:
+        _keep(store, key, checked, steps, before, status, render)
+    click.echo(printed, nl=False)
+    sys.exit(status)
+
+
+def _keep(
+    store: Store,
+    key: str,
+    checked: Checked,
+    steps: Sequence[DerivationResult],
+    before: frozenset[str],
+    status: int,
+    render: Callable[[frozenset[str]], str],
+) -> None:
+    """Keep the run (:func:`icl_verify.running.replay.keep`) when every verdict is in the cache (``checked.depends``)
+    and no derivation's check crashed: the report as ``render`` prints it with every claim from the cache, and what
+    the claims and this process (the modules loaded since ``before``) depend on."""
+    from icl_verify.core.verdicts import Verdict
+    from icl_verify.running import replay
+    from icl_verify.running.depends import Depends, loaded_since
+
+    if checked.depends is None or any(d.verdict is Verdict.ERROR for d in steps):
+        return
+    depends = Depends.merged([checked.depends, Depends.record(*loaded_since(before))])
+    if depends is not None:
+        replay.keep(store, key, render(frozenset(r.claim.name for r in checked.results)), status, depends)
+
+
+def _report(
+    results: Sequence[Result],
+    steps: Sequence[DerivationResult],
+    owners: dict[str, str],
+    cached: frozenset[str],
+    *,
+    as_json: bool,
+    summary: bool,
+    seed: int,
+    max_examples: int,
+) -> str:
+    """What ``check`` prints after the verdict lines: the JSON report, one line per family, or the tables
+    (``cached``: the claims read from the cache)."""
+    from icl_verify.output import report, strict_json
+
     if as_json:
-        record = report.to_json(results, seed=seed, max_examples=max_examples, derivations=steps, cached=checked.cached)
-        click.echo(strict_json.dumps(record, indent=2))
-    elif summary:
-        click.echo("\n".join(family_summary(results, steps, owners)))
-    else:
-        if results or not steps:
-            click.echo(report.table(results, cached=checked.cached))
-        if steps:
-            click.echo(report.derivations_table(steps))
-    sys.exit(0 if all(r.as_expected for r in [*results, *steps]) else 1)
+        record = report.to_json(results, seed=seed, max_examples=max_examples, derivations=steps, cached=cached)
+        return strict_json.dumps(record, indent=2) + "\n"
+    if summary:
+        return "\n".join(family_summary(results, steps, owners)) + "\n"
+    tables = [report.table(results, cached=cached)] if results or not steps else []
+    tables += [report.derivations_table(steps)] if steps else []
+    return "".join(table + "\n" for table in tables)

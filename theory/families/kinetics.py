@@ -48,6 +48,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
+from scipy import stats
 
 from icl_verify.blocks import kinetics_flow
 from icl_verify.core.caches import cached
@@ -919,13 +920,13 @@ def _attempt_seeds(seed: int) -> list[int]:
     return [seed, *(10**6 + 1000 * seed + k for k in range(1, ATTEMPTS))]
 
 
-def _icl_history(seed: int, config: icl_models.ReducedConfig) -> tuple[float, float, str]:
-    """Peak and final ICL accuracy of the first run of :data:`ATTEMPTS` whose ICL accuracy exceeded
+def _icl_history(seed: int, config: icl_models.ReducedConfig) -> tuple[np.ndarray, str]:
+    """ICL accuracy at every record of the first run of :data:`ATTEMPTS` whose ICL accuracy exceeded
     :data:`PEAK_MIN`; ValueError (→ ERROR, never a pass) if ICL emerged in none."""
     without_icl = []
     for run_seed in _attempt_seeds(seed):
         run = icl_models.train_reduced(config, run_seed)
-        acc = np.asarray(run.icl_acc)
+        acc = np.asarray(run.icl_acc, dtype=float)
         peak, final = float(acc.max()), float(acc[-1])
         detail = (
             f"seed {run_seed}: peak ICL {peak:.3f} at t = {run.t[int(acc.argmax())]:.0f}, final {final:.3f} at t = "
@@ -934,27 +935,48 @@ def _icl_history(seed: int, config: icl_models.ReducedConfig) -> tuple[float, fl
         if peak >= PEAK_MIN:
             if without_icl:
                 detail += f"; before it, ICL never emerged in {'; '.join(without_icl)}"
-            return peak, final, detail
+            return acc, detail
         without_icl.append(detail)
     raise ValueError(f"ICL never emerged (peak accuracy below {PEAK_MIN}) in {ATTEMPTS} runs: {'; '.join(without_icl)}")
 
 
 def measure_fade_to_chance(seed: int, config: icl_models.ReducedConfig = TRANSIENT) -> Estimate:
     """Final ICL accuracy of a run whose ICL accuracy first exceeded PEAK_MIN, with its binomial interval."""
-    _, final, detail = _icl_history(seed, config)
-    lo, hi = _accuracy_bounds(final, config.eval_batch)
-    return Estimate(final, lo, hi, 0.5, 0.1, detail)
+    acc, detail = _icl_history(seed, config)
+    lo, hi = _accuracy_bounds(acc[-1], config.eval_batch)
+    return Estimate(float(acc[-1]), lo, hi, 0.5, 0.1, detail)
 
 
 PERSISTENT = replace(TRANSIENT, decay=0.0)
 """The transient setting without weight decay."""
 
 
+def peak_minus_final(acc: np.ndarray, count: int, level: float = 0.95) -> tuple[float, float, float]:
+    """max_t acc − acc(t_end) over a run's records, each an accuracy on the same ``count`` sequences, with an
+    interval for the difference of the true accuracies p: [max_t lo_t − hi_end, max_t hi_t − lo_end], (lo_t, hi_t)
+    Clopper–Pearson intervals (Clopper & Pearson 1934, Biometrika 26(4)) at level 1 − (1 − level)/m for the m records.
+
+    The m intervals hold together with probability ≥ ``level`` (Bonferroni, whatever the dependence between
+    records scored on one set of sequences), and then max_t p ≥ p_t ≥ lo_t at every t, max_t p = p_{t*} ≤ hi_{t*},
+    so the interval holds. The plain peak is a maximum of noisy records, biased upward: an interval built from the
+    peak's own 95 % interval and the final's covered the true difference 0 of a plateau at 0.8–0.99 in only
+    89–93 % of simulations with independent scores per record (1024 sequences, 61 records).
+    """
+    k, m = np.rint(np.asarray(acc, dtype=float) * count), len(acc)
+    alpha = (1 - level) / m
+    with np.errstate(invalid="ignore"):  # k = 0 or k = count: the bound is the end of [0, 1], set below
+        lo = np.where(k > 0, stats.beta.ppf(alpha / 2, k, count - k + 1), 0.0)
+        hi = np.where(k < count, stats.beta.ppf(1 - alpha / 2, k + 1, count - k), 1.0)
+    return float(acc.max() - acc[-1]), float(lo.max() - hi[-1]), float(hi.max() - lo[-1])
+
+
 def measure_persistence(seed: int, config: icl_models.ReducedConfig = PERSISTENT) -> Estimate:
-    """Peak minus final ICL accuracy without decay, with the binomial uncertainty of both."""
-    peak, final, detail = _icl_history(seed, config)
-    (p_lo, p_hi), (f_lo, f_hi) = _accuracy_bounds(peak, config.eval_batch), _accuracy_bounds(final, config.eval_batch)
-    return Estimate(peak - final, p_lo - f_hi, p_hi - f_lo, 0.0, 0.1, detail)
+    """Peak minus final ICL accuracy without decay, with a 95 % interval for the true accuracies' difference
+    (:func:`peak_minus_final`)."""
+    acc, detail = _icl_history(seed, config)
+    value, low, high = peak_minus_final(acc, config.eval_batch)
+    detail += f"; 95 % interval: Clopper–Pearson at every one of the {len(acc)} records, Bonferroni"
+    return Estimate(value, low, high, 0.0, 0.1, detail)
 
 
 TRANSIENCE = Claim(

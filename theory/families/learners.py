@@ -17,6 +17,7 @@ from icl_verify.core.figure import Figure
 from icl_verify.core.statement import matrix, scalar, statement
 from icl_verify.numerics.raw.learners import ilwd, linear, ols_weights, ridge_weights, spd
 from icl_verify.numerics.raw.programs import compiled_learner
+from icl_verify.numerics.shared.stats import lognormal_mean_interval
 
 FAMILY = "learners"
 PAPER = "Akyürek et al. 2023"
@@ -68,7 +69,9 @@ def measure_ilwd_ridge_to_ols(seed: int) -> Estimate:
         max(slopes),
         2.0,
         0.1,
-        f"λ ∈ {LAMBDAS.tolist()}, (n, d) ∈ {list(CONFIGS)}, 20 tasks × 3 seeds each",
+        f"λ ∈ {LAMBDAS.tolist()}, (n, d) ∈ {list(CONFIGS)}, 20 tasks × 3 seeds each; interval [min, max] of the "
+        f"{len(slopes)} slopes, which holds their median with probability 1 − 2^{1 - len(slopes)} = "
+        f"{1 - 2.0 ** (1 - len(slopes)):.2f}",
     )
 
 
@@ -81,19 +84,36 @@ ILWD_LIMIT = Claim(
 )
 
 
+SPD_TASKS, SPD_LEVEL = 80, 0.99
+"""Tasks (2 queries each) and confidence level of the compiled chain's SPD interval."""
+
+
 def measure_spd_compiled_ridge(seed: int) -> Estimate:
-    """SPD between the compiled ridge chain (n = 4, d = 3, λ = 0.5, default scales) and ridge; interval mean ± 3 s.e."""
+    """SPD between the compiled ridge chain (n = 4, d = 3, λ = 0.5, default scales) and ridge, over SPD_TASKS tasks,
+    with a one-sided 99 % interval [0, upper] (the claim is an upper bound on the SPD).
+
+    The per-task SPDs are the compiled chain's approximation error, spread over orders of magnitude: on 2000 tasks
+    ln SPD has sd 2.9 and skew −0.2, the largest is 200 × the mean, and the interval used before, mean ± 3 s.e. over
+    20 tasks, covered the mean of the 2000 in about half of the resamples (74 % over 80 tasks). ``upper`` is the
+    log-normal mean's generalized confidence bound (:func:`~icl_verify.numerics.shared.stats.lognormal_mean_interval`);
+    the upper tail of ln SPD, lighter than the normal's, makes it conservative: over 80 tasks resampled from the
+    2000, it fell below their mean in 2 of 2000 resamples (20 allowed at 99 %).
+    """
     result = spd(
         compiled_learner("ridge", 4, 3, lam=0.5),
         linear(ridge_weights, lam=0.5),
         n=4,
         d=3,
         seed=seed,
-        n_tasks=20,
+        n_tasks=SPD_TASKS,
         n_queries=2,
     )
-    low, high = max(0.0, result.value - 3 * result.stderr), result.value + 3 * result.stderr
-    return Estimate(result.value, low, high, 0.0, 1e-9, f"{result.n_tasks} tasks × 2 queries, seed {result.seed}")
+    value, low, high = lognormal_mean_interval(result.per_task, SPD_LEVEL, seed, one_sided=True)
+    detail = (
+        f"{result.n_tasks} tasks × 2 queries, seed {result.seed}; log-normal mean with a one-sided 99 % interval "
+        f"[0, upper] (generalized confidence interval); plain mean {result.value:.2g}"
+    )
+    return Estimate(value, low, high, 0.0, 1e-9, detail)
 
 
 SPD_COMPILED_RIDGE = Claim(

@@ -22,8 +22,8 @@ from pathlib import Path
 from icl_verify.core.figure import Figure
 from icl_verify.output.figures import digest, render
 from icl_verify.running import registry, runner, sources
-from icl_verify.running.store import atomic_write
-from icl_verify.running.verdict_cache import LIBRARIES, VerdictCache, environment, keyed
+from icl_verify.running.store import atomic_write, keyed
+from icl_verify.running.verdict_cache import LIBRARIES, VerdictCache, environment
 
 DRAWING = "icl_verify.output.figures"
 """The module that draws every figure: part of every figure's key."""

@@ -29,8 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import importlib.util
-import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -44,29 +42,15 @@ from tqdm import tqdm
 from icl_verify.core.claims import Claim, Result
 from icl_verify.core.evidence import Kind
 from icl_verify.core.verdicts import Verdict
-from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared import sweep
-from icl_verify.numerics.shared.checks import positive_int
 from icl_verify.running import registry, sources, workers
-from icl_verify.running.verdict_cache import (
-    Depends,
-    Outcome,
-    VerdictCache,
-    distributions_of,
-    entry_key,
-    environment,
-    loaded_since,
-)
+from icl_verify.running.depends import Depends, distributions_of, loaded_since
+from icl_verify.running.options import DEFAULT_TIMEOUT, default_jobs, validate, validate_timeout
+from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key, environment
 from icl_verify.running.workers import Job, claims_of, error, loaded_family
 
 __all__ = ["Checked", "Extra", "check_claims", "check_one", "claim_keys", "jobs_of", "loaded_family", "validate"]
 
-EXECUTORS = ("local", "dask")
-JOBS_VAR = "ICL_VERIFY_JOBS"
-DEFAULT_TIMEOUT = 1800.0
-"""Seconds a check may run before it is an ERROR (``--timeout``): the longest built-in claim, the first of the
-memorization family (whose sweep the others share), takes about 50 s of CPU (docs/performance.md), so even
-on a machine ten times slower none comes near it."""
 SMALL_WORK = 2.0
 """Estimated seconds of work below which one worker checks everything: a second one would not pay."""
 _STATIC_COST = {Kind.MEASURED: 100.0, Kind.NUMERIC: 10.0, Kind.EXPLICIT: 1.0, Kind.SYMBOLIC: 0.1}
@@ -75,10 +59,12 @@ _STATIC_COST = {Kind.MEASURED: 100.0, Kind.NUMERIC: 10.0, Kind.EXPLICIT: 1.0, Ki
 
 @dataclass(frozen=True)
 class Checked:
-    """The results in the order the claims were given, and the names of those read from the cache."""
+    """The results in the order the claims were given, the names of those read from the cache, and what they
+    all depend on together when every one of them is in the cache now (else None: the next run checks again)."""
 
     results: list[Result]
     cached: frozenset[str]
+    depends: Depends | None = None
 
 
 @dataclass(frozen=True)
@@ -101,7 +87,7 @@ class NotFoundInWorker(LookupError):
 
 def check_one(claim: Claim, seed: int, max_examples: int) -> Outcome:
     """Check ``claim`` in this process (no protection from its exits: the test suite's shared results), with
-    what it was seen to depend on (:class:`~icl_verify.running.verdict_cache.Depends`) when its origin is known:
+    what it was seen to depend on (:class:`~icl_verify.running.depends.Depends`) when its origin is known:
     its origin's files, and those of the modules loaded during the check."""
     before = frozenset(sys.modules)
     outcome = workers.check_one(claim, seed, max_examples)
@@ -159,41 +145,6 @@ def workers_for(jobs: int | None, todo: Sequence[Sequence[Claim]], recorded: Map
         work = sum(estimated_cost(c, recorded) for job in todo for c in job)
         jobs = 1 if work < SMALL_WORK else default_jobs()
     return max(1, min(jobs, len(todo)))
-
-
-def validate(jobs: int | None, executor: str, scheduler: str | None) -> int:
-    """The number of workers; :class:`InvalidArgument` naming the argument when the three do not go together."""
-    if executor not in EXECUTORS:
-        raise InvalidArgument(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
-    if executor == "dask" and not scheduler:
-        raise InvalidArgument("executor 'dask' needs scheduler, the address of a Dask scheduler")
-    if executor == "dask" and importlib.util.find_spec("distributed") is None:
-        raise InvalidArgument("executor 'dask' needs the optional extra: pip install \"icl-verify[dask]\"")
-    if scheduler is not None and executor != "dask":
-        raise InvalidArgument("scheduler is only used with executor 'dask'")
-    return default_jobs() if jobs is None else positive_int("jobs", jobs)
-
-
-def validate_timeout(timeout: float | None) -> float | None:
-    """``timeout`` if None or a positive number of seconds, else :class:`InvalidArgument`."""
-    if timeout is not None and not (isinstance(timeout, (int, float)) and 0 < timeout < float("inf")):
-        raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
-    return timeout
-
-
-def default_jobs() -> int:
-    """The number of workers when none is given: ``$ICL_VERIFY_JOBS`` if set, else every core.
-
-    The test suite sets it to 1: its own pytest-xdist workers already use every core (the reports
-    are the same for every number of workers).
-    """
-    value = os.environ.get(JOBS_VAR)
-    if not value:
-        return os.cpu_count() or 1
-    try:
-        return positive_int(JOBS_VAR, int(value))
-    except ValueError:
-        raise InvalidArgument(f"{JOBS_VAR} must be a positive integer, got {value!r}") from None
 
 
 def check_claims(
@@ -270,7 +221,16 @@ def check_claims(
     if cache is not None and timed:
         cache.record_costs(timed)
     outcomes.update(fresh)
-    return Checked([outcomes[c.name].result(c) for c in claims], cached)
+    return Checked([outcomes[c.name].result(c) for c in claims], cached, _all_kept(outcomes, keys))
+
+
+def _all_kept(outcomes: Mapping[str, Outcome], keys: Mapping[str, str]) -> Depends | None:
+    """What ``outcomes`` depend on together (:meth:`Depends.merged`) when each of them is stored under its key
+    (no ERROR, its dependencies recorded), else None."""
+    parts = [o.depends for name, o in outcomes.items() if name in keys and o.verdict is not Verdict.ERROR]
+    if len(parts) < len(outcomes) or any(part is None for part in parts):
+        return None
+    return Depends.merged(part for part in parts if part is not None)
 
 
 def _only(static: Mapping[str, list[str]] | None, job: Sequence[Claim]) -> dict[str, list[str]] | None:

@@ -38,6 +38,11 @@ class UnsafeCache(InvalidArgument):
     """The cache folder cannot be used safely (not ours, writable by others, or not writable): run without it."""
 
 
+def keyed(inputs: Mapping[str, Any]) -> str:
+    """SHA-256 of ``inputs`` (JSON-ready), the cache's :data:`FORMAT` included: the key of an entry."""
+    return hashlib.sha256(json.dumps({"format": FORMAT, **inputs}, sort_keys=True).encode()).hexdigest()
+
+
 def default_dir() -> Path:
     """``$ICL_VERIFY_CACHE_DIR`` when set, else ``verdicts`` in the user's cache directory (platformdirs)."""
     override = os.environ.get(ENV_VAR)

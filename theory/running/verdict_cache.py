@@ -41,21 +41,17 @@ run, longest claim first, and never decide a verdict.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import platform
-import sys
-from collections.abc import Iterable, Mapping
-from functools import cache
-from importlib.metadata import PackageNotFoundError, packages_distributions, version
-from pathlib import Path
+from collections.abc import Mapping
+from importlib.metadata import version
 from typing import Any
 
 from icl_verify.core.claims import Claim, Result
 from icl_verify.core.evidence import Evidence, Residual
 from icl_verify.core.verdicts import Verdict
-from icl_verify.running.sources import is_library_file
-from icl_verify.running.store import FORMAT, Store, atomic_write
+from icl_verify.running.depends import Depends
+from icl_verify.running.store import Store, atomic_write, keyed
 
 LIBRARIES = ("sympy", "numpy", "scipy", "hypothesis")
 _COSTS = "costs.json"
@@ -70,11 +66,6 @@ def environment(libraries: tuple[str, ...] = LIBRARIES) -> dict[str, str]:
     }
 
 
-def keyed(inputs: Mapping[str, Any]) -> str:
-    """SHA-256 of ``inputs`` (JSON-ready), the cache's :data:`FORMAT` included: the key of an entry."""
-    return hashlib.sha256(json.dumps({"format": FORMAT, **inputs}, sort_keys=True).encode()).hexdigest()
-
-
 def entry_key(
     name: str, *, sources: str, seed: int, max_examples: int, versions: Mapping[str, str] | None = None
 ) -> str:
@@ -82,86 +73,6 @@ def entry_key(
     ``versions``: :func:`environment` (None: read now; given, to read the versions once for many keys)."""
     inputs = {"claim": name, "sources": sources, "environment": dict(versions or environment()), "seed": seed}
     return keyed(inputs | {"max_examples": max_examples})
-
-
-# ---------------------------------------------------------------------------------------------
-# What a check was seen to depend on
-
-
-def file_hash(path: Path) -> str | None:
-    """SHA-256 of the file's contents, or None when it cannot be read (gone: a dependency changed)."""
-    try:
-        return _hash_of(path, path.stat().st_mtime_ns, path.stat().st_size)
-    except OSError:
-        return None
-
-
-@cache
-def _hash_of(path: Path, mtime_ns: int, size: int) -> str:
-    """:func:`file_hash`, read once per version of the file (its modification time and size) in a process."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-@cache
-def distributions_of() -> Mapping[str, list[str]]:
-    """The distributions providing each top-level module (read once per process: it scans every distribution,
-    so the caller computes it before forking its workers)."""
-    return packages_distributions()
-
-
-def distribution_version(name: str) -> str | None:
-    """The installed version of distribution ``name``, or None when it is not installed."""
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return None
-
-
-def loaded_since(before: Iterable[str]) -> tuple[set[Path], set[str]]:
-    """The source files (not of a library: :func:`~icl_verify.running.sources.is_library_file`) of the modules in ``sys.modules`` now and not in
-    ``before``, and the distributions of every top-level module loaded now (the standard library's excepted)."""
-    before = set(before)
-    files: set[Path] = set()
-    for name, module in list(sys.modules.items()):
-        where = getattr(module, "__file__", None)
-        if name not in before and isinstance(where, str) and where.endswith(".py"):
-            path = Path(where).resolve()
-            if not is_library_file(path):
-                files.add(path)
-    tops = {name.partition(".")[0] for name in list(sys.modules)} - set(sys.stdlib_module_names)
-    dists = {d for top in tops for d in distributions_of().get(top, ())}
-    return files, dists
-
-
-@dataclasses.dataclass(frozen=True)
-class Depends:
-    """What a check was seen to depend on: source files by SHA-256 and distributions by version."""
-
-    files: Mapping[str, str]
-    distributions: Mapping[str, str]
-
-    @classmethod
-    def record(cls, files: Iterable[Path], distributions: Iterable[str]) -> Depends:
-        """The hashes of ``files`` and the versions of ``distributions`` now."""
-        hashed = {str(p): h for p in files if (h := file_hash(Path(p))) is not None}
-        versions = {d: v for d in distributions if (v := distribution_version(d)) is not None}
-        return cls(dict(sorted(hashed.items())), dict(sorted(versions.items())))
-
-    def still_holds(self) -> bool:
-        """Whether every file still hashes the same and every distribution has the same version."""
-        return all(file_hash(Path(p)) == h for p, h in self.files.items()) and all(
-            distribution_version(d) == v for d, v in self.distributions.items()
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"files": dict(self.files), "distributions": dict(self.distributions)}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Depends:
-        files, dists = data["files"], data["distributions"]
-        if not all(isinstance(x, str) for x in (*files, *files.values(), *dists, *dists.values())):
-            raise TypeError("depends holds only strings")
-        return cls(dict(files), dict(dists))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -42,7 +42,8 @@ from icl_verify.core.evidence import Evidence, Kind, Status
 from icl_verify.core.verdicts import Verdict
 from icl_verify.numerics.shared.threads import blas_threads
 from icl_verify.running import registry
-from icl_verify.running.verdict_cache import Depends, Outcome, loaded_since
+from icl_verify.running.depends import Depends, loaded_since
+from icl_verify.running.verdict_cache import Outcome
 
 START_METHOD = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
 INHERITED: dict[str, Claim] = {}

@@ -1,0 +1,110 @@
+"""What a check was seen to depend on: source files by SHA-256 and distributions by version.
+
+A worker records, when a claim's check ends, the source files of every module loaded since it started (a
+library's excepted: :func:`~icl_verify.running.sources.is_library_file`) and the version of every distribution
+imported (:func:`loaded_since`, :meth:`Depends.record`); a cached verdict, or a whole cached run of ``check``
+(:mod:`icl_verify.running.replay`), is served only while every one of them is unchanged
+(:meth:`Depends.still_holds`). This module loads no SymPy, SciPy or family, so a cached run can be validated
+before anything heavy is imported.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import sys
+from collections.abc import Iterable, Mapping
+from functools import cache
+from importlib.metadata import PackageNotFoundError, packages_distributions, version
+from pathlib import Path
+from typing import Any
+
+from icl_verify.running.sources import is_library_file
+
+
+def file_hash(path: Path) -> str | None:
+    """SHA-256 of the file's contents, or None when it cannot be read (gone: a dependency changed)."""
+    try:
+        return _hash_of(path, path.stat().st_mtime_ns, path.stat().st_size)
+    except OSError:
+        return None
+
+
+@cache
+def _hash_of(path: Path, mtime_ns: int, size: int) -> str:
+    """:func:`file_hash`, read once per version of the file (its modification time and size) in a process."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@cache
+def distributions_of() -> Mapping[str, list[str]]:
+    """The distributions providing each top-level module (read once per process: it scans every distribution,
+    so the caller computes it before forking its workers)."""
+    return packages_distributions()
+
+
+def distribution_version(name: str) -> str | None:
+    """The installed version of distribution ``name``, or None when it is not installed."""
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
+
+
+def loaded_since(before: Iterable[str]) -> tuple[set[Path], set[str]]:
+    """The source files (not of a library: :func:`~icl_verify.running.sources.is_library_file`) of the modules in ``sys.modules`` now and not in
+    ``before``, and the distributions of every top-level module loaded now (the standard library's excepted)."""
+    before = set(before)
+    files: set[Path] = set()
+    for name, module in list(sys.modules.items()):
+        where = getattr(module, "__file__", None)
+        if name not in before and isinstance(where, str) and where.endswith(".py"):
+            path = Path(where).resolve()
+            if not is_library_file(path):
+                files.add(path)
+    tops = {name.partition(".")[0] for name in list(sys.modules)} - set(sys.stdlib_module_names)
+    dists = {d for top in tops for d in distributions_of().get(top, ())}
+    return files, dists
+
+
+@dataclasses.dataclass(frozen=True)
+class Depends:
+    """What a check was seen to depend on: source files by SHA-256 and distributions by version."""
+
+    files: Mapping[str, str]
+    distributions: Mapping[str, str]
+
+    @classmethod
+    def record(cls, files: Iterable[Path], distributions: Iterable[str]) -> Depends:
+        """The hashes of ``files`` and the versions of ``distributions`` now."""
+        hashed = {str(p): h for p in files if (h := file_hash(Path(p))) is not None}
+        versions = {d: v for d in distributions if (v := distribution_version(d)) is not None}
+        return cls(dict(sorted(hashed.items())), dict(sorted(versions.items())))
+
+    @classmethod
+    def merged(cls, parts: Iterable[Depends]) -> Depends | None:
+        """What all of ``parts`` depend on together; None when two disagree on a file's hash or a distribution's
+        version (one of them is stale, so the whole could never hold)."""
+        files: dict[str, str] = {}
+        dists: dict[str, str] = {}
+        for part in parts:
+            for mine, theirs in ((files, part.files), (dists, part.distributions)):
+                if any(mine.setdefault(k, v) != v for k, v in theirs.items()):
+                    return None
+        return cls(dict(sorted(files.items())), dict(sorted(dists.items())))
+
+    def still_holds(self) -> bool:
+        """Whether every file still hashes the same and every distribution has the same version."""
+        return all(file_hash(Path(p)) == h for p, h in self.files.items()) and all(
+            distribution_version(d) == v for d, v in self.distributions.items()
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"files": dict(self.files), "distributions": dict(self.distributions)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Depends:
+        files, dists = data["files"], data["distributions"]
+        if not all(isinstance(x, str) for x in (*files, *files.values(), *dists, *dists.values())):
+            raise TypeError("depends holds only strings")
+        return cls(dict(files), dict(dists))
