@@ -367,9 +367,10 @@ def _train_together(configs: list[ReducedConfig], seeds: list[int]) -> list[Redu
     beta = np.array([s.p.beta for s in starts])
     own = [MLP(*(a[m, ...] for a in mlp.arrays())) for m in range(len(starts))]  # views of each network
     rngs = [s.rng for s in starts]
-    together = cfg.k is not None and not cfg.equalised and all(s.task.gram is not None for s in starts)
+    tasks = [s.task for s in starts if s.task is not None and s.task.gram is not None]
+    together = len(tasks) == len(starts) and not cfg.equalised
     if together:  # every task's batch gathered in one pass
-        sample = icl_task.stacked_scores_sampler([s.task for s in starts], cfg.context_pairs, cfg.batch)
+        sample = icl_task.stacked_scores_sampler(tasks, cfg.context_pairs, cfg.batch)
         batch = sample(rngs)
     else:
         first = [s.sample(s.rng) for s in starts]

@@ -257,7 +257,7 @@ def stacked_scores_sampler(
     k = tasks[0].k
     if any(t.k != k or t.gram is None for t in tasks):
         raise InvalidArgument("tasks must share one K and have Gram matrices to be sampled together")
-    grams = np.stack([t.gram for t in tasks]).reshape(-1)
+    grams = np.stack([t.gram for t in tasks if t.gram is not None]).reshape(-1)
     labels, items = np.stack([t.labels for t in tasks]), np.stack([t.items for t in tasks])
     nets = np.arange(len(tasks))[:, None]
 

@@ -46,7 +46,9 @@ class Adam:
     t: int = 0
     m: list[Layer] | None = None
     v: list[Layer] | None = None
-    _flat: tuple[NDArray[np.floating], NDArray[np.floating]] | None = field(default=None, init=False, repr=False)
+    _flat: tuple[NDArray[np.floating], NDArray[np.floating]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         finite_scalar("lr", self.lr, positive=True)
@@ -64,6 +66,7 @@ class Adam:
         rate = self.lr if lr is None else lr
         c1, c2 = 1 - self.beta1**self.t, 1 - self.beta2**self.t
         if self._flat is None:
+            assert self.m is not None and self.v is not None  # set by _start
             return [
                 {k: self._moved(p[k], g[k], m[k], v[k], rate, c1, c2) for k in p}
                 for p, g, m, v in zip(params, grads, self.m, self.v)
@@ -78,8 +81,8 @@ class Adam:
         """Zero moments: flat buffers (and views into them) when every array shares one dtype, else one per array."""
         dtypes = {a.dtype for layers in (params, grads) for layer in layers for a in layer.values()}
         if len(dtypes) == 1:
-            size = sum(g[k].size for g in grads for k in g)
-            self._flat = (np.zeros(size, *dtypes), np.zeros(size, *dtypes))
+            size, dtype = sum(g[k].size for g in grads for k in g), dtypes.pop()
+            self._flat = (np.zeros(size, dtype), np.zeros(size, dtype))
             self.m, self.v = (_views(buffer, grads) for buffer in self._flat)
         else:
             self.m = [{k: np.zeros_like(g[k]) for k in g} for g in grads]
