@@ -66,10 +66,9 @@ class Adam:
         rate = self.lr if lr is None else lr
         c1, c2 = 1 - self.beta1**self.t, 1 - self.beta2**self.t
         if self._flat is None:
-            assert self.m is not None and self.v is not None  # set by _start
-            return [
+            return [  # the moments were set by _start (`or []` only for the type checker)
                 {k: self._moved(p[k], g[k], m[k], v[k], rate, c1, c2) for k in p}
-                for p, g, m, v in zip(params, grads, self.m, self.v)
+                for p, g, m, v in zip(params, grads, self.m or [], self.v or [])
             ]
         flat_g = np.concatenate([g[k].ravel() for g in grads for k in g])
         flat_p = np.concatenate([p[k].ravel() for g, p in zip(grads, params) for k in g])
