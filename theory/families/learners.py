@@ -11,7 +11,7 @@ import numpy as np
 
 from icl_verify.blocks import ridge
 from icl_verify.blocks.backend import eye, inverse
-from icl_verify.core.checks.measured import Estimate, Measured
+from icl_verify.core.checks.measured import Estimate, Measured, range_estimate
 from icl_verify.core.claims import Claim
 from icl_verify.core.figure import Figure
 from icl_verify.core.statement import matrix, scalar, statement
@@ -63,15 +63,8 @@ def measure_ilwd_ridge_to_ols(seed: int) -> Estimate:
                 for lam in LAMBDAS
             ]
             slopes.append(float(np.polyfit(np.log(LAMBDAS), np.log(values), 1)[0]))
-    return Estimate(
-        float(np.mean(slopes)),
-        min(slopes),
-        max(slopes),
-        2.0,
-        0.1,
-        f"λ ∈ {LAMBDAS.tolist()}, (n, d) ∈ {list(CONFIGS)}, 20 tasks × 3 seeds each; interval [min, max] of the "
-        f"{len(slopes)} slopes, which holds their median with probability 1 − 2^{1 - len(slopes)} = "
-        f"{1 - 2.0 ** (1 - len(slopes)):.2f}",
+    return range_estimate(
+        slopes, 2.0, 0.1, "slopes", f"λ ∈ {LAMBDAS.tolist()}, (n, d) ∈ {list(CONFIGS)}, 20 tasks × 3 seeds each"
     )
 
 

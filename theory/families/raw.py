@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from icl_verify import blocks
 from icl_verify.core.checks.explicit import Explicit
-from icl_verify.core.checks.measured import Estimate, Measured
+from icl_verify.core.checks.measured import Estimate, Measured, range_estimate
 from icl_verify.core.checks.numeric import Numeric
 from icl_verify.core.checks.symbolic import Symbolic
 from icl_verify.core.claims import Claim, Corrected
@@ -514,19 +514,9 @@ SCALE_GRID = np.array([100.0, 300.0, 1000.0, 3000.0])
 N_SEEDS = 8
 
 
-def _slope_estimate(slopes: list[float], predicted: float, tolerance: float, axes: str) -> Estimate:
-    """Mean fitted slope with [min, max] over the sampled states as its interval: of n independent slopes it holds
-    their median with probability 1 − 2^{1−n}, whatever their law (an order-statistic interval)."""
-    n = len(slopes)
-    return Estimate(
-        float(np.mean(slopes)),
-        min(slopes),
-        max(slopes),
-        predicted,
-        tolerance,
-        f"slopes of {axes}, {n} states; interval [min, max] of the {n} slopes, which holds their median with "
-        f"probability 1 − 2^{1 - n} = {1 - 2.0 ** (1 - n):.3f}",
-    )
+def _per_state(slopes: list[float], axes: str) -> str:
+    """The evidence's context of a slope claim: what was fitted, over how many sampled states."""
+    return f"slopes of {axes}, {len(slopes)} states"
 
 
 MUL_RATE_SLOPE = -2.0
@@ -542,7 +532,9 @@ def measure_mul_rate(seed: int) -> Estimate:
     """Mean slope over random states U(−1, 1)^{3×6}; the interval is [min, max] over the states."""
     rng = np.random.default_rng(seed)
     slopes = [mul_rate(rng.uniform(-1, 1, (3, 6))) for _ in range(N_SEEDS)]
-    return _slope_estimate(slopes, MUL_RATE_SLOPE, 0.1, f"log error vs log N over N ∈ {SCALE_GRID.tolist()}")
+    return range_estimate(
+        slopes, MUL_RATE_SLOPE, 0.1, "slopes", _per_state(slopes, f"log error vs log N over N ∈ {SCALE_GRID.tolist()}")
+    )
 
 
 MUL_RATE = Claim(
@@ -596,7 +588,9 @@ def measure_div_rate(seed: int) -> Estimate:
         H = rng.uniform(-1, 1, (3, 7))
         H[:, 3] = rng.choice([-1, 1], 3) * rng.uniform(0.5, 2.0, 3)
         slopes.append(_slope(np.log(SCALE_GRID), np.log([div_layer_error(H, n) for n in SCALE_GRID])))
-    return _slope_estimate(slopes, -2.0, 0.1, f"log error vs log N over N ∈ {SCALE_GRID.tolist()}")
+    return range_estimate(
+        slopes, -2.0, 0.1, "slopes", _per_state(slopes, f"log error vs log N over N ∈ {SCALE_GRID.tolist()}")
+    )
 
 
 DIV_RATE = Claim(
@@ -677,7 +671,9 @@ def measure_attention_rate(seed: int) -> Estimate:
     slopes = [
         _slope(BETA_GRID, np.log([_mov_layer_error(seed * 1000 + k, b) for b in BETA_GRID])) for k in range(N_SEEDS)
     ]
-    return _slope_estimate(slopes, -0.5, 0.02, f"ln error vs β over β ∈ {BETA_GRID.tolist()}")
+    return range_estimate(
+        slopes, -0.5, 0.02, "slopes", _per_state(slopes, f"ln error vs β over β ∈ {BETA_GRID.tolist()}")
+    )
 
 
 ATTENTION_RATE = Claim(

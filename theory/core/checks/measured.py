@@ -44,6 +44,39 @@ class Estimate:
         return format_interval(self.value, self.low, self.high)
 
 
+def range_level(n: int) -> float:
+    """The chance that [min, max] of n independent draws of a continuous law holds the law's median: 1 − 2^{1−n}.
+
+    The median is left out only when all n draws fall on one side of it, each side with probability 2^{−n}
+    (an order-statistic interval: it needs no model of the law).
+
+    >>> range_level(3), range_level(8)
+    (0.75, 0.9921875)
+    """
+    if n < 1:
+        raise InvalidArgument(f"n must be a positive number of draws, got {n!r}")
+    return 1 - 2.0 ** (1 - n)
+
+
+def range_estimate(
+    values: list[float], predicted: float, tolerance: float, what: str, context: str = "", value: float | None = None
+) -> Estimate:
+    """An estimate whose interval is [min, max] of n independent replicate ``values`` of ``what``, its level
+    (:func:`range_level`) stated in the detail after ``context``; the point is their mean unless ``value`` is given.
+    One value gives a degenerate interval, and the detail says so."""
+    n = len(values)
+    if n == 1:
+        reading = f"one {what}: a degenerate interval (no replicate spread is covered)"
+    else:
+        reading = (
+            f"interval [min, max] of the {n} {what}, which holds the median of their law with probability"
+            f" 1 − 2^{1 - n} = {range_level(n):.3g}, whatever the law"
+        )
+    point = float(np.mean(values)) if value is None else value
+    detail = f"{context}; {reading}" if context else reading
+    return Estimate(point, min(values), max(values), predicted, tolerance, detail)
+
+
 def format_interval(value: float, low: float, high: float) -> str:
     """``value [low, high]`` rounded to the leading digit of the interval's half-width.
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from icl_verify.core.caches import cached
-from icl_verify.core.checks.measured import Estimate, Measured
+from icl_verify.core.checks.measured import Estimate, Measured, range_estimate
 from icl_verify.core.claims import Claim, Corrected
 from icl_verify.families.optimal_lsa.moments import MAHANKALI_STATED
 from icl_verify.families.optimal_lsa.monte_carlo import (
@@ -130,21 +130,22 @@ rank-one point of :func:`best_run` sits about 25 % higher)."""
 def measure_trained_preconditioner(
     config: TrainConfig, seed: int, target: np.ndarray, setting: str, extra: int = 0
 ) -> Estimate:
-    """‖A_θ − target‖/‖target‖ of the lowest-validation-loss restart, with the range over the
-    converged restarts as its interval (training-to-training spread; degenerate if only one converged)."""
+    """‖A_θ − target‖/‖target‖ of the lowest-validation-loss restart, with the range over the converged restarts
+    (those within CONVERGED_REL of the best loss) as its interval: the training-to-training spread, stated with the
+    order-statistic level of :func:`range_estimate` (0.75 for 3 converged runs; degenerate for one)."""
     runs = best_run(config, seed, extra)
     best, seeds, losses = runs.best, runs.seeds, runs.losses
     dist = [relative_distance(A, target) for A in runs.precond]
     converged = [d for d, loss in zip(dist, losses) if loss <= losses[best] * (1 + CONVERGED_REL)]
-    detail = (
+    context = (
         f"best of runs {seeds} by validation ½·MSE {np.round(losses, 4).tolist()}; distances"
-        f" {np.round(dist, 4).tolist()}; interval: range over the {len(converged)} restart(s) within"
-        f" {CONVERGED_REL:.0%} of the best loss; {setting}; {config.steps} Adam steps, batch {config.batch},"
+        f" {np.round(dist, 4).tolist()}; {setting}; {config.steps} Adam steps, batch {config.batch},"
         f" lr {config.lr:g} {config.schedule}"
     )
     restarts = [f"run {s}: {note}" for s in seeds if (note := trained(config, s).restart_note())]
-    detail += "".join(f"; {note}" for note in [*restarts, runs.note()] if note)
-    return Estimate(dist[best], min(converged), max(converged), predicted=0.0, tolerance=0.05, detail=detail)
+    context += "".join(f"; {note}" for note in [*restarts, runs.note()] if note)
+    what = f"converged restarts' distances (validation loss within {CONVERGED_REL:.0%} of the best)"
+    return range_estimate(converged, 0.0, 0.05, what, context, value=dist[best])
 
 
 def _aniso_precond(seed: int, target: np.ndarray) -> Estimate:

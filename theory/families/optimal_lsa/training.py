@@ -125,7 +125,10 @@ def measure_raw_scale(seed: int) -> Estimate:
     """The trained layer's raw rate −(P W_V)_yy (W_Kᵀ W_Q)_xx, read as a multiple of I: mean, min, max of its diagonal."""
     A = effective_preconditioner(trained(SINGLE, seed).layers[0], SINGLE.nx, SINGLE.n_context) / SINGLE.n_context
     diag = np.diag(A)
-    detail = "interval = range of the diagonal; " + _settings(SINGLE, seed)
+    detail = (
+        f"interval: the range of the {diag.size} diagonal entries of one run, read exactly (every entry is checked"
+        " against the band; no sampling interval: the run-to-run spread is not covered); " + _settings(SINGLE, seed)
+    )
     return estimate(
         (float(diag.mean()), float(diag.min()), float(diag.max())),
         value_at(stated_eta(), CODE),
