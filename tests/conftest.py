@@ -40,6 +40,25 @@ def simulates(claim: Claim) -> bool:
     return claim.family in SIMULATION_FAMILIES and Kind.MEASURED in claim.kinds
 
 
+LONGEST_FIRST = (
+    "tests/test_families.py",
+    "tests/test_recipe.py",
+    "tests/test_tutorial.py",
+    "tests/test_builtin_derivations.py",
+    "tests/running/test_runner.py",
+    "tests/cli/test_imports.py",
+)
+"""Modules whose tests run whole workflows (all built-in claims, a family written from scratch, the tutorial, a
+package copy, worker processes): collected first, so that pytest-xdist hands them out while the short tests
+remain to fill the gaps, and the workers finish together (longest-processing-time-first scheduling)."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Move the tests of :data:`LONGEST_FIRST` to the front, in that order; the rest keep the file order."""
+    rank = {module: i for i, module in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
+
 # The property tests draw the same examples on every run and every machine, so a red run is
 # reproducible and never a chance draw; HYPOTHESIS_PROFILE=explore draws fresh examples each run
 # (and shows the seed to replay), to hunt for new counterexamples.

@@ -92,6 +92,7 @@ def _paired_intervals(seed: int, levels: list[float]) -> list[tuple[float, float
     return out
 
 
+@pytest.mark.slow  # a calibration simulation: hundreds of synthetic sweeps
 def test_paired_difference_covers_at_the_spent_levels_of_both_looks():
     """memorization-time-definitions-agree's interval at the O'Brien–Fleming levels of its looks (4 and 6 runs
     per K): either look misses the true difference in at most α = 5 % of 300 synthetic sweeps (+ 3 binomial

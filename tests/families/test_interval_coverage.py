@@ -29,6 +29,9 @@ One-sided intervals [0, upper] (claims that bound a non-negative quantity: a dis
 which a norm overestimates; the compiled chain's SPD) contain a true 0 always; their level rests on the upper
 bound, checked where the truth is positive. A bound meant to be conservative (Bonferroni, a lighter tail than
 the model's) is checked only from below: coverage ≥ the level − 2.6 standard errors.
+
+These are long simulations (half a minute of CPU in all), marked ``slow``: ``python -m pytest -m slow`` runs
+them, as CI does.
 """
 
 from __future__ import annotations
@@ -61,6 +64,8 @@ from icl_verify.numerics.scaling import fits
 from icl_verify.numerics.shared.stats import fit_line, spending_levels, t_interval
 
 LEVEL = 0.95
+
+pytestmark = pytest.mark.slow  # thousands of replications per interval: `python -m pytest -m slow` (CI)
 
 
 def _band(replications: int) -> tuple[float, float]:

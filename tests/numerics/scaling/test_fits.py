@@ -50,6 +50,7 @@ def _coverage(rng, runs: int, reps: int, groups: bool = False) -> float:
     return hits / reps
 
 
+@pytest.mark.slow  # a calibration simulation: hundreds of synthetic sweeps
 def test_stratified_bootstrap_interval_has_its_stated_coverage():
     # 95 % nominal; 250 synthetic data sets with known ν = 0.7: the binomial sd of the
     # coverage estimate is 1.4 %, so [0.90, 0.99] is a ≈ 3-sd band about 0.95.
@@ -57,6 +58,7 @@ def test_stratified_bootstrap_interval_has_its_stated_coverage():
     assert 0.90 <= cover <= 0.99
 
 
+@pytest.mark.slow  # a calibration simulation: hundreds of synthetic sweeps
 def test_coverage_stays_near_nominal_with_two_runs_per_k():
     # Without the rescaling and the t correction, two runs per K give ≈ 0.75 coverage.
     cover = _coverage(np.random.default_rng(12), runs=2, reps=250)
@@ -88,6 +90,7 @@ def _look_intervals(seed: int, levels: list[float]) -> list[tuple[float, float]]
     return out
 
 
+@pytest.mark.slow  # a calibration simulation: hundreds of synthetic sweeps
 def test_interval_at_the_first_looks_spent_level_has_its_coverage():
     """At the first look's level 1 − α₁ (≈ 98.4 %, 4 runs per K) the interval misses the true ν = 0.7 in at
     most α₁ of 400 synthetic sweeps, up to 3 binomial standard errors of a rate α₁."""
@@ -98,6 +101,7 @@ def test_interval_at_the_first_looks_spent_level_has_its_coverage():
     assert misses / reps <= alpha + 3 * np.sqrt(alpha * (1 - alpha) / reps)
 
 
+@pytest.mark.slow  # a calibration simulation: hundreds of synthetic sweeps
 def test_both_looks_cover_together_at_the_spent_levels():
     """With the O'Brien–Fleming levels of the looks at 4 and 6 runs per K, the chance that either look's
     interval misses ν = 0.7 stays within α = 5 % (3 binomial standard errors over 300 synthetic sweeps)."""
