@@ -35,8 +35,10 @@ from icl_verify.families.optimal_lsa.moments import (
 from icl_verify.families.optimal_lsa.monte_carlo import (
     ANISO,
     ANISO_LAMBDA,
+    BALL_TASKS,
     CODE,
     GAUSS,
+    MC_GROUPS,
     NOISY,
     TEXT,
     estimate,
@@ -234,8 +236,9 @@ GAMMA = Claim(
                 *mc_preconditioner_upper_bound(ANISO, gamma_inverse(ANISO_LAMBDA, ANISO.n_context), seed),
                 predicted=0.0,
                 tolerance=0.05,
-                detail="‖Â − Γ⁻¹‖/‖Γ⁻¹‖, Â least squares pooled over groups; one-sided 99 % interval [0, upper]"
-                " (upper = distance + radius of a 99 % confidence ball for the optimum); Λ = diag(0.25, 1, 4), N = 5",
+                detail=f"‖Â − Γ⁻¹‖/‖Γ⁻¹‖, Â least squares pooled over {MC_GROUPS} groups of {BALL_TASKS} tasks;"
+                " one-sided 99 % interval [0, upper] (upper = distance + radius of a 99 % confidence ball for the"
+                " optimum); Λ = diag(0.25, 1, 4), N = 5",
             )
         ),
     ),
