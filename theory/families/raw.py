@@ -514,9 +514,8 @@ SCALE_GRID = np.array([100.0, 300.0, 1000.0, 3000.0])
 N_SEEDS = 8
 
 
-def _per_state(slopes: list[float], axes: str) -> str:
-    """The evidence's context of a slope claim: what was fitted, over how many sampled states."""
-    return f"slopes of {axes}, {len(slopes)} states"
+SCALE_AXES = f"slopes of log error vs log N over N ∈ {SCALE_GRID.tolist()}, one per sampled state"
+"""What the compiled-mul/div rate claims fit (their evidence's context)."""
 
 
 MUL_RATE_SLOPE = -2.0
@@ -532,9 +531,7 @@ def measure_mul_rate(seed: int) -> Estimate:
     """Mean slope over random states U(−1, 1)^{3×6}; the interval is [min, max] over the states."""
     rng = np.random.default_rng(seed)
     slopes = [mul_rate(rng.uniform(-1, 1, (3, 6))) for _ in range(N_SEEDS)]
-    return range_estimate(
-        slopes, MUL_RATE_SLOPE, 0.1, "slopes", _per_state(slopes, f"log error vs log N over N ∈ {SCALE_GRID.tolist()}")
-    )
+    return range_estimate(slopes, MUL_RATE_SLOPE, 0.1, "slopes", SCALE_AXES)
 
 
 MUL_RATE = Claim(
@@ -588,9 +585,7 @@ def measure_div_rate(seed: int) -> Estimate:
         H = rng.uniform(-1, 1, (3, 7))
         H[:, 3] = rng.choice([-1, 1], 3) * rng.uniform(0.5, 2.0, 3)
         slopes.append(_slope(np.log(SCALE_GRID), np.log([div_layer_error(H, n) for n in SCALE_GRID])))
-    return range_estimate(
-        slopes, -2.0, 0.1, "slopes", _per_state(slopes, f"log error vs log N over N ∈ {SCALE_GRID.tolist()}")
-    )
+    return range_estimate(slopes, -2.0, 0.1, "slopes", SCALE_AXES)
 
 
 DIV_RATE = Claim(
@@ -671,9 +666,8 @@ def measure_attention_rate(seed: int) -> Estimate:
     slopes = [
         _slope(BETA_GRID, np.log([_mov_layer_error(seed * 1000 + k, b) for b in BETA_GRID])) for k in range(N_SEEDS)
     ]
-    return range_estimate(
-        slopes, -0.5, 0.02, "slopes", _per_state(slopes, f"ln error vs β over β ∈ {BETA_GRID.tolist()}")
-    )
+    context = f"slopes of ln error vs β over β ∈ {BETA_GRID.tolist()}, one per sampled state"
+    return range_estimate(slopes, -0.5, 0.02, "slopes", context)
 
 
 ATTENTION_RATE = Claim(

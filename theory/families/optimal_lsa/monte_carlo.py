@@ -112,7 +112,7 @@ def mc_preconditioner_distance(config: TrainConfig, target: np.ndarray, seed: in
     return distance, max(0.0, low), high
 
 
-def mc_preconditioner_ball(config: TrainConfig, seed: int, tasks: int = BALL_TASKS) -> tuple[np.ndarray, float]:
+def mc_preconditioner_ball(config: TrainConfig, seed: int) -> tuple[np.ndarray, float]:
     """Â and the radius r of a 99 % confidence ball {A : ‖A − Â‖_F ≤ r} for the population optimum.
 
     With Σ the covariance of vec Â, ‖Â − A‖² is a quadratic form in (nearly) normal variables, approximated by
@@ -122,7 +122,7 @@ def mc_preconditioner_ball(config: TrainConfig, seed: int, tasks: int = BALL_TAS
     r² = tr V · F_{0.99}(ĥ, (G−1)ĥ), ĥ = (tr V)² / tr V². An approximation: its coverage is checked by
     simulation (tests/families/test_interval_coverage.py).
     """
-    full, loo = _preconditioner_fits(config, seed, tasks)
+    full, loo = _preconditioner_fits(config, seed, BALL_TASKS)
     g = len(loo)
     deviations = loo - loo.mean(axis=0)
     cov = (g - 1) / g * deviations.T @ deviations
