@@ -28,11 +28,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import RK45, cumulative_trapezoid, solve_ivp
 from scipy.special import erfcx, expit
-from scipy.stats import binom
 
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import finite_array, finite_result, finite_scalar, positive_int, time_series
 from icl_verify.numerics.shared.fuzz import Fuzz, logged_series
+from icl_verify.numerics.shared.stats import scipy_stats
 
 Schedule = Callable[[np.ndarray], np.ndarray]
 """A coefficient as a function of time, vectorised: c(t) for an array of times."""
@@ -370,7 +370,7 @@ def exact_attention_loss(u: float, w: float, beta: float, n: int) -> float:
     s = 2 * k - (n - 1)
     e = np.exp(-abs(beta))  # δ in the form that cannot overflow: divide by e^β when β > 0
     delta = w * (1 + s * e) / (1 + (n - 1) * e) if beta > 0 else w * (e + s) / (e + n - 1)
-    return float(np.sum(binom.pmf(k, n - 1, 0.5) * np.logaddexp(0.0, -u - delta)) - np.logaddexp(0.0, -u))
+    return float(np.sum(scipy_stats().binom.pmf(k, n - 1, 0.5) * np.logaddexp(0.0, -u - delta)) - np.logaddexp(0.0, -u))
 
 
 # ---------------------------------------------------------------------------------------------

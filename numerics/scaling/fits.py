@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize
 from scipy.special import expit
 
 from icl_verify.errors import IclVerifyError, InvalidArgument
@@ -43,6 +43,7 @@ from icl_verify.numerics.shared.checks import (
     positive_int,
 )
 from icl_verify.numerics.shared.fuzz import Fuzz
+from icl_verify.numerics.shared.stats import scipy_stats
 
 Method = Literal["loglog", "nonlinear"]
 
@@ -240,7 +241,7 @@ def _curvature(lx: np.ndarray, ly: np.ndarray) -> tuple[float, float]:
     se = np.sqrt(sigma2 * np.linalg.inv(design.T @ design)[2, 2])
     if se == 0:
         return float(coef[2]), 0.0 if coef[2] != 0 else 1.0
-    return float(coef[2]), float(2 * stats.t.sf(abs(coef[2] / se), dof))
+    return float(coef[2]), float(2 * scipy_stats().t.sf(abs(coef[2] / se), dof))
 
 
 @dataclass(frozen=True)
@@ -286,9 +287,9 @@ def small_sample_factor(level: float, dof: int) -> float:
     """
     level, dof = confidence_level("level", level), max(nonnegative_int("dof", dof), 1)
     if level < 1e-8:  # both quantiles → 0: the ratio tends to φ(0)/f_t(0) (l'Hôpital)
-        return float(stats.norm.pdf(0.0) / stats.t.pdf(0.0, dof))
+        return float(scipy_stats().norm.pdf(0.0) / scipy_stats().t.pdf(0.0, dof))
     q = (1 + level) / 2
-    return float(stats.t.ppf(q, dof) / stats.norm.ppf(q))
+    return float(scipy_stats().t.ppf(q, dof) / scipy_stats().norm.ppf(q))
 
 
 def _residual_dof(x: np.ndarray, groups: object | None) -> int:

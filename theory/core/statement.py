@@ -552,10 +552,29 @@ def _ordered_sizes(
     return [n for n in sizes if n in names] + [n for n in names if n not in sizes]
 
 
+def _probe_values(symbols: Mapping[str, Spec], sizes: Mapping[str, int]) -> dict[str, Any]:
+    """Fixed numbers for every declared matrix and scalar at concrete sizes, for reading the sides' shapes.
+
+    Numbers rather than symbols: a side that works entry by entry (a softmax, an ``exp``) would
+    otherwise expand symbolic matrices. Generic values (seed 0; an SPD matrix as M Mᵀ + I, positive
+    and non-zero scalars in [0.5, 1.5]) keep inverses defined.
+    """
+    rng = np.random.default_rng(0)
+    values: dict[str, Any] = {}
+    for name, spec in symbols.items():
+        if isinstance(spec, ScalarSpec):
+            values[name] = rng.uniform(0.5, 1.5) if spec.positive or spec.nonzero else rng.uniform(-1.0, 1.0)
+        elif isinstance(spec, MatrixSpec):
+            rows, cols = (sizes[s] if isinstance(s, str) else s for s in (spec.rows, spec.cols))
+            m = rng.uniform(-1.0, 1.0, size=(rows, cols))
+            values[name] = m @ m.T + np.eye(rows) if spec.spd else m
+    return values
+
+
 def _check_corrected_shapes(symbols: Mapping[str, Spec], names: list[str], sides: Mapping[str, Callable]) -> None:
-    """``corrected`` must have the shape of both sides: compared at distinct concrete sizes 2, 3, … (no expansion)."""
+    """``corrected`` must have the shape of both sides: compared at distinct concrete sizes 2, 3, …, on numbers."""
     sizes = {n: 2 + i for i, n in enumerate(names)}
-    values = {**symbolic_values(symbols, sizes), **sizes}
+    values = {**_probe_values(symbols, sizes), **sizes}
     try:
         shapes = {arg: [getattr(p, "shape", ()) for p in parts(_call(fn, values))] for arg, fn in sides.items()}
     except Exception:  # a side that cannot run here is reported by the checks themselves

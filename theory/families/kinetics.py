@@ -48,7 +48,6 @@ import mpmath
 import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
-from scipy import stats
 
 from icl_verify.blocks import kinetics_flow
 from icl_verify.core.caches import cached
@@ -62,7 +61,7 @@ from icl_verify.core.figure import Figure
 from icl_verify.numerics.kinetics import models as icl_models
 from icl_verify.numerics.kinetics import ode as kin
 from icl_verify.numerics.shared.items import constants
-from icl_verify.numerics.shared.stats import first_crossing, fit_line, t_interval
+from icl_verify.numerics.shared.stats import first_crossing, fit_line, scipy_stats, t_interval
 
 FAMILY = "kinetics"
 PAPER = "Nguyen & Reddy 2025"
@@ -965,8 +964,9 @@ def peak_minus_final(acc: np.ndarray, count: int, level: float = 0.95) -> tuple[
     k, m = np.rint(np.asarray(acc, dtype=float) * count), len(acc)
     alpha = (1 - level) / m
     with np.errstate(invalid="ignore"):  # k = 0 or k = count: the bound is the end of [0, 1], set below
-        lo = np.where(k > 0, stats.beta.ppf(alpha / 2, k, count - k + 1), 0.0)
-        hi = np.where(k < count, stats.beta.ppf(1 - alpha / 2, k + 1, count - k), 1.0)
+        beta = scipy_stats().beta
+        lo = np.where(k > 0, beta.ppf(alpha / 2, k, count - k + 1), 0.0)
+        hi = np.where(k < count, beta.ppf(1 - alpha / 2, k + 1, count - k), 1.0)
     return float(acc.max() - acc[-1]), float(lo.max() - hi[-1]), float(hi.max() - lo[-1])
 
 

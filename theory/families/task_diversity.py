@@ -24,12 +24,12 @@ at a scale this project does not run, and is not claimed.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from icl_verify.core.checks.measured import Estimate, Measured
 from icl_verify.core.claims import Claim
 from icl_verify.core.figure import Figure
 from icl_verify.numerics.literature.dmmse import dmmse_ridge_gaps
+from icl_verify.numerics.shared.stats import scipy_stats
 
 FAMILY = "task-diversity"
 PAPER = "Raventós et al. 2023"
@@ -50,7 +50,7 @@ def measure_rate(seed: int) -> Estimate:
     """Slope of log E‖ŵ_M − ŵ_ridge‖² vs log M with a 95 % bootstrap interval over the pretraining draws."""
     gaps = dmmse_ridge_gaps(X_DATA, Y_DATA, SIGMA2, MS, POOLS, seed)
     rows = np.arange(len(gaps))
-    boot = stats.bootstrap(
+    boot = scipy_stats().bootstrap(
         (rows,),
         lambda idx: _slope(gaps[idx]),
         vectorized=False,

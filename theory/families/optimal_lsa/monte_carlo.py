@@ -6,7 +6,6 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 import sympy as sp
-from scipy import stats
 
 from icl_verify.core.checks.measured import Estimate
 from icl_verify.core.figure import Figure
@@ -33,7 +32,7 @@ from icl_verify.numerics.lsa.alignment import (
 )
 from icl_verify.numerics.lsa.regression import CODE_X_RANGE, PAPER_X_RANGE, RegressionTasks
 from icl_verify.numerics.lsa.training import TrainConfig
-from icl_verify.numerics.shared.stats import Interval, student_interval, t_interval
+from icl_verify.numerics.shared.stats import Interval, scipy_stats, student_interval, t_interval
 
 MC_GROUPS, MC_TASKS, MC_QUERIES = 20, 4096, 8
 """Monte Carlo design: 20 independent groups of 4096 tasks × 8 queries; 99 % Student-t interval over groups."""
@@ -128,7 +127,7 @@ def mc_preconditioner_ball(config: TrainConfig, seed: int) -> tuple[np.ndarray, 
     cov = (g - 1) / g * deviations.T @ deviations
     trace = float(np.trace(cov))
     h = trace**2 / float(np.sum(cov * cov))
-    return full, float(np.sqrt(trace * stats.f.ppf(MC_LEVEL, h, (g - 1) * h)))
+    return full, float(np.sqrt(trace * scipy_stats().f.ppf(MC_LEVEL, h, (g - 1) * h)))
 
 
 def mc_preconditioner_upper_bound(config: TrainConfig, target: np.ndarray, seed: int) -> tuple[float, float, float]:
