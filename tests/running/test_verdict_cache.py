@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import os
 import sys
 import threading
 from pathlib import Path
@@ -352,17 +353,40 @@ def _verdicts(checked) -> dict[str, str]:
     return {r.claim.name: r.verdict.value for r in checked.results}
 
 
+def edit_within_the_second(path: Path, text: str) -> None:
+    """Rewrite ``path`` keeping its size, its mtime in the same whole second, as an edit within the second of its
+    last import does: a ``.pyc`` written then still matches it (Python compares the mtime in whole seconds and
+    the size)."""
+    before = path.stat()
+    assert len(text.encode()) == before.st_size
+    path.write_text(text)
+    second, fraction = divmod(before.st_mtime_ns, 10**9)
+    os.utime(path, ns=(before.st_atime_ns, second * 10**9 + (fraction + 1) % 10**9))
+
+
 @pytest.mark.parametrize("helper", ["far_helper", "late_helper"])
 def test_a_helper_in_another_folder_edited_checks_again(far_helpers, tmp_path, helper, monkeypatch):
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # imports write .pyc files, as on a user's machine
     cache = VerdictCache(tmp_path / "cache")
     assert _verdicts(_check(far_helpers, cache)) == {"far-helper-is-one": "PROVED", "late-helper-is-one": "PROVED"}
     assert len(_check(far_helpers, cache).cached) == 2  # nothing changed: reused
-    (tmp_path / "elsewhere" / f"{helper}.py").write_text("VALUE = 2\n")  # now 2 − 1 ≠ 0
+    edit_within_the_second(tmp_path / "elsewhere" / f"{helper}.py", "VALUE = 2\n")  # now 2 − 1 ≠ 0
     for name in ("far_helper", "late_helper"):
         monkeypatch.delitem(sys.modules, name, raising=False)
     again = _check(far_helpers, cache)
     claim = "far-helper-is-one" if helper == "far_helper" else "late-helper-is-one"
     assert claim not in again.cached and _verdicts(again)[claim] == "REFUTED"
+
+
+def test_the_claims_file_edited_within_the_second_is_checked_as_it_reads_now(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = tmp_path / "same_size.py"
+    path.write_text('from icl_verify import Claim, Symbolic\nC = Claim("c", "s", "s", (Symbolic(lambda: 1 - 1),))\n')
+    cache = VerdictCache(tmp_path / "cache")
+    assert _verdicts(_check(path, cache)) == {"c": "PROVED"}
+    edit_within_the_second(path, path.read_text().replace("1 - 1", "2 - 1"))
+    again = _check(path, cache)
+    assert again.cached == frozenset() and _verdicts(again) == {"c": "REFUTED"}
 
 
 def test_a_dependency_whose_version_changed_checks_again(user_file, tmp_path, monkeypatch):

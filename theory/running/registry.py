@@ -20,6 +20,7 @@ import ast
 import dataclasses
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import pkgutil
 import sys
@@ -175,6 +176,9 @@ def load_family(path: str | Path) -> Family:
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise InvalidArgument(f"claims file {str(path)!r} is not a Python file")
+    sources.compile_users_modules_from_source()  # the file and its helpers run as they read now, not as cached
+    if type(spec.loader) is importlib.machinery.SourceFileLoader:
+        spec.loader = sources.SourceOnlyLoader(module_name, str(path))
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     saved_path = list(sys.path)

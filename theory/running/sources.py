@@ -24,8 +24,11 @@ import sys
 import sysconfig
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
-from importlib.machinery import ModuleSpec
+from importlib.abc import MetaPathFinder
+from importlib.machinery import ModuleSpec, PathFinder, SourceFileLoader
 from pathlib import Path
+from types import ModuleType
+from typing import NoReturn
 
 from icl_verify.errors import InvalidArgument
 
@@ -44,6 +47,48 @@ def is_library_file(path: Path) -> bool:
     """Whether ``path`` belongs to Python's standard library or an installed distribution (whose version, not
     whose files, a cache entry records); an editable install's sources (this package's included) are not."""
     return any(path.is_relative_to(d) for d in _LIBRARY_DIRS)
+
+
+class SourceOnlyLoader(SourceFileLoader):
+    """A module's loader that compiles it from its source on every import, never from a cached ``.pyc``.
+
+    Python trusts a ``.pyc`` whose recorded source mtime (whole seconds) and size match the source's: a helper
+    edited within the second of its last import and keeping its size (``VALUE = 1`` → ``VALUE = 2``) would run as
+    it was, while the verdict cache, whose key is read from the source, checks it again as changed — and would
+    keep the old verdict under the new key. ``path_stats`` failing makes ``SourceLoader.get_code`` neither read
+    nor write bytecode.
+    """
+
+    def path_stats(self, path: str) -> NoReturn:
+        raise OSError(f"{path}: compiled from its source (a user's module)")
+
+
+class _UserSourceFinder(MetaPathFinder):
+    """Finds what :class:`~importlib.machinery.PathFinder` finds, but loads a user's module — a source file of
+    neither a library (:func:`is_library_file`) nor ``icl_verify`` — with :class:`SourceOnlyLoader`."""
+
+    def find_spec(
+        self, fullname: str, path: Iterable[str] | None = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if fullname == PACKAGE or fullname.startswith(PACKAGE + "."):
+            return None
+        spec = PathFinder.find_spec(fullname, path, target)
+        if spec is None or type(spec.loader) is not SourceFileLoader or spec.origin is None:
+            return None
+        if is_library_file(Path(spec.origin).resolve()):
+            return None
+        spec.loader = SourceOnlyLoader(fullname, spec.origin)
+        return spec
+
+
+def compile_users_modules_from_source() -> None:
+    """From now on in this process (and the workers it forks), import a user's modules from their sources
+    (:class:`SourceOnlyLoader`): the finder goes just before :class:`~importlib.machinery.PathFinder` on
+    ``sys.meta_path``, after any other hook (pytest's assertion rewriting keeps its place). Idempotent."""
+    if any(isinstance(f, _UserSourceFinder) for f in sys.meta_path):
+        return
+    where = next((i for i, f in enumerate(sys.meta_path) if f is PathFinder), len(sys.meta_path))
+    sys.meta_path.insert(where, _UserSourceFinder())
 
 
 def installed_file(name: str) -> Path | None:
