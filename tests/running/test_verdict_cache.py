@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 import os
+import shutil
 import sys
 import threading
 from pathlib import Path

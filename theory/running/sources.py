@@ -22,7 +22,7 @@ import hashlib
 import importlib.util
 import sys
 import sysconfig
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
 from importlib.abc import MetaPathFinder
 from importlib.machinery import ModuleSpec, PathFinder, SourceFileLoader
@@ -68,7 +68,7 @@ class _UserSourceFinder(MetaPathFinder):
     neither a library (:func:`is_library_file`) nor ``icl_verify`` — with :class:`SourceOnlyLoader`."""
 
     def find_spec(
-        self, fullname: str, path: Iterable[str] | None = None, target: ModuleType | None = None
+        self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
         if fullname == PACKAGE or fullname.startswith(PACKAGE + "."):
             return None
