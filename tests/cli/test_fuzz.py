@@ -310,6 +310,7 @@ def test_kinetics_memory_estimate_bounds_the_measured_peak():
     assert peak <= kinetics.memory_estimate(config) <= 10 * peak
 
 
+@pytest.mark.slow  # trains under tracemalloc, which slows every allocation: 2–6 s each
 @pytest.mark.parametrize(
     "command, layers", [(["single"], 1), (["deep", "--layers", "3", "--untied"], 3)], ids=["single", "deep"]
 )

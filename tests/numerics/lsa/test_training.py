@@ -106,6 +106,7 @@ def test_recurrent_training_ties_the_layers():
     assert all(np.array_equal(result.layers[0].P, layer.P) for layer in result.layers)
 
 
+@pytest.mark.slow  # a training simulation: 600 steps, a restart included (4–6 s)
 def test_short_training_reduces_the_loss():
     """600 steps on the paper's setting take ½·MSE from ½·s²·d = 5/12 (near-zero prediction) to near the
     one-step-GD optimum 245/1188 ≈ 0.2062 (icl_verify.families.optimal_lsa), which no 1-layer LSA can beat on average.
