@@ -286,10 +286,11 @@ def small_sample_factor(level: float, dof: int) -> float:
     ``dof`` = 0 (one run per x) is treated as 1, the widest finite correction.
     """
     level, dof = confidence_level("level", level), max(nonnegative_int("dof", dof), 1)
+    stats = scipy_stats()
     if level < 1e-8:  # both quantiles → 0: the ratio tends to φ(0)/f_t(0) (l'Hôpital)
-        return float(scipy_stats().norm.pdf(0.0) / scipy_stats().t.pdf(0.0, dof))
+        return float(stats.norm.pdf(0.0) / stats.t.pdf(0.0, dof))
     q = (1 + level) / 2
-    return float(scipy_stats().t.ppf(q, dof) / scipy_stats().norm.ppf(q))
+    return float(stats.t.ppf(q, dof) / stats.norm.ppf(q))
 
 
 def _residual_dof(x: np.ndarray, groups: object | None) -> int:

@@ -964,9 +964,9 @@ def peak_minus_final(acc: np.ndarray, count: int, level: float = 0.95) -> tuple[
     k, m = np.rint(np.asarray(acc, dtype=float) * count), len(acc)
     alpha = (1 - level) / m
     with np.errstate(invalid="ignore"):  # k = 0 or k = count: the bound is the end of [0, 1], set below
-        beta = scipy_stats().beta
-        lo = np.where(k > 0, beta.ppf(alpha / 2, k, count - k + 1), 0.0)
-        hi = np.where(k < count, beta.ppf(1 - alpha / 2, k + 1, count - k), 1.0)
+        beta_law = scipy_stats().beta  # Clopper–Pearson bounds
+        lo = np.where(k > 0, beta_law.ppf(alpha / 2, k, count - k + 1), 0.0)
+        hi = np.where(k < count, beta_law.ppf(1 - alpha / 2, k + 1, count - k), 1.0)
     return float(acc.max() - acc[-1]), float(lo.max() - hi[-1]), float(hi.max() - lo[-1])
 
 
