@@ -13,6 +13,9 @@ What an import runs is followed too: the ``__init__.py`` of every package above 
 package's lazy exports — a string constant naming an ``icl_verify`` module (``"icl_verify.core.claims"``
 in ``icl_verify/__init__.py``, imported on first attribute access) — of a package imported by name
 (``import icl_verify as iv``), not of one that is only the parent of the module imported.
+
+So that a check runs what its key was read from, a user's file and its helpers are imported from their
+sources, never from a cached ``.pyc`` (:class:`SourceOnlyLoader`, :func:`compile_users_modules_from_source`).
 """
 
 from __future__ import annotations
