@@ -176,6 +176,44 @@ def test_dask_cluster_gives_the_same_report(tmp_path):
     _assert_same_up_to_rounding(report.table(on_dask), report.table(serial), TABLE_REL)
 
 
+OVERLAP_CLAIMS = """
+import threading, time
+from icl_verify import Claim, Symbolic
+
+INSIDE, MOST, LOCK = [0], [0], threading.Lock()
+
+
+def _inside():
+    with LOCK:
+        INSIDE[0] += 1
+        MOST[0] = max(MOST[0], INSIDE[0])
+    time.sleep(0.3)  # long enough for a second thread to enter
+    with LOCK:
+        INSIDE[0] -= 1
+    return 0
+
+
+A = Claim("overlap-a", "s", "s", (Symbolic(_inside),))
+B = Claim("overlap-b", "s", "s", (Symbolic(_inside),))
+"""
+
+
+def test_a_cluster_of_threads_checks_one_claim_at_a_time_per_process(tmp_path):
+    """Two Dask workers that are threads of one process (``processes=False``): their claims must not run at once,
+    since a check sets state of the whole process (Hypothesis's random generators, the BLAS thread limit)."""
+    distributed = pytest.importorskip("distributed")
+    path = tmp_path / "overlap.py"
+    path.write_text(OVERLAP_CLAIMS)
+    claims = registry.load_file(path)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    with cluster:
+        checked = runner.check_claims(
+            claims, files=[str(path)], jobs=2, executor="dask", scheduler=cluster.scheduler_address
+        )
+    assert [r.verdict for r in checked.results] == [Verdict.PROVED, Verdict.PROVED]
+    assert registry.loaded(path).module.MOST == [1]  # the two checks ran one after the other
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

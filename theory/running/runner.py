@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
@@ -98,12 +99,24 @@ def check_one(claim: Claim, seed: int, max_examples: int) -> Outcome:
     return dataclasses.replace(outcome, depends=Depends.record({*_static_files(where), *files}, distributions))
 
 
+_ONE_JOB_AT_A_TIME = threading.Lock()
+"""A Dask worker's process checks one job at a time, even when it runs several threads (a cluster of threads, or
+a worker with ``nthreads`` > 1): a check sets state of the whole process — Hypothesis's use of the global random
+generators, the BLAS thread limit, the modules loaded since the check began — which two threads would share."""
+
+
 def check_job(config: Mapping[str, Any]) -> dict[str, Outcome]:
     """A Dask worker's side: re-load the claims ``config`` names (``file`` None: built-in), check them in order
-    (recording what each depends on when ``config["static"]`` is given), then run the job's extra work.
+    (recording what each depends on when ``config["static"]`` is given), then run the job's extra work; one job
+    at a time in a process (:data:`_ONE_JOB_AT_A_TIME`).
 
     Nothing is checked when one of them is unknown here (:class:`NotFoundInWorker`).
     """
+    with _ONE_JOB_AT_A_TIME:
+        return _check_job(config)
+
+
+def _check_job(config: Mapping[str, Any]) -> dict[str, Outcome]:
     baseline = frozenset(sys.modules)
     claims = claims_of(config["file"]) if config["names"] else {}
     missing = [name for name in config["names"] if name not in claims]
