@@ -30,8 +30,7 @@ from functools import cache
 from importlib.abc import MetaPathFinder
 from importlib.machinery import ModuleSpec, PathFinder, SourceFileLoader
 from pathlib import Path
-from types import ModuleType
-from typing import NoReturn
+from types import CodeType, ModuleType
 
 from icl_verify.errors import InvalidArgument
 
@@ -58,12 +57,13 @@ class SourceOnlyLoader(SourceFileLoader):
     Python trusts a ``.pyc`` whose recorded source mtime (whole seconds) and size match the source's: a helper
     edited within the second of its last import and keeping its size (``VALUE = 1`` → ``VALUE = 2``) would run as
     it was, while the verdict cache, whose key is read from the source, checks it again as changed — and would
-    keep the old verdict under the new key. ``path_stats`` failing makes ``SourceLoader.get_code`` neither read
-    nor write bytecode.
+    keep the old verdict under the new key. The code comes from :meth:`source_to_code` alone: no bytecode is
+    read or written.
     """
 
-    def path_stats(self, path: str) -> NoReturn:
-        raise OSError(f"{path}: compiled from its source (a user's module)")
+    def get_code(self, fullname: str) -> CodeType:
+        path = self.get_filename(fullname)
+        return self.source_to_code(self.get_data(path), path)
 
 
 class _UserSourceFinder(MetaPathFinder):
