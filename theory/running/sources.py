@@ -67,20 +67,19 @@ class SourceOnlyLoader(SourceFileLoader):
 
 
 class _UserSourceFinder(MetaPathFinder):
-    """Finds what :class:`~importlib.machinery.PathFinder` finds, but loads a user's module — a source file of
-    neither a library (:func:`is_library_file`) nor ``icl_verify`` — with :class:`SourceOnlyLoader`."""
+    """Finds what :class:`~importlib.machinery.PathFinder` finds (its spec is returned, so the module is looked up
+    once), but loads a user's module — a source file of neither a library (:func:`is_library_file`) nor
+    ``icl_verify`` — with :class:`SourceOnlyLoader`."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
         if fullname == PACKAGE or fullname.startswith(PACKAGE + "."):
-            return None
+            return None  # the package's own finders (an editable install's) keep their place
         spec = PathFinder.find_spec(fullname, path, target)
-        if spec is None or type(spec.loader) is not SourceFileLoader or spec.origin is None:
-            return None
-        if is_library_file(Path(spec.origin).resolve()):
-            return None
-        spec.loader = SourceOnlyLoader(fullname, spec.origin)
+        origin = spec.origin if spec is not None and type(spec.loader) is SourceFileLoader else None
+        if spec is not None and origin is not None and not is_library_file(Path(origin).resolve()):
+            spec.loader = SourceOnlyLoader(fullname, origin)
         return spec
 
 
