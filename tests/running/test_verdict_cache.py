@@ -401,6 +401,17 @@ def test_a_dependency_whose_version_changed_checks_again(user_file, tmp_path, mo
     assert _check(user_file, cache).cached == frozenset()
 
 
+def test_a_process_records_the_version_it_loaded_and_checks_against_the_version_now(monkeypatch):
+    """An upgrade on disk after a process imported a distribution changes nothing the process runs: what it records
+    stays the version it loaded, while a cache entry is still checked against the version installed now."""
+    real = depends.version
+    loaded = depends.Depends.record([], ["numpy"])
+    assert loaded.distributions == {"numpy": real("numpy")}
+    monkeypatch.setattr(depends, "version", lambda name: "99.0" if name == "numpy" else real(name))
+    assert depends.Depends.record([], ["numpy"]) == loaded
+    assert not loaded.still_holds()
+
+
 # ---------------------------------------------------------------------------------------------
 # Nothing in the folder runs, and nothing forged is served
 

@@ -58,13 +58,29 @@ def loaded_since(before: Iterable[str]) -> tuple[set[Path], set[str]]:
     files: set[Path] = set()
     for name, module in list(sys.modules.items()):
         where = getattr(module, "__file__", None)
-        if name not in before and isinstance(where, str) and where.endswith(".py"):
-            path = Path(where).resolve()
-            if not is_library_file(path):
-                files.add(path)
+        if name not in before and isinstance(where, str) and (path := _user_source(where)) is not None:
+            files.add(path)
     tops = {name.partition(".")[0] for name in list(sys.modules)} - set(sys.stdlib_module_names)
     dists = {d for top in tops for d in distributions_of().get(top, ())}
     return files, dists
+
+
+@cache
+def _user_source(where: str) -> Path | None:
+    """The resolved path of a module's file ``where`` when it is a source file not of a library, else None (resolved
+    once per file name in a process: a worker asks again for every module loaded since it started, at each check)."""
+    if not where.endswith(".py"):
+        return None
+    path = Path(where).resolve()
+    return None if is_library_file(path) else path
+
+
+@cache
+def _version_loaded(name: str) -> str | None:
+    """The version of distribution ``name`` when this process first records it, kept for the process's life: its
+    modules are already imported, so an upgrade on disk later does not change what the process runs (and reading
+    a distribution's metadata costs ≈ 0.5 ms, at every check)."""
+    return distribution_version(name)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,9 +92,9 @@ class Depends:
 
     @classmethod
     def record(cls, files: Iterable[Path], distributions: Iterable[str]) -> Depends:
-        """The hashes of ``files`` and the versions of ``distributions`` now."""
+        """The hashes of ``files`` now and the versions of ``distributions`` this process loaded."""
         hashed = {str(p): h for p in files if (h := file_hash(Path(p))) is not None}
-        versions = {d: v for d in distributions if (v := distribution_version(d)) is not None}
+        versions = {d: v for d in distributions if (v := _version_loaded(d)) is not None}
         return cls(dict(sorted(hashed.items())), dict(sorted(versions.items())))
 
     @classmethod
