@@ -50,12 +50,12 @@ SECOND = Claim("hangs-second", "s", "s", (Symbolic(hangs),))
 def test_claims_that_exit_or_hang_are_errors_and_the_status_is_1(tmp_path, jobs):
     path = tmp_path / "bad.py"
     path.write_text(BAD_AND_GOOD)
-    result = CliRunner().invoke(main, ["check", str(path), "--no-cache", "--jobs", jobs, "--timeout", "2"])
+    result = CliRunner().invoke(main, ["check", str(path), "--no-cache", "--jobs", jobs, "--timeout", "1"])
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output and "BrokenProcessPool" not in result.output
     for line in (
         "the check exited with status 0 while running",  # sys.exit(0), and os._exit(0)
-        "timed out after 2 s",
+        "timed out after 1 s",
     ):
         assert line in result.output
     assert result.output.count("the check exited with status 0 while running") == 2

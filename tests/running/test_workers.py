@@ -48,7 +48,7 @@ EXPECTED = {
     "interrupts": "the check raised KeyboardInterrupt while running",
     "os-exit": "the check exited with status 0 while running",
     "killed": f"worker died: signal {int(signal.SIGKILL)}",
-    "hangs": "timed out after 3 s",
+    "hangs": "timed out after 1 s",
     "good-after": None,
 }
 
@@ -63,7 +63,7 @@ def misbehaving(tmp_path):
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_each_misbehaving_claim_is_its_own_error_and_the_others_are_checked(misbehaving, jobs):
     claims = registry.load_file(misbehaving)
-    checked = runner.check_claims(claims, files=[str(misbehaving)], jobs=jobs, timeout=3)
+    checked = runner.check_claims(claims, files=[str(misbehaving)], jobs=jobs, timeout=1)
     assert [r.claim.name for r in checked.results] == list(EXPECTED)  # every claim reported, in order
     for r in checked.results:
         detail = EXPECTED[r.claim.name]
@@ -81,7 +81,7 @@ def test_a_dead_workers_remaining_claims_go_to_a_fresh_worker(misbehaving):
     job = workers.Job([c.name for c in claims], str(misbehaving), 0, 100)
     workers.INHERITED.clear()
     workers.INHERITED.update({c.name: c for c in claims})
-    with workers.Pool(1, 3.0, lambda name, outcome: finished.setdefault(name, outcome.verdict.value)) as pool:
+    with workers.Pool(1, 1.0, lambda name, outcome: finished.setdefault(name, outcome.verdict.value)) as pool:
         pool.run([job])
         assert len(pool.workers) == 1 and pool.workers[0].process.is_alive()  # replaced, still one
     assert finished == {name: "PROVED" if d is None else "ERROR" for name, d in EXPECTED.items()}
