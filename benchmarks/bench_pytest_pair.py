@@ -80,6 +80,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.runs < 1:
         parser.error(f"--runs must be at least 1, got {args.runs}")
+    known = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--verify", "-q", f"{args.baseline}^{{commit}}"], capture_output=True
+    )
+    if known.returncode != 0:
+        parser.error(f"baseline must be a commit of {ROOT}, got {args.baseline!r}")
     import icl_verify
 
     if Path(icl_verify.__file__).resolve().parents[1] != ROOT:
@@ -92,8 +97,8 @@ def main() -> None:
             print("|---|---|---|---|---|")
             for k in range(1, args.runs + 1):
                 runs = pair(baseline, where / f"pair-{k}")
-                for label, (wall, cpu, summary) in runs.items():
-                    print(f"| {k} | {label} | {wall:.0f} | {cpu:.0f} | {summary} |", flush=True)
+                for label, (wall, cpu, last) in runs.items():
+                    print(f"| {k} | {label} | {wall:.0f} | {cpu:.0f} | {last} |", flush=True)
                 ratio = runs["this checkout"][1] / runs["baseline"][1]
                 print(f"| {k} | CPU this / baseline | | {ratio:.3f} | |", flush=True)
         finally:
