@@ -19,7 +19,7 @@ from importlib.metadata import PackageNotFoundError, packages_distributions, ver
 from pathlib import Path
 from typing import Any
 
-from icl_verify.running.sources import is_library_file
+from icl_verify.running.sources import user_source_file
 
 
 def file_hash(path: Path) -> str | None:
@@ -58,21 +58,11 @@ def loaded_since(before: Iterable[str]) -> tuple[set[Path], set[str]]:
     files: set[Path] = set()
     for name, module in list(sys.modules.items()):
         where = getattr(module, "__file__", None)
-        if name not in before and isinstance(where, str) and (path := _user_source(where)) is not None:
+        if name not in before and isinstance(where, str) and (path := user_source_file(where)) is not None:
             files.add(path)
     tops = {name.partition(".")[0] for name in list(sys.modules)} - set(sys.stdlib_module_names)
     dists = {d for top in tops for d in distributions_of().get(top, ())}
     return files, dists
-
-
-@cache
-def _user_source(where: str) -> Path | None:
-    """The resolved path of a module's file ``where`` when it is a source file not of a library, else None (resolved
-    once per file name in a process: a worker asks again for every module loaded since it started, at each check)."""
-    if not where.endswith(".py"):
-        return None
-    path = Path(where).resolve()
-    return None if is_library_file(path) else path
 
 
 @cache

@@ -210,8 +210,8 @@ def _source_files(names: Iterable[str]) -> Iterator[Path]:
     """The source files of the loaded modules ``names`` that are not a library's (helpers, wherever they are)."""
     for name in names:
         where = getattr(sys.modules.get(name), "__file__", None)
-        if isinstance(where, str) and where.endswith(".py") and not sources.is_library_file(Path(where).resolve()):
-            yield Path(where).resolve()
+        if isinstance(where, str) and (path := sources.user_source_file(where)) is not None:
+            yield path
 
 
 def loaded_by(path: str | Path) -> tuple[Path, ...]:

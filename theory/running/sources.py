@@ -51,6 +51,17 @@ def is_library_file(path: Path) -> bool:
     return any(path.is_relative_to(d) for d in _LIBRARY_DIRS)
 
 
+@cache
+def user_source_file(where: str) -> Path | None:
+    """The resolved path of a module's ``__file__`` ``where`` when it is a ``.py`` source not of a library
+    (:func:`is_library_file`), else None; resolved once per name in a process (a worker asks for every module
+    loaded since it started, at every check)."""
+    if not where.endswith(".py"):
+        return None
+    path = Path(where).resolve()
+    return None if is_library_file(path) else path
+
+
 class SourceOnlyLoader(SourceFileLoader):
     """A module's loader that compiles it from its source on every import, never from a cached ``.pyc``.
 
@@ -202,10 +213,8 @@ def _locate(module: str, folder: Path | None, finder: Finder) -> Path | None:
 def _loaded_file(module: str) -> Path | None:
     """The source file the loaded module ``module`` came from, unless it is a library's (or not loaded)."""
     where = getattr(sys.modules.get(module), "__file__", None)
-    if not isinstance(where, str) or not where.endswith(".py"):
-        return None
-    path = Path(where).resolve()
-    return None if is_library_file(path) or not path.is_file() else path
+    path = user_source_file(where) if isinstance(where, str) else None
+    return path if path is not None and path.is_file() else None
 
 
 def dependencies(path: str | Path, *, name: str = "", finder: Finder = installed_file) -> list[Path]:
