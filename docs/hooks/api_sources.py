@@ -8,16 +8,22 @@ and looks for its submodules in ``theory/`` only, so ``icl_verify.numerics`` is 
 ``paths``, ``allow_inspection`` and ``force_inspection`` options do not fix this.
 
 Whenever MkDocs loads its configuration (at every build, and at every rebuild of `mkdocs
-serve`), this hook lays the mapping out again as symlinks under ``build/api-src/``, which
+serve`), this hook brings the mapping up to date as symlinks under ``build/api-src/``, which
 mkdocs.yml gives to mkdocstrings as ``paths``. ``build/api-src/icl_verify/`` links every entry
 of ``theory/``, and ``build/api-src/icl_verify/numerics/`` links every entry of ``numerics/``.
 griffe then reads the whole package statically from the repository's own files, and the API
 pages are the same whether icl-verify is installed editable, installed normally, or not at all.
+
+Two builds of one checkout may run at the same time (`mkdocs serve` beside `mkdocs build`, or
+two test processes each building the site). So the hook never removes a link that is right, and
+a link that another build made between its look and its own making is taken as made: neither
+build sees the other's tree missing a file.
 """
 
 from __future__ import annotations
 
-import shutil
+import contextlib
+import os
 import tomllib
 from pathlib import Path
 
@@ -35,19 +41,31 @@ def _package_dirs(repo: Path) -> dict[str, Path]:
 
 @event_priority(100)  # before mkdocstrings starts: it drops the ``paths`` that do not exist yet
 def on_config(config: MkDocsConfig) -> None:
-    """Lay out ``build/api-src/<package path>/`` as links to each mapped folder's entries."""
+    """Bring ``build/api-src/<package path>/`` up to date as links to each mapped folder's entries."""
     repo = Path(config.config_file_path).resolve().parent
-    tree = repo / SOURCE_TREE
-    shutil.rmtree(tree, ignore_errors=True)  # removes the links only, never what they point to
     # Deepest packages first, so that icl_verify/numerics/ is a real folder before icl_verify's
     # own entries are linked next to it.
     for package, folder in sorted(_package_dirs(repo).items(), key=lambda kv: -kv[0].count(".")):
-        target = tree.joinpath(*package.split("."))
+        target = (repo / SOURCE_TREE).joinpath(*package.split("."))
         target.mkdir(parents=True, exist_ok=True)
-        for entry in sorted(folder.iterdir()):
-            link = target / entry.name
-            if entry.name != "__pycache__" and not link.exists():
-                link.symlink_to(entry.resolve())
+        _link_entries(folder, target)
+
+
+def _link_entries(folder: Path, target: Path) -> None:
+    """Make ``target/<name>`` a link to each entry of ``folder`` and drop links to anything else.
+
+    Only links are ever removed, never what they point to, and only those that are wrong.
+    """
+    wanted = {entry.name: entry.resolve() for entry in folder.iterdir() if entry.name != "__pycache__"}
+    for link in target.iterdir():
+        with contextlib.suppress(FileNotFoundError):  # another build dropped the stale link already
+            if link.is_symlink() and wanted.get(link.name) != Path(os.readlink(link)):
+                link.unlink()
+    for name, source in sorted(wanted.items()):
+        link = target / name
+        if not os.path.lexists(link):
+            with contextlib.suppress(FileExistsError):  # another build made the same link meanwhile
+                link.symlink_to(source)
 
 
 def on_serve(server, config: MkDocsConfig, builder):
