@@ -15,6 +15,7 @@ from icl_verify.cli.main import main
 from icl_verify.output import report
 from icl_verify.running import options, registry, runner, workers
 from icl_verify.running.verdict_cache import VerdictCache
+from tests.clusters import local_dask_cluster
 
 # A proof, a numeric refutation with a shrunk counterexample, an exact refutation and a measured claim.
 SUBSET = [
@@ -167,10 +168,10 @@ def test_claims_sharing_a_cached_simulation_run_it_once_with_two_workers(tmp_pat
 
 
 def test_dask_cluster_gives_the_same_report(tmp_path):
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     claims = _subset()[:2]
     serial = runner.check_claims(claims, jobs=1).results
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    cluster = local_dask_cluster(2, processes=False)
     with cluster:
         on_dask = runner.check_claims(claims, jobs=2, executor="dask", scheduler=cluster.scheduler_address).results
     _assert_same_up_to_rounding(report.table(on_dask), report.table(serial), TABLE_REL)
@@ -201,11 +202,11 @@ B = Claim("overlap-b", "s", "s", (Symbolic(_inside),))
 def test_a_cluster_of_threads_checks_one_claim_at_a_time_per_process(tmp_path):
     """Two Dask workers that are threads of one process (``processes=False``): their claims must not run at once,
     since a check sets state of the whole process (Hypothesis's random generators, the BLAS thread limit)."""
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     path = tmp_path / "overlap.py"
     path.write_text(OVERLAP_CLAIMS)
     claims = registry.load_file(path)
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    cluster = local_dask_cluster(2, processes=False)
     with cluster:
         checked = runner.check_claims(
             claims, files=[str(path)], jobs=2, executor="dask", scheduler=cluster.scheduler_address

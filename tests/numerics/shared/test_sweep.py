@@ -14,6 +14,7 @@ import pytest
 
 from icl_verify.numerics.scaling.memorization import sweep_job
 from icl_verify.numerics.shared import sweep
+from tests.clusters import local_dask_cluster
 
 SETTINGS = {"d": 8, "hidden": 16, "lr": 0.5, "batch": 16, "max_steps": 5000, "min_log_gap": 5}
 CONFIGS = [{"ks": [k], "seeds": [s], "settings": SETTINGS} for k in (16, 32, 64) for s in (0, 1)]
@@ -186,9 +187,9 @@ def test_local_processes_give_the_inline_results(tmp_path):
 
 
 def test_dask_local_cluster_gives_the_inline_results_for_identical_seeds(tmp_path):
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     inline = sweep.run_sweep(sweep_job, CONFIGS, tmp_path / "a.jsonl", executor=InlineExecutor())
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    cluster = local_dask_cluster(2, processes=False)
     with cluster, sweep.dask_executor(cluster.scheduler_address) as executor:
         on_dask = sweep.run_sweep(sweep_job, CONFIGS, tmp_path / "b.jsonl", executor=executor)
     _assert_same_runs(_results(on_dask), _results(inline))

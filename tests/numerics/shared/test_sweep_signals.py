@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from icl_verify.numerics.shared import sweep
+from tests.clusters import local_dask_cluster
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
@@ -203,7 +204,7 @@ def test_an_edited_record_is_refused_and_nothing_runs(tmp_path):
 
 
 def test_ctrl_c_with_dask_keeps_finished_jobs_and_cancels_the_rest(tmp_path):
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     jobs = configs(tmp_path, 4, blocking={1, 2, 3})
     results = tmp_path / "results.jsonl"
 
@@ -212,7 +213,7 @@ def test_ctrl_c_with_dask_keeps_finished_jobs_and_cancels_the_rest(tmp_path):
         os.kill(os.getpid(), signal.SIGINT)  # the sweep handles it: pytest is not interrupted
         (tmp_path / "release-1").touch()  # job 1 finishes during the grace period and must be kept
 
-    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None)
+    cluster = local_dask_cluster(1, processes=False)
     interrupter = threading.Thread(target=ctrl_c_while_job_1_runs, daemon=True)
     with cluster, sweep.dask_executor(cluster.scheduler_address) as executor:
         interrupter.start()
@@ -232,11 +233,10 @@ def test_ctrl_c_with_dask_keeps_finished_jobs_and_cancels_the_rest(tmp_path):
 DASK_SCRIPT = """
 import json, sys
 sys.path[:0] = {path!r}
-import distributed
 from icl_verify.numerics.shared import sweep
-from test_sweep_signals import signal_job
+from test_sweep_signals import local_dask_cluster, signal_job
 if __name__ == "__main__":
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = local_dask_cluster(2, processes=True)
     with sweep.dask_executor(cluster.scheduler_address) as ex:
         sweep.run_sweep(signal_job, json.loads({configs!r}), {results!r}, executor=ex)
 """
