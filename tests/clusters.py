@@ -1,5 +1,5 @@
-"""A Dask cluster for the tests that run on one (kept apart from conftest.py, whose imports cost a subprocess
-that needs only this about a second)."""
+"""The Dask cluster of the tests that run on one. A module of its own, not conftest.py: the subprocesses of
+tests/numerics/shared/test_sweep_signals.py import it, and conftest.py's imports would cost each about a second."""
 
 from __future__ import annotations
 

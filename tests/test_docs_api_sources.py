@@ -8,9 +8,9 @@ Marked ``docs_site``: the hook imports MkDocs (the docs extra).
 from __future__ import annotations
 
 import importlib.util
+import multiprocessing
 import os
-import subprocess
-import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 
@@ -104,23 +104,20 @@ def test_a_link_another_build_made_meanwhile_is_taken_as_made(tmp_path: Path, mo
     assert _layout(tmp_path) == _expected(tmp_path)
 
 
+def _lay_out_and_look(config_file_path: str, rounds: int) -> list[str]:
+    """Run the hook ``rounds`` times, as one build would; the files missing from ``pkg/`` after any run."""
+    hook, config = _hook(), SimpleNamespace(config_file_path=config_file_path)
+    tree = Path(config_file_path).parent / "build" / "api-src" / "pkg"
+    missing: list[str] = []
+    for _ in range(rounds):
+        hook.on_config(config)
+        missing += [n for n in FILES if not (tree / n).exists()]
+    return missing
+
+
 def test_builds_at_the_same_time_never_see_a_file_missing(tmp_path: Path) -> None:
-    _checkout(tmp_path)
-    rounds = 40
-    script = f"""
-import importlib.util, os, sys, types
-spec = importlib.util.spec_from_file_location("api_sources", {str(HOOK)!r})
-hook = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(hook)
-config = types.SimpleNamespace(config_file_path={str(tmp_path / "mkdocs.yml")!r})
-tree = os.path.join({str(tmp_path)!r}, "build", "api-src", "pkg")
-for _ in range({rounds}):
-    hook.on_config(config)
-    missing = [n for n in {FILES!r} if not os.path.exists(os.path.join(tree, n))]
-    if missing:
-        sys.exit("missing after a layout: " + ", ".join(missing))
-"""
-    builds = [subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True) for _ in range(4)]
-    errors = [b.communicate(timeout=120)[1] for b in builds]
-    assert [b.returncode for b in builds] == [0] * 4, "\n".join(errors)
+    config = _checkout(tmp_path)
+    with ProcessPoolExecutor(4, mp_context=multiprocessing.get_context("fork")) as builds:
+        runs = [builds.submit(_lay_out_and_look, config.config_file_path, 40) for _ in range(4)]
+        assert [run.result(timeout=120) for run in runs] == [[]] * 4
     assert _layout(tmp_path) == _expected(tmp_path)
