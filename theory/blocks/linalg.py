@@ -16,6 +16,7 @@ from sympy.matrices.expressions import Determinant, MatrixExpr, OneMatrix, Trace
 
 from icl_verify.blocks.backend import exp, inverse, is_matrix, is_symbolic
 from icl_verify.errors import InvalidArgument
+from icl_verify.maths.tolerance import Magnitude
 
 __all__ = ["broadcast", "det", "inverse", "ones", "softmax", "trace"]
 
@@ -33,6 +34,8 @@ def trace(m: Any) -> Any:
     _square("trace", m)
     if isinstance(m, MatrixExpr):
         return Trace(m)
+    if isinstance(m, Magnitude):  # the term magnitude of a trace is the trace of the magnitudes (no float: it cancels)
+        return np.trace(m)
     return m.trace() if isinstance(m, sp.MatrixBase) else float(np.trace(m))
 
 
@@ -41,7 +44,15 @@ def det(m: Any) -> Any:
     _square("det", m)
     if isinstance(m, MatrixExpr):
         return Determinant(m)
+    if isinstance(m, Magnitude):
+        return _det_magnitude(m)
     return m.det() if isinstance(m, sp.MatrixBase) else float(np.linalg.det(m))
+
+
+def _det_magnitude(m: Magnitude) -> Any:
+    """A bound on the terms of det M from their magnitudes |M|: Σ over permutations of ∏ |m_iσ(i)| = perm |M|
+    ≤ ∏_i Σ_j |m_ij| (each term takes one entry per row). det |M| would bound nothing: it cancels."""
+    return np.prod(np.sum(m, axis=1))
 
 
 def ones(rows: Any, cols: Any = 1, like: Any = None) -> Any:

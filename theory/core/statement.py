@@ -32,7 +32,15 @@ from icl_verify.core.bounds import DEFAULT_TIMEOUT, check_relation, inequality_c
 from icl_verify.core.checks.base import Check, parts
 from icl_verify.core.checks.bound import NumericBound
 from icl_verify.core.checks.explicit import Explicit
-from icl_verify.core.checks.numeric import MalformedComparison, Numeric, same_shape, side_values
+from icl_verify.core.checks.numeric import (
+    OUTSIDE_DOMAIN,
+    Inexact,
+    MalformedComparison,
+    Numeric,
+    same_shape,
+    side_values,
+)
+from icl_verify.core.checks.numeric import Sides as NumericSides
 from icl_verify.core.checks.symbolic import Symbolic
 from icl_verify.core.claims import Claim, Corrected, NoControl
 from icl_verify.core.expectation import (
@@ -48,6 +56,7 @@ from icl_verify.core.expectation import (
 from icl_verify.core.induction import Induction, IntegerSpec, Recursion, bound, induction_residuals
 from icl_verify.core.optimality import Argmin, Optimality, conditions
 from icl_verify.errors import InvalidArgument
+from icl_verify.maths.exact import entries, exact_case, floats_as_rationals
 from icl_verify.maths.strategies import Dimension, dimension, matrices, nonzero_matrices, reals, spd_matrices
 from icl_verify.maths.symbolic import as_explicit, grid
 from icl_verify.maths.tolerance import ATOL, RTOL, term_scale
@@ -64,40 +73,93 @@ class MatrixSpec:
     nonzero: bool = False  # numeric side: never the all-zero matrix (e.g. W0 ≠ 0)
     bound: float = 3.0
     spd: bool = False  # symmetric positive definite: Aᵀ = A on the symbolic sides, drawn as M Mᵀ + I
+    invertible: bool = False  # a general invertible matrix: drawn diagonally dominant, of either sign
 
 
 @dataclass(frozen=True)
 class ScalarSpec:
-    """A declared real scalar, optionally positive or non-zero, bounded by ``bound``."""
+    """A declared real scalar, optionally positive or non-zero, in [low, high] and never one of ``exclude``.
+
+    ``bound`` is only the magnitude of the numbers drawn where the range leaves a side open; ``low``,
+    ``high`` and ``exclude`` are the domain, and every check assumes them (z3 and the symbolic side too).
+    """
 
     positive: bool = False
     nonzero: bool = False
     bound: float = 2.0
+    low: float | None = None
+    high: float | None = None
+    exclude: tuple[float, ...] = ()
+
+    def interval(self) -> tuple[float, float]:
+        """The interval the numbers are drawn from: the domain, cut to ``bound`` where it is open."""
+        low = self.low if self.low is not None else (0.0 if self.positive else -self.bound)
+        high = self.high if self.high is not None else max(self.bound, low + self.bound)
+        if self.low is None and self.high is not None and not self.positive:
+            low = min(-self.bound, high - self.bound)
+        if self.positive and self.low is None:
+            low = min(1.0 / 16, high / 2)  # positive numbers bounded away from 0, as reals(positive=True) draws
+        return low, high
 
 
-def matrix(rows: Size, cols: Size, *, nonzero: bool = False, bound: float = 3.0, spd: bool = False) -> MatrixSpec:
+def matrix(
+    rows: Size, cols: Size, *, nonzero: bool = False, bound: float = 3.0, spd: bool = False, invertible: bool = False
+) -> MatrixSpec:
     """Declare a matrix of shape (rows, cols); a size is a name such as ``"N"`` or an integer.
 
     ``spd=True`` declares a symmetric positive definite matrix (rows = cols): the symbolic and exact
     checks use Aᵀ = A (a symmetric matrix of entries), the numeric check draws M Mᵀ + I. An identity
     of rational functions that holds for every SPD matrix holds for every symmetric one (SPD
     matrices are Zariski-dense in the symmetric ones), so the checks lose nothing by it.
+    ``invertible=True`` declares a general (non-symmetric) invertible matrix: the numeric check draws
+    ±(M + (n·bound + 1) I), strictly diagonally dominant and so invertible (Lévy–Desplanques) with
+    condition number below 2n·bound + 1; these form an open set, so an identity of rational functions
+    refuted anywhere is refuted there too.
     """
-    if spd and rows != cols:
-        raise InvalidArgument(f"spd=True needs a square matrix, got rows={rows!r} and cols={cols!r}")
+    if (spd or invertible) and rows != cols:
+        what = "spd=True" if spd else "invertible=True"
+        raise InvalidArgument(f"{what} needs a square matrix, got rows={rows!r} and cols={cols!r}")
     for arg, value in (("rows", rows), ("cols", cols)):
         if isinstance(value, bool) or not isinstance(value, (str, int)) or (isinstance(value, int) and value < 1):
             raise InvalidArgument(f"{arg} must be a size name or a positive integer, got {value!r}")
         if isinstance(value, str) and not value.isidentifier():
             raise InvalidArgument(f"{arg} must be a size name that is a Python identifier, got {value!r}")
     _positive_bound(bound)
-    return MatrixSpec(rows, cols, nonzero, float(bound), bool(spd))
+    return MatrixSpec(rows, cols, nonzero, float(bound), bool(spd), bool(invertible))
 
 
-def scalar(*, positive: bool = False, nonzero: bool = False, bound: float = 2.0) -> ScalarSpec:
-    """Declare a real scalar; ``positive`` or ``nonzero`` become SymPy assumptions and drawing bounds."""
+def scalar(
+    *,
+    positive: bool = False,
+    nonzero: bool = False,
+    bound: float = 2.0,
+    low: float | None = None,
+    high: float | None = None,
+    exclude: Iterable[float] = (),
+) -> ScalarSpec:
+    """Declare a real scalar; ``positive`` or ``nonzero`` become SymPy assumptions and drawing bounds.
+
+    ``low`` and ``high`` (inclusive) and ``exclude`` (values such as ``r = 1`` where a side is
+    undefined) declare its domain: every check assumes them, z3 included. ``bound`` is the magnitude
+    of the numbers drawn where the domain is open.
+    """
     _positive_bound(bound)
-    return ScalarSpec(positive, nonzero, float(bound))
+    ends = {name: _finite_number(name, value) for name, value in (("low", low), ("high", high)) if value is not None}
+    if "low" in ends and "high" in ends and ends["low"] >= ends["high"]:
+        raise InvalidArgument(f"low must be below high, got low={low!r} and high={high!r}")
+    if positive and ends.get("high", 1.0) <= 0:
+        raise InvalidArgument(f"a positive scalar needs high > 0, got high={high!r}")
+    if isinstance(exclude, (str, bytes)) or not isinstance(exclude, Iterable):
+        raise InvalidArgument(f"exclude must be a list of numbers, got {exclude!r}")
+    excluded = tuple(_finite_number("exclude", v) for v in exclude)
+    low_end = max(ends.get("low", 0.0), 0.0) if positive else ends.get("low")
+    return ScalarSpec(positive, nonzero, float(bound), low_end, ends.get("high"), excluded)
+
+
+def _finite_number(arg: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+        raise InvalidArgument(f"{arg} must be a finite number, got {value!r}")
+    return float(value)
 
 
 def _positive_bound(bound: Any) -> None:
@@ -143,16 +205,31 @@ def symbolic_values(symbols: Mapping[str, Spec], sizes: Mapping[str, Any]) -> di
     }
 
 
+def _draw_scalar(spec: ScalarSpec) -> st.SearchStrategy[float]:
+    """A number of the declared domain (:meth:`ScalarSpec.interval`), never an excluded value."""
+    low, high = spec.interval()
+    if spec.nonzero and spec.low is None and spec.high is None:
+        magnitude = reals(spec.bound, positive=True)
+        drawn = st.one_of(magnitude, magnitude.map(lambda v: -v))
+    else:
+        drawn = st.floats(low, high, allow_nan=False, allow_infinity=False, allow_subnormal=False)
+    forbidden = set(spec.exclude) | ({0.0} if spec.nonzero or spec.positive else set())
+    return drawn.filter(lambda v: v not in forbidden) if forbidden else drawn
+
+
+def _invertible(m: np.ndarray, negative: bool, bound: float) -> np.ndarray:
+    """±(M + (n·bound + 1) I): strictly diagonally dominant, hence invertible (Lévy–Desplanques)."""
+    shifted = m + (m.shape[0] * bound + 1.0) * np.eye(m.shape[0])
+    return -shifted if negative else shifted
+
+
 def _draw_spec(spec: Spec, sizes: Mapping[str, int]) -> st.SearchStrategy:
     if isinstance(spec, ScalarSpec):
-        if spec.positive:
-            return reals(spec.bound, positive=True)
-        if spec.nonzero:
-            magnitude = reals(spec.bound, positive=True)
-            return st.one_of(magnitude, magnitude.map(lambda v: -v))
-        return reals(spec.bound)
+        return _draw_scalar(spec)
     rows, cols = (sizes[s] if isinstance(s, str) else s for s in (spec.rows, spec.cols))
     drawn = (nonzero_matrices if spec.nonzero else matrices)(rows, cols, spec.bound)
+    if spec.invertible:
+        return st.tuples(drawn, st.booleans()).map(lambda mb: _invertible(mb[0], mb[1], spec.bound))
     return drawn.map(lambda m: m @ m.T + np.eye(rows)) if spec.spd else drawn
 
 
@@ -237,15 +314,18 @@ class _Sides:
     symbols: Mapping[str, Spec]
     lhs: Callable[..., Any]
     rhs: Callable[..., Any]
+    integers: tuple[str, ...] = ()
 
     def symbolic(self) -> list[Any]:
         names = size_names(self.symbols)
         sizes = {n: _size_symbol(n) for n in names}
-        return self._symmetric(residuals(self.lhs, self.rhs, {**symbolic_values(self.symbols, sizes), **sizes}))
+        with floats_as_rationals():  # a literal 0.5 is the rational 1/2, not a 53-bit Float that rounds
+            return self._symmetric(residuals(self.lhs, self.rhs, {**symbolic_values(self.symbols, sizes), **sizes}))
 
     def explicit(self, **sizes: int) -> list[Any]:
         values = symbolic_values(self.symbols, sizes)
-        return self._symmetric(as_explicit(residuals(self.lhs, self.rhs, {**values, **sizes})))
+        with floats_as_rationals():
+            return self._symmetric(as_explicit(residuals(self.lhs, self.rhs, {**values, **sizes})))
 
     def _symmetric(self, parts: list[Any]) -> list[Any]:
         """Aᵀ → A for every ``spd`` matrix; at concrete sizes A[j, i] → A[i, j] (i < j)."""
@@ -257,12 +337,97 @@ class _Sides:
             r = r.replace(
                 lambda e: isinstance(e, Transpose) and str(getattr(e.arg, "name", "")) in spd, lambda e: e.arg
             )
-            lower = {e: e.parent[e.j, e.i] for e in r.atoms(MatrixElement) if str(e.parent.name) in spd and e.i > e.j}
+            lower = {
+                e: e.parent[e.j, e.i]
+                for e in r.atoms(MatrixElement)
+                if str(getattr(e.parent, "name", "")) in spd and e.i > e.j
+            }
             out.append(r.xreplace(lower) if lower else r)
         return out
 
     def numeric(self, case: Mapping[str, Any]) -> tuple:
         return compare(self.lhs, self.rhs, case)
+
+    def exact(self, case: Mapping[str, Any]) -> list[Any]:
+        """lhs − rhs at a drawn case in exact arithmetic (its floats as rationals; see :func:`exact_residuals`)."""
+        return exact_residuals(self.lhs, self.rhs, case)
+
+    def probe(self) -> str | None:
+        """A message when the sides compute different things on NumPy arrays and on exact SymPy matrices.
+
+        Both evaluations at one generic point (:func:`_probe_values`, distinct sizes 2, 3, …) must agree
+        to well within rounding; NumPy's ``**`` on a matrix is element-wise where SymPy's is the matrix
+        power, the usual cause. ``None`` when they agree or a side does not run on exact numbers.
+        """
+        names = size_names(self.symbols) + list(self.integers)
+        sizes = {n: 2 + i for i, n in enumerate(names)}
+        values = {**_probe_values(self.symbols, sizes), **sizes}
+        return semantics_differ({"lhs": self.lhs, "rhs": self.rhs}, values)
+
+
+def exact_residuals(lhs: Callable[..., Any], rhs: Callable[..., Any], case: Mapping[str, Any]) -> list[Any]:
+    """lhs − rhs at ``case`` with its floats as the rationals they are, evaluated by SymPy.
+
+    Raises what :data:`~icl_verify.core.checks.numeric.OUTSIDE_DOMAIN` lists where a side is undefined
+    there (a singular matrix), and :class:`Inexact` where a side needs NumPy numbers.
+    """
+    values = exact_case(case)
+    try:
+        with floats_as_rationals():
+            out = [_evaluated(r) for r in residuals(lhs, rhs, values)]
+    except OUTSIDE_DOMAIN:
+        raise
+    except Exception as exc:  # a side that needs NumPy numbers (np.exp of a Rational, a float() of a matrix …)
+        raise Inexact(f"{type(exc).__name__}: {exc}") from None
+    for r in out:
+        if any(e.has(sp.zoo, sp.nan) for e in entries(r)):
+            raise ZeroDivisionError("a side divides by zero at this point in exact arithmetic")
+        if any(e.free_symbols or e.atoms(sp.Float) for e in entries(r)):
+            raise Inexact("a side's exact value is not a number of SymPy's exact kinds")
+    return out
+
+
+def _evaluated(value: Any) -> Any:
+    """An exact side's value with every unevaluated trace, determinant, inverse and product carried out."""
+    if isinstance(value, (sp.Basic, sp.MatrixBase)):
+        value = value.doit()
+    if isinstance(value, sp.MatrixExpr) and not isinstance(value, sp.MatrixBase):
+        value = value.as_explicit()
+    return as_explicit([value])[0] if isinstance(value, sp.Basic) else value
+
+
+PROBE_AGREEMENT = 1e-6
+"""How closely the NumPy and the exact evaluation of a side must agree at the probe point (relative)."""
+
+
+def semantics_differ(sides: Mapping[str, Callable[..., Any]], values: Mapping[str, Any]) -> str | None:
+    """A message naming the first side whose NumPy value differs from its exact value at ``values``, else ``None``."""
+    for name, fn in sides.items():
+        try:
+            with np.errstate(all="ignore"):
+                approximate = [np.asarray(p) for p in parts(_call(fn, values))]
+            if any(a.dtype.kind not in "biuf" for a in approximate):
+                continue  # complex or non-numeric: the numeric check names it
+            with floats_as_rationals():
+                exact_parts = [_evaluated(p) for p in parts(_call(fn, exact_case(values)))]
+            exact_values = [np.array([float(e) for e in entries(p)]) for p in exact_parts]
+        except Exception:  # a side that does not run here is reported by the checks themselves
+            continue
+        for a, e in zip(approximate, exact_values):
+            if a.size != e.size or not np.all(np.isfinite(a)):
+                continue
+            gap = float(np.max(np.abs(a.ravel() - e), initial=0.0))
+            if gap > PROBE_AGREEMENT * (1.0 + float(np.max(np.abs(e), initial=0.0))):
+                return (
+                    f"{name} computes different values on NumPy arrays and on SymPy matrices at the same point "
+                    f"(sizes {_sizes_text(values)}; largest difference {gap:.3g}): NumPy's ** is element-wise "
+                    "where SymPy's is a matrix power — write iv.matpow(M, k) for the matrix power"
+                )
+    return None
+
+
+def _sizes_text(values: Mapping[str, Any]) -> str:
+    return str({k: v for k, v in values.items() if isinstance(v, int)})
 
 
 def _check_side(arg: str, fn: Any, known: Iterable[str]) -> None:
@@ -302,8 +467,11 @@ def _equality_forms(
     symbols: Mapping[str, Spec], lhs: Callable[..., Any], rhs: Callable[..., Any], integers: Mapping[str, IntegerSpec]
 ) -> dict[str, Any]:
     """The counterpart of ``lhs = rhs`` for each check kind; over an integer parameter the symbolic one is the induction."""
-    sides = _Sides(symbols, lhs, rhs)
-    forms: dict[str, Any] = {Explicit.kind: sides.explicit, Numeric.kind: sides.numeric}
+    sides = _Sides(symbols, lhs, rhs, tuple(integers))
+    forms: dict[str, Any] = {
+        Explicit.kind: sides.explicit,
+        Numeric.kind: NumericSides(sides.numeric, sides.exact, sides.probe),
+    }
     if not integers:
         forms[Symbolic.kind] = sides.symbolic
     elif (over := _recursion_over(lhs, rhs)) is not None:
@@ -492,13 +660,23 @@ def _argmin_checks(
 
 
 def _scalar_assumptions(symbols: Mapping[str, Spec], values: Mapping[str, Any]) -> list[Any]:
-    """The declared scalar assumptions as SymPy relations: x > 0 for positive, x ≠ 0 for nonzero."""
+    """The declared scalar assumptions as SymPy relations: x > 0 for positive, x ≠ 0 for nonzero, and the domain
+    (x ≥ low, x ≤ high, x ≠ v for each excluded v)."""
     out: list[Any] = []
     for name, spec in symbols.items():
-        if isinstance(spec, ScalarSpec) and spec.positive:
-            out.append(sp.StrictGreaterThan(values[name], 0, evaluate=False))
-        elif isinstance(spec, ScalarSpec) and spec.nonzero:
-            out.append(sp.Ne(values[name], 0, evaluate=False))
+        if not isinstance(spec, ScalarSpec):
+            continue
+        x = values[name]
+        if spec.positive:
+            out.append(sp.StrictGreaterThan(x, 0, evaluate=False))
+        elif spec.nonzero:
+            out.append(sp.Ne(x, 0, evaluate=False))
+        exact_end = lambda v: sp.Rational(v)  # noqa: E731  (a float end point is the rational it is)
+        if spec.low is not None and not (spec.positive and spec.low == 0):
+            out.append(sp.GreaterThan(x, exact_end(spec.low), evaluate=False))
+        if spec.high is not None:
+            out.append(sp.LessThan(x, exact_end(spec.high), evaluate=False))
+        out += [sp.Ne(x, exact_end(v), evaluate=False) for v in spec.exclude]
     return out
 
 
@@ -562,22 +740,38 @@ def _probe_values(symbols: Mapping[str, Spec], sizes: Mapping[str, int]) -> dict
     rng = np.random.default_rng(0)
     values: dict[str, Any] = {}
     for name, spec in symbols.items():
-        if isinstance(spec, ScalarSpec):
+        if isinstance(spec, ScalarSpec) and (spec.low is not None or spec.high is not None):
+            low, high = spec.interval()
+            values[name] = rng.uniform(low + (high - low) / 4, high - (high - low) / 4)
+        elif isinstance(spec, ScalarSpec):
             values[name] = rng.uniform(0.5, 1.5) if spec.positive or spec.nonzero else rng.uniform(-1.0, 1.0)
         elif isinstance(spec, MatrixSpec):
             rows, cols = (sizes[s] if isinstance(s, str) else s for s in (spec.rows, spec.cols))
             m = rng.uniform(-1.0, 1.0, size=(rows, cols))
-            values[name] = m @ m.T + np.eye(rows) if spec.spd else m
+            values[name] = m @ m.T + np.eye(rows) if spec.spd else _invertible(m, False, 1.0) if spec.invertible else m
     return values
 
 
-def _check_corrected_shapes(symbols: Mapping[str, Spec], names: list[str], sides: Mapping[str, Callable]) -> None:
-    """``corrected`` must have the shape of both sides: compared at distinct concrete sizes 2, 3, …, on numbers."""
+def _probe_shapes(arg: str, fn: Callable[..., Any], values: Mapping[str, Any]) -> list[tuple] | None:
+    """The shapes of a side's parts at the probe values; a usage error (an inverse of a non-square matrix)
+    names the side; a side that cannot run here gives ``None`` (its checks report it)."""
+    try:
+        with np.errstate(all="ignore"):
+            return [getattr(p, "shape", ()) for p in parts(_call(fn, values))]
+    except InvalidArgument as exc:
+        sizes = {k: v for k, v in values.items() if isinstance(v, int)}
+        raise InvalidArgument(f"{arg} is undefined for the declared shapes: {exc} at sizes {sizes}") from None
+    except Exception:
+        return None
+
+
+def _check_defined(symbols: Mapping[str, Spec], names: list[str], sides: Mapping[str, Callable]) -> None:
+    """Every side must be defined for the declared shapes, and ``corrected`` have the shape of both sides:
+    checked at distinct concrete sizes 2, 3, …, on numbers (so n × d is not square even where n = d could be)."""
     sizes = {n: 2 + i for i, n in enumerate(names)}
     values = {**_probe_values(symbols, sizes), **sizes}
-    try:
-        shapes = {arg: [getattr(p, "shape", ()) for p in parts(_call(fn, values))] for arg, fn in sides.items()}
-    except Exception:  # a side that cannot run here is reported by the checks themselves
+    shapes = {arg: _probe_shapes(arg, fn, values) for arg, fn in sides.items()}
+    if "corrected" not in shapes or any(v is None for v in shapes.values()):
         return
     for arg in ("lhs", "rhs"):
         if shapes[arg] != shapes["corrected"]:
@@ -642,7 +836,7 @@ def statement(
     _check_control(holds, corrected, no_control, correction)
     if corrected is not None:
         _check_side("corrected", corrected, known)
-        _check_corrected_shapes(symbols, names, {"lhs": lhs, "rhs": rhs, "corrected": corrected})
+    _check_defined(symbols, names, {"lhs": lhs, "rhs": rhs} | ({"corrected": corrected} if corrected else {}))
     ranges = {n: integers[n].strategy(n, sizes.get(n)) if n in integers else sizes.get(n, (1, 4)) for n in names}
     low = {n: integers[n].low for n in integers}
     exact = grid(

@@ -11,7 +11,10 @@ floating-point counterexample counts only once its residual's sign is decided no
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import sys
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import mpmath
@@ -20,6 +23,9 @@ import sympy as sp
 
 Sign = int | None
 """−1, 0 or 1; ``None`` when the sign could not be decided."""
+
+_SYMPY_CONVERTER: dict[type, Any] = sys.modules["sympy.core.sympify"]._sympy_converter
+"""SymPy's table of how a Python type becomes a SymPy object (``sympify``)."""
 
 PRECISIONS = (80, 200, 600)
 """Bits of working precision of the successive interval evaluations."""
@@ -177,3 +183,27 @@ def _root_interval(root: sp.CRootOf, prec: int) -> Any:
     low = mpmath.iv.mpf(int(a.p)) / int(a.q)
     high = mpmath.iv.mpf(int(b.p)) / int(b.q)
     return mpmath.iv.mpf([low.a, high.b])
+
+
+_CONVERTER_LOCK = threading.Lock()
+
+
+@contextmanager
+def floats_as_rationals() -> Iterator[None]:
+    """Within this block, a Python float meeting a SymPy number becomes the rational it is, not a 53-bit ``Float``.
+
+    A side written ``1.5 * trace(A)`` evaluated at an exact point then stays exact (SymPy would otherwise
+    round every later operation to the float's precision). SymPy's conversion table of Python types is
+    restored on leaving; a lock keeps two threads of one process from interleaving the swap.
+
+    >>> with floats_as_rationals():
+    ...     0.1 * sp.Rational(1, 3)
+    3602879701896397/108086391056891904
+    """
+    with _CONVERTER_LOCK:
+        saved = _SYMPY_CONVERTER[float]
+        _SYMPY_CONVERTER[float] = sp.Rational
+        try:
+            yield
+        finally:
+            _SYMPY_CONVERTER[float] = saved

@@ -5,18 +5,21 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar
 
 import numpy as np
-from hypothesis import HealthCheck, Phase, Verbosity, find, settings
-from hypothesis.errors import HypothesisException, NoSuchExample
+from hypothesis import HealthCheck, Phase, Verbosity, assume, find, settings
+from hypothesis.errors import HypothesisException, NoSuchExample, Unsatisfiable
 from hypothesis.strategies import SearchStrategy
 from numpy.typing import NDArray
+from sympy.matrices.exceptions import NonInvertibleMatrixError
 
-from icl_verify.core.checks.base import Check, Found
+from icl_verify.core.checks.base import Check, Found, short
 from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, counterexample
 from icl_verify.errors import IclVerifyError, InvalidArgument
+from icl_verify.maths.exact import nonzero
 from icl_verify.maths.strategies import source_independent_draws
 
 
@@ -143,6 +146,113 @@ def _settings(max_examples: int) -> settings:
     )
 
 
+OUTSIDE_DOMAIN: tuple[type[BaseException], ...] = (
+    np.linalg.LinAlgError,
+    ZeroDivisionError,
+    FloatingPointError,
+    OverflowError,
+    NonFiniteComparison,
+    NonInvertibleMatrixError,
+)
+"""What a side raises at a point where it is undefined (a singular matrix, a division by zero, NaN or inf):
+such a draw is rejected, like ``hypothesis.assume``, and counted — it is no counterexample and no error."""
+
+MOSTLY_UNDEFINED = 0.9
+"""A statement undefined at this share of the draws (or more) is an error: its domain must be declared."""
+
+FLOAT_ONLY_MARGIN = 1e4
+"""Where a side cannot be evaluated exactly, a floating-point counterexample of an automatic tolerance
+counts only when |lhs − rhs| exceeds the rounding bound by this factor (and the evidence says so)."""
+
+
+class Confirmation(StrEnum):
+    """What exact arithmetic says of a floating-point counterexample (:mod:`icl_verify.maths.exact`)."""
+
+    CONFIRMED = "confirmed exactly"  # the exact residual at the drawn point is non-zero
+    ROUNDING = "rounding"  # the exact residual is 0: the float comparison failed by rounding
+    OUTSIDE = "outside the domain"  # in exact arithmetic a side is undefined there (a singular matrix)
+    UNDECIDED = "undecided"  # the exact residual's sign could not be decided
+    FLOAT_ONLY = "floating point only"  # no exact evaluation: the float comparison decides, with a margin
+
+
+@dataclass(frozen=True)
+class Sides:
+    """A comparison with its exact counterpart: called as ``compare(case)``; ``exact(case)`` gives lhs − rhs
+    at the same point in exact arithmetic (a list of SymPy values), or raises :class:`Inexact`.
+
+    ``probe()`` (optional) returns a message when the two evaluations of the sides compute different
+    things at a generic point (NumPy's ``**`` is element-wise, SymPy's a matrix power), else ``None``.
+    """
+
+    compare: Callable[[Mapping[str, Any]], tuple]
+    exact: Callable[[Mapping[str, Any]], list[Any]]
+    probe: Callable[[], str | None] = lambda: None
+
+    def __call__(self, case: Mapping[str, Any]) -> tuple:
+        return self.compare(case)
+
+
+class Inexact(IclVerifyError):
+    """A side cannot be evaluated in exact arithmetic (it needs NumPy numbers)."""
+
+
+def confirm(sides: Any, case: Mapping[str, Any]) -> tuple[Confirmation, str]:
+    """Decide a floating-point counterexample at ``case`` in exact arithmetic: the verdict and the exact residual."""
+    exact = getattr(sides, "exact", None)
+    if exact is None:
+        return Confirmation.FLOAT_ONLY, ""
+    try:
+        residual = exact(case)
+    except OUTSIDE_DOMAIN:
+        return Confirmation.OUTSIDE, ""
+    except Inexact:
+        return Confirmation.FLOAT_ONLY, ""
+    answer = nonzero(residual)
+    if answer is None:
+        return Confirmation.UNDECIDED, ""
+    return (Confirmation.CONFIRMED, short(_residual_text(residual))) if answer else (Confirmation.ROUNDING, "")
+
+
+def _residual_text(residual: list[Any]) -> str:
+    """An exact residual on one line: each part a number or a matrix as its nested list of rows, "; " between."""
+    return "; ".join(str(p.tolist()) if hasattr(p, "tolist") else str(p) for p in residual)
+
+
+@dataclass
+class _Tally:
+    """What the search met besides passing cases: draws outside the domain and failures not confirmed."""
+
+    evaluated: int = 0
+    rejected: int = 0
+    why_rejected: str = ""
+    unconfirmed: dict[Confirmation, int] = field(default_factory=dict)
+
+    def reject(self, error: BaseException) -> None:
+        self.rejected += 1
+        self.why_rejected = self.why_rejected or _describe(error)
+
+    def note(self, confirmation: Confirmation) -> None:
+        self.unconfirmed[confirmation] = self.unconfirmed.get(confirmation, 0) + 1
+
+    def mostly_undefined(self) -> bool:
+        return self.evaluated > 0 and self.rejected >= MOSTLY_UNDEFINED * self.evaluated
+
+    def describe(self) -> str:
+        """The rejected draws and unconfirmed failures, for the evidence ("" when there were none)."""
+        out = []
+        if self.rejected:
+            out.append(f"{self.rejected} draw(s) outside the domain rejected ({self.why_rejected})")
+        for what, n in self.unconfirmed.items():
+            meaning = {
+                Confirmation.ROUNDING: "rounding (exact residual 0)",
+                Confirmation.OUTSIDE: "outside the domain in exact arithmetic",
+                Confirmation.UNDECIDED: "of undecided exact sign",
+                Confirmation.FLOAT_ONLY: f"within {FLOAT_ONLY_MARGIN:g}× the rounding bound (no exact evaluation)",
+            }[what]
+            out.append(f"{n} floating-point failure(s) {meaning}, not counted")
+        return "; ".join(out)
+
+
 @dataclass(frozen=True)
 class Numeric(Check):
     """Numeric property: ``compare(case)`` returns ``(lhs, rhs)`` or ``(lhs, rhs, scale)`` for a drawn case.
@@ -154,6 +264,10 @@ class Numeric(Check):
     ``compare`` receives a read-only copy of the case (:func:`read_only`): a side that modifies its
     inputs in place is an error, never a pass. A crash, a shape mismatch, a complex or non-numeric
     side at any case is an error naming that case's sizes (:func:`compare_with_tolerance`).
+
+    A draw where a side is undefined (:data:`OUTSIDE_DOMAIN`) is rejected and counted. When ``compare``
+    is a :class:`Sides` (statements written once), a failing case is a candidate until :func:`confirm`
+    finds its exact residual non-zero; a plain ``compare`` is decided in floating point, as the evidence says.
     """
 
     cases: SearchStrategy[Mapping[str, Any]]
@@ -164,47 +278,97 @@ class Numeric(Check):
     kind: ClassVar[str] = Kind.NUMERIC
     rank: ClassVar[int] = 0
 
+    def _fails(self, case: Mapping[str, Any], tally: _Tally, seen: list[dict[str, int]]) -> bool:
+        """Whether ``case`` is a counterexample: a float failure that exact arithmetic confirms."""
+        seen.append(_sizes_of(case))
+        tally.evaluated += 1
+        try:
+            ok, err, tol = compare_with_tolerance(_compared(self.compare, case), self.rtol, self.atol)
+        except HypothesisException:  # assume() in a compare: Hypothesis' own control flow
+            raise
+        except OUTSIDE_DOMAIN as exc:
+            tally.reject(exc)
+            assume(False)
+        except Exception as exc:  # a crash or a malformed comparison at a case is no counterexample
+            raise _BrokenCase(case, exc) from exc
+        if ok:
+            return False
+        confirmation, _ = confirm(self.compare, case)
+        if confirmation == Confirmation.CONFIRMED:
+            return True
+        if confirmation == Confirmation.FLOAT_ONLY and (
+            not isinstance(self.compare, Sides) or err > FLOAT_ONLY_MARGIN * tol
+        ):
+            return True
+        tally.note(confirmation)
+        return False
+
     def run(self, seed: int, max_examples: int) -> Found:
         t0 = time.perf_counter()
         seen: list[dict[str, int]] = []
-
-        def fails(case: Mapping[str, Any]) -> bool:
-            seen.append(_sizes_of(case))
-            try:
-                ok, _, _ = compare_with_tolerance(_compared(self.compare, case), self.rtol, self.atol)
-            except HypothesisException:  # assume() in a compare: Hypothesis' own control flow
-                raise
-            except Exception as exc:  # a crash or a malformed comparison at a case is no counterexample
-                raise _BrokenCase(case, exc) from exc
-            return not ok
-
+        tally = _Tally()
+        problem = getattr(self.compare, "probe", lambda: None)()
+        if problem:
+            return Found(Evidence(self.kind, Status.ERROR, problem, time.perf_counter() - t0))
         try:
-            with source_independent_draws():
-                case = find(self.cases, fails, settings=_settings(max_examples), random=random.Random(seed))
-        except NoSuchExample:
-            detail = f"{len(seen)} random cases pass (seed {seed})"
-            if any(seen):
-                detail += f"; {_coverage(seen)}"
-            return Found(Evidence(self.kind, Status.VERIFIED, detail, time.perf_counter() - t0))
+            with source_independent_draws(), np.errstate(all="ignore"):
+                case = find(
+                    self.cases,
+                    lambda c: self._fails(c, tally, seen),
+                    settings=_settings(max_examples),
+                    random=random.Random(seed),
+                )
+        except (NoSuchExample, Unsatisfiable):
+            return Found(self._passed(seed, seen, tally, time.perf_counter() - t0))
         except _BrokenCase as broken:
             detail = f"{_describe(broken.error)} in case {len(seen)} at sizes {_sizes_of(broken.case)} (seed {seed})"
             return Found(Evidence(self.kind, Status.ERROR, detail, time.perf_counter() - t0))
-        _, err, tol = compare_with_tolerance(_compared(self.compare, case), self.rtol, self.atol)
+        return Found(self._refuted(case, seed, tally, time.perf_counter() - t0), case)
+
+    def _passed(self, seed: int, seen: list[dict[str, int]], tally: _Tally, seconds: float) -> Evidence:
+        """No counterexample: verified on what was covered, or an error when almost every draw was undefined."""
+        if tally.mostly_undefined():
+            detail = (
+                f"the sides are undefined at {tally.rejected} of {tally.evaluated} draws ({tally.why_rejected}; "
+                f"seed {seed}): declare the domain, e.g. iv.matrix(n, n, invertible=True) or iv.scalar(low=..., "
+                "exclude=...)"
+            )
+            return Evidence(self.kind, Status.ERROR, detail, seconds)
+        detail = f"{tally.evaluated - tally.rejected} random cases pass (seed {seed})"
+        if any(seen):
+            detail += f"; {_coverage(seen)}"
+        if extra := tally.describe():
+            detail += f"; {extra}"
+        return Evidence(self.kind, Status.VERIFIED, detail, seconds)
+
+    def _refuted(self, case: Mapping[str, Any], seed: int, tally: _Tally, seconds: float) -> Evidence:
+        """The shrunk counterexample, with how it was confirmed."""
+        with np.errstate(all="ignore"):
+            _, err, tol = compare_with_tolerance(_compared(self.compare, case), self.rtol, self.atol)
+        confirmation, residual = confirm(self.compare, case)
         sizes = _sizes_of(case)
         values = {k: v for k, v in case.items() if k not in sizes}
-        cex = counterexample(self.kind, sizes, values, err, tol, seed)
-        detail = f"shrunk counterexample at {sizes}: |lhs − rhs| = {err:.3g} > {tol:.3g} (seed {seed})"
-        return Found(Evidence(self.kind, Status.REFUTED, detail, time.perf_counter() - t0, cex), case)
+        extra = {"exact_residual": residual} if residual else {}
+        cex = counterexample(self.kind, sizes, values, err, tol, seed, confirmation=str(confirmation), **extra)
+        how = f"confirmed exactly, residual {residual}" if residual else "in floating point only: not confirmed exactly"
+        detail = f"shrunk counterexample at {sizes}: |lhs − rhs| = {err:.3g} > {tol:.3g}, {how} (seed {seed})"
+        if extra_tally := tally.describe():
+            detail += f"; {extra_tally}"
+        return Evidence(self.kind, Status.REFUTED, detail, seconds, cex)
 
     def control_at(self, at: Mapping[str, Any], corrected: Callable[[Mapping[str, Any]], tuple]) -> Evidence:
-        """The corrected compare on the shrunk case must pass the refutation's own tolerance (same rtol, atol, scale)."""
+        """The corrected compare on the shrunk case must pass the refutation's own tolerance (same rtol, atol, scale),
+        or, where it has an exact form, have residual exactly 0 there."""
         t0 = time.perf_counter()
-        _, _, tol = compare_with_tolerance(_compared(self.compare, at), self.rtol, self.atol)  # the case's own
-        _, err, _ = compare_with_tolerance(_compared(corrected, at), self.rtol, self.atol)
+        with np.errstate(all="ignore"):
+            _, _, tol = compare_with_tolerance(_compared(self.compare, at), self.rtol, self.atol)  # the case's own
+            _, err, _ = compare_with_tolerance(_compared(corrected, at), self.rtol, self.atol)
         ok = err <= tol
         relation = "≤" if ok else ">"
         detail = (
             f"numeric: the corrected form at the shrunk counterexample, |lhs − rhs| = {err:.3g} {relation} {tol:.3g}"
         )
+        if not ok and confirm(corrected, at)[0] == Confirmation.ROUNDING:
+            ok, detail = True, detail + ", by rounding: its exact residual there is 0"
         status = ControlStatus.PASSED if ok else ControlStatus.FAILED
         return Evidence(Kind.CONTROL, status, detail, time.perf_counter() - t0)
