@@ -112,7 +112,9 @@ def test_a_proving_kind_runs_its_control_when_another_check_refutes():
         corrected=iv.Corrected(always=lambda: True, inequality=lambda x: x * x),
     )
     result = iv.check(claim)
-    assert result.verdict is iv.Verdict.REFUTED  # a refutation outranks a proof
+    # a proof for every size beside a counterexample: the checks disagree, which is an error, never resolved silently
+    assert result.verdict is iv.Verdict.ERROR
+    assert [e.status for e in result.evidence if e.kind == Kind.CONSISTENCY] == ["error"]
     controls = [e.detail for e in result.evidence if e.kind == Kind.CONTROL]
     assert controls == ["inequality: the corrected form at x = 3", "always: the corrected decree"]
 

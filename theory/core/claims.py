@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 
 from icl_verify.core import display, verdicts
 from icl_verify.core.checks.base import Check, Found, guarded
+from icl_verify.core.checks.explicit import Explicit
 from icl_verify.core.checks.numeric import Numeric
 from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Residual, Status
 from icl_verify.core.verdicts import Verdict
@@ -283,6 +284,44 @@ def _controls(corrected: Corrected | NoControl, runs: Sequence[tuple[Check, Foun
     return [Evidence(Kind.CONTROL, ControlStatus.MISSING, detail, 0.0)]
 
 
+LIKELY_CAUSE = (
+    "likely cause: a side that computes differently on NumPy arrays and on SymPy matrices (NumPy's ** is "
+    "element-wise, SymPy's a matrix power: write iv.matpow), or a fault in one of the checks"
+)
+
+
+def _same_sizes(found: Found, check: Check) -> bool:
+    """Whether a refutation's counterexample sits at one of the sizes an :class:`Explicit` check verified exactly."""
+    cex = found.evidence.counterexample or {}
+    return isinstance(check, Explicit) and cex.get("sizes") in [dict(s) for s in check.sizes]
+
+
+def disagreement(runs: Sequence[tuple[Check, Found]]) -> Evidence | None:
+    """An ``error`` row when the checks contradict each other, else ``None``.
+
+    A proof for every size against a counterexample, or an exact expansion to 0 at the very sizes where
+    another check refuted, cannot both be right: the claim is ERROR with both pieces of evidence, never
+    resolved silently (a symbolic proof is overturned only by a counterexample the same exact arithmetic
+    confirms, and then the contradiction itself is the bug to report).
+    """
+    refuted = [(c, f) for c, f in runs if f.evidence.status == Status.REFUTED]
+    if not refuted:
+        return None
+    proved = [(c, f) for c, f in runs if f.evidence.status == Status.PROVED]
+    exact_pass = [
+        (c, f) for c, f in runs if f.evidence.status == Status.VERIFIED and any(_same_sizes(r, c) for _, r in refuted)
+    ]
+    against = (proved or exact_pass)[:1]
+    if not against:
+        return None
+    (_, one), (_, other) = against[0], refuted[0]
+    detail = (
+        f"the checks disagree: {one.evidence.kind} {one.evidence.status} ({one.evidence.detail}) but "
+        f"{other.evidence.kind} refuted ({other.evidence.detail}); {LIKELY_CAUSE}"
+    )
+    return Evidence(Kind.CONSISTENCY, Status.ERROR, detail, 0.0)
+
+
 def check(claim: Claim, seed: int = 0, max_examples: int = 100) -> Result:
     """Check ``claim``: run its checks, the controls of an expected-false claim, and combine the evidence.
 
@@ -295,5 +334,7 @@ def check(claim: Claim, seed: int = 0, max_examples: int = 100) -> Result:
     runs = [(c, guarded(c.kind, partial(c.run, seed, max_examples))) for c in claim.checks]
     controls = [] if claim.corrected is None else _controls(claim.corrected, runs, seed)  # holds=False has one
     evidence = [found.evidence for _, found in runs] + controls
+    if (conflict := disagreement(runs)) is not None:
+        evidence.append(conflict)
     verdict = verdicts.combine(e.status for e in evidence)
     return Result(claim, verdict, tuple(evidence), seed, max_examples, time.perf_counter() - t0)

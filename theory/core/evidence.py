@@ -25,6 +25,7 @@ class Kind(StrEnum):
     NUMERIC = "numeric"
     MEASURED = "measured"
     CONTROL = "control"
+    CONSISTENCY = "consistency"  # two checks of one claim contradict each other
     WORKER = "worker"
 
 
