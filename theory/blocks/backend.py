@@ -96,7 +96,15 @@ def total(m: Any) -> Any:
 
 
 def inverse(m: Any) -> Any:
-    """The matrix inverse (``Inverse`` on the symbolic side)."""
+    """The matrix inverse (``Inverse`` on the symbolic side) of a square matrix.
+
+    A matrix that is not square, whatever its sizes, is a usage error naming its shape: for symbolic
+    sizes n and d the inverse of an n × d matrix is undefined unless n = d, which a statement would
+    declare with one size name.
+    """
+    shape = getattr(m, "shape", ())
+    if len(shape) != 2 or sp.sympify(shape[0] - shape[1]) != 0:
+        raise InvalidArgument(f"inverse needs a square matrix, got shape {tuple(shape)}")
     if isinstance(m, MatrixExpr):
         return m.I
     if isinstance(m, sp.MatrixBase):

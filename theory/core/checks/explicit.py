@@ -7,6 +7,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import sympy as sp
+
 from icl_verify.core.checks.base import Check, Found, parts
 from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, counterexample, explain
 from icl_verify.maths.symbolic import describe_sizes, find_witness, is_zero, max_abs
@@ -32,7 +34,7 @@ class Explicit(Check):
     def run(self, seed: int, max_examples: int) -> Found:
         t0 = time.perf_counter()
         for size in self.sizes:
-            residuals = parts(self.residual(**size))
+            residuals = [r if isinstance(r, sp.MatrixBase) else sp.sympify(r) for r in parts(self.residual(**size))]
             for residual in residuals:
                 if is_zero(residual) is True:
                     continue

@@ -19,7 +19,7 @@ from sympy.matrices.expressions import MatrixExpr, MatrixSymbol
 from icl_verify.core.checks.base import Check, Found, parts, short
 from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, counterexample, explain
 from icl_verify.maths.identities import Decision, decide
-from icl_verify.maths.symbolic import definite_value, is_zero, max_abs
+from icl_verify.maths.symbolic import as_explicit, definite_value, is_zero, max_abs
 
 REDUCED = "lhs − rhs reduces to 0 for symbolic dimensions"
 
@@ -36,9 +36,29 @@ def decision(residual: Any, seed: int) -> Decision:
     value = definite_value(residual) if answer is False else None
     if value is not None:
         return Decision(False, f"lhs − rhs = {short(value)} ≠ 0 whatever the symbols' values")
+    if _has_matrices(residual) and _concrete(residual):
+        return _expanded(residual)
     if _has_matrices(residual):
         return decide(residual, seed)
     return Decision(None, "not reduced to 0 by SymPy")
+
+
+EXPANDED = "every matrix has a fixed size: lhs − rhs expands to 0 entry by entry (an identity in every entry)"
+
+
+def _concrete(residual: Any) -> bool:
+    """Every matrix symbol in ``residual`` has integer dimensions: there is no size to quantify over."""
+    symbols = residual.atoms(MatrixSymbol) | ({residual} if isinstance(residual, MatrixSymbol) else set())
+    return all(sp.sympify(d).is_Integer for m in symbols for d in m.shape)
+
+
+def _expanded(residual: Any) -> Decision:
+    """At fixed sizes the explicit expansion decides: 0 proves the identity, a definite non-zero value refutes."""
+    (explicit,) = as_explicit([residual])
+    answer = is_zero(explicit)
+    if answer is True:
+        return Decision(True, EXPANDED)
+    return Decision(None, "at its fixed sizes lhs − rhs does not expand to 0 (the explicit check decides)")
 
 
 def _proof(decisions: list[Decision]) -> str:
