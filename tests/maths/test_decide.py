@@ -61,3 +61,59 @@ def test_without_z3_it_is_open_and_says_why(monkeypatch):
 def test_the_violation_is_signed():
     assert violation(sp.Integer(3), sp.Integer(1), "<=") == 2
     assert violation(sp.Integer(3), sp.Integer(1), ">=") == -2
+
+
+def test_a_model_at_an_irrational_point_is_an_exact_refutation():
+    """(x² − 2)² > 0 fails exactly at x = ±√2: z3's model is algebraic, confirmed as SymPy's root, violation 0."""
+    found = decide((X**2 - 2) ** 2, 0, ">", [])
+    assert found.outcome == "refuted" and found.violation == 0
+    assert found.values["x"] ** 2 == 2
+
+
+def test_an_algebraic_model_of_degree_three_is_confirmed_with_its_isolating_interval():
+    """x³ − x − 1 = 0 has one real root (the plastic number, ≈ 1.3247), no radical SymPy gives: a CRootOf."""
+    found = decide((X**3 - X - 1) ** 2, 0, ">", [])
+    assert found.outcome == "refuted" and found.violation == 0
+    root = found.values["x"]
+    assert isinstance(root, sp.CRootOf) and sp.minimal_polynomial(root, X) == X**3 - X - 1
+
+
+def test_a_true_strict_inequality_with_an_irrational_boundary_is_proved_not_refuted():
+    """The false twin's proving path: (x² − 2)² + 1/10⁶ > 0 holds everywhere."""
+    assert decide((X**2 - 2) ** 2 + sp.Rational(1, 10**6), 0, ">", []).outcome == "proved"
+
+
+def test_assumptions_bound_the_domain_a_range_proves_what_the_line_refutes():
+    """(1 − t)² ≤ 4 on t ∈ [0, 3] (equality at t = 3): proved; on [0, 7/2] refuted inside the range; and
+    everywhere refuted. Exclusions are assumptions too: x² ≠ 2 excluded at ±√2, the strict bound holds."""
+    t = sp.Symbol("t", real=True)
+    inside = [sp.Ge(t, 0, evaluate=False), sp.Le(t, 3, evaluate=False)]
+    assert decide((1 - t) ** 2, 4, "<=", inside).outcome == "proved"
+    wider = decide((1 - t) ** 2, 4, "<=", [sp.Ge(t, 0, evaluate=False), sp.Le(t, sp.Rational(7, 2), evaluate=False)])
+    assert wider.outcome == "refuted" and 3 < wider.values["t"] <= sp.Rational(7, 2)
+    assert wider.violation == (1 - wider.values["t"]) ** 2 - 4 > 0
+    assert decide((1 - t) ** 2, 4, "<=", []).outcome == "refuted"
+    roots = [sp.Ne(X, sp.sqrt(2), evaluate=False), sp.Ne(X, -sp.sqrt(2), evaluate=False)]
+    assert decide((X**2 - 2) ** 2, 0, ">", roots).outcome == "proved"
+
+
+def test_a_model_outside_an_irrational_exclusion_is_checked_against_it_exactly():
+    """x ≠ √2 excludes one root only: the refutation is at the other, −√2, and satisfies the exclusion exactly."""
+    found = decide((X**2 - 2) ** 2, 0, ">", [sp.Ne(X, sp.sqrt(2), evaluate=False)])
+    assert found.outcome == "refuted" and found.values["x"] == -sp.sqrt(2)
+
+
+def test_a_model_value_z3_cannot_give_exactly_is_left_open(monkeypatch):
+    """A value neither rational nor algebraic (here forced) is no counterexample: open, never refuted."""
+    z3 = __import__("pytest").importorskip("z3")
+    monkeypatch.setattr(z3, "is_algebraic_value", lambda value: False)
+    found = decide((X**2 - 2) ** 2, 0, ">", [])
+    assert found.outcome == "open" and "neither rational nor algebraic" in found.reason
+
+
+def test_float_literals_are_the_binary_fractions_they_are():
+    """0.1x + 0.2x ≤ 0.3x for x > 0 is false in binary (0.1 + 0.2 exceeds 0.3 by 2⁻⁵⁴ as SymPy folds them)."""
+    found = decide(0.1 * X + 0.2 * X, 0.3 * X, "<=", [sp.Gt(X, 0, evaluate=False)])
+    assert found.outcome == "refuted"
+    x = found.values["x"]
+    assert found.violation == (sp.Rational(0.1 + 0.2) - sp.Rational(0.3)) * x > 0

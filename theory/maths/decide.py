@@ -19,6 +19,8 @@ from typing import Any
 
 import sympy as sp
 
+from icl_verify.maths.exact import sign
+
 RELATIONS = ("<=", ">=", "<", ">")
 
 PROCEDURE = (
@@ -32,7 +34,7 @@ class Decision:
 
     outcome: str
     reason: str
-    values: dict[str, sp.Rational] = field(default_factory=dict)
+    values: dict[str, sp.Expr] = field(default_factory=dict)
     violation: sp.Expr | None = None
 
 
@@ -111,11 +113,21 @@ def violation(lhs: sp.Expr, rhs: sp.Expr, relation: str) -> sp.Expr:
     return lhs - rhs if relation in ("<=", "<") else rhs - lhs
 
 
-def _value(z3: Any, value: Any) -> sp.Rational:
-    """A model value as an exact rational (an algebraic value is approximated, then re-checked exactly)."""
+def _value(z3: Any, value: Any, symbol: sp.Symbol) -> sp.Expr | None:
+    """A model value exactly: a rational, or a real algebraic number as SymPy's root of z3's polynomial.
+
+    z3 gives an irrational value as the coefficients of a polynomial (constant term first) and the
+    1-based index of the root among its real roots in increasing order, SymPy's order too. The root is
+    checked against z3's decimal approximation; ``None`` if they disagree or the value is neither.
+    """
     if z3.is_rational_value(value):
         return sp.Rational(str(Fraction(value.numerator_as_long(), value.denominator_as_long())))
-    return sp.Rational(value.approx(30).as_fraction())
+    if not z3.is_algebraic_value(value):
+        return None
+    poly = sp.Poly([sp.Rational(str(c)) for c in reversed(value.poly())], symbol)
+    root = sp.rootof(poly, value.index() - 1, radicals=True)
+    approx = sp.Rational(value.approx(20).as_fraction())
+    return root if abs(root.evalf(30) - approx) < sp.Rational(1, 10**15) else None
 
 
 def decide(
@@ -131,7 +143,7 @@ def decide(
     except ImportError:
         return Decision("open", "z3 is not installed (pip install z3-solver): no decision procedure")
     enc = _Encoder(z3)
-    lhs, rhs = _exact(lhs), _exact(rhs)
+    lhs, rhs = exact_literals(lhs), exact_literals(rhs)
     try:
         left, right = enc(lhs), enc(rhs)
         given = [_relational(z3, enc, a) for a in assumptions]
@@ -148,7 +160,7 @@ def decide(
     return _counterexample(z3, solver.model(), enc, lhs, rhs, relation, assumptions)
 
 
-def _exact(expr: Any) -> sp.Expr:
+def exact_literals(expr: Any) -> sp.Expr:
     """``expr`` with its floats as the rationals they are exactly (0.5 → 1/2): a float literal is a binary fraction."""
     expr = sp.sympify(expr)
     return expr.xreplace({f: sp.Rational(f) for f in expr.atoms(sp.Float)})
@@ -162,11 +174,27 @@ def _relational(z3: Any, enc: _Encoder, a: sp.Basic) -> Any:
     return getattr(enc(a.lhs), ops[type(a)])(enc(a.rhs))
 
 
+def holds(a: sp.Basic, values: dict[sp.Symbol, sp.Expr]) -> bool:
+    """Whether the relation ``a`` holds at ``values``, its sign decided exactly (undecided: False)."""
+    s = sign(a.lhs.subs(values) - a.rhs.subs(values))
+    accepted = {
+        sp.StrictGreaterThan: (1,),
+        sp.GreaterThan: (0, 1),
+        sp.StrictLessThan: (-1,),
+        sp.LessThan: (-1, 0),
+        sp.Unequality: (-1, 1),
+        sp.Equality: (0,),
+    }[type(a)]
+    return s in accepted
+
+
 def _counterexample(z3: Any, model: Any, enc: _Encoder, lhs, rhs, relation: str, assumptions) -> Decision:
-    values = {s: _value(z3, model.eval(v, model_completion=True)) for s, v in enc.vars.items()}
-    gap = sp.simplify(violation(lhs, rhs, relation).subs(values))
-    strict = relation in ("<", ">")
-    holds = all(bool(a.subs(values)) for a in assumptions)
-    if gap.is_real and holds and (gap >= 0 if strict else gap > 0):
+    values = {s: _value(z3, model.eval(v, model_completion=True), s) for s, v in enc.vars.items()}
+    if any(v is None for v in values.values()):
+        return Decision("open", "z3's model has a value that is neither rational nor algebraic")
+    gap = violation(lhs, rhs, relation).subs(values)
+    strict, gap_sign = relation in ("<", ">"), sign(gap)
+    if gap_sign in ((0, 1) if strict else (1,)) and all(holds(a, values) for a in assumptions):
+        gap = sp.Integer(0) if gap_sign == 0 else gap
         return Decision("refuted", "exact counterexample from z3's model", {s.name: v for s, v in values.items()}, gap)
     return Decision("open", "z3's model could not be confirmed in exact arithmetic")
