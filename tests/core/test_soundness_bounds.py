@@ -195,11 +195,13 @@ def test_a_false_bound_at_extreme_values_is_still_refuted_exactly():
     assert numeric.status == "refuted" and numeric.counterexample["exact_residual"] == "1"
 
 
-def test_sides_without_an_exact_form_refute_only_by_a_wide_margin_and_say_so():
+@pytest.mark.parametrize("magnitude", [(1e-150, 1e-140), (1e-3, 1e3), (1e60, 1e70)])
+def test_sides_without_an_exact_form_refute_only_by_a_wide_margin_and_say_so(magnitude):
     """‖A‖₂ ≤ ‖A‖_F holds (an equality at rank 1); NumPy's norms have no exact form. A violation below the
-    float-only margin leaves the search undecided; the false twin ‖A‖_F ≤ ‖A‖₂ refutes in floating point only."""
+    float-only margin leaves the search undecided, at any magnitude; the false twin ‖A‖_F ≤ ‖A‖₂ refutes in
+    floating point only."""
     norm = np.linalg.norm
-    rank_one = st.fixed_dictionaries({"u": st.floats(1e-3, 1e3), "v": st.floats(1e-3, 1e3)})
+    rank_one = st.fixed_dictionaries({"u": st.floats(*magnitude), "v": st.floats(*magnitude)})
     spectral = lambda u, v: norm(np.outer([u, 1.0], [v, 1.0]), 2)  # noqa: E731
     frobenius = lambda u, v: norm(np.outer([u, 1.0], [v, 1.0]))  # noqa: E731
     numeric = iv.check(_search(rank_one, spectral, frobenius, relation="<=")).evidence[0]
@@ -230,3 +232,17 @@ def test_a_refutation_not_caused_by_float_literals_has_no_such_note():
                          rhs=lambda x: 0.25 + 0 * x, holds=False, no_control="no corrected form")  # fmt: skip
     proof = iv.check(claim).evidence[0]
     assert proof.status == "refuted" and "binary floats" not in proof.detail
+
+
+def test_an_underflow_in_sides_without_an_exact_form_does_not_refute():
+    """NumPy's Frobenius norm squares the entries: for A = diag(t, t), t ≤ 10⁻¹⁶³, it underflows to 0 while the
+    spectral norm (an SVD) is t, so ‖A‖₂ ≤ ‖A‖_F, true, fails in floats by 100 %. No exact form exists; the
+    numbers are far outside the moderate range: undecided, never refuted."""
+    norm = np.linalg.norm
+    tiny = st.fixed_dictionaries({"t": st.floats(1e-200, 1e-170)})
+    diagonal = lambda t: np.diag([t, t])  # noqa: E731
+    claim = _search(
+        tiny, lambda t: norm(diagonal(t), 2), lambda t: norm(diagonal(t)), relation="<=", rtol=RTOL, atol=ATOL
+    )
+    numeric = iv.check(claim).evidence[0]
+    assert numeric.status == "undecided" and "could not be confirmed exactly" in numeric.detail

@@ -117,3 +117,14 @@ def test_float_literals_are_the_binary_fractions_they_are():
     assert found.outcome == "refuted"
     x = found.values["x"]
     assert found.violation == (sp.Rational(0.1 + 0.2) - sp.Rational(0.3)) * x > 0
+
+
+def test_huge_and_tiny_coefficients_neither_hide_a_proof_nor_invent_a_counterexample():
+    """c(x² + y²) ≥ 2c·xy at c = 10³⁰⁰ and 10⁻³⁰⁰ (2c is exactly twice c in binary): proved; the twin with
+    3c·xy (3c the float nearest to it) is refuted exactly, its violation positive at the model."""
+    for c in (1e300, 1e-300):
+        assert decide(c * (X**2 + Y**2), 2 * c * X * Y, ">=", []).outcome == "proved"
+        found = decide(c * (X**2 + Y**2), 3 * c * X * Y, ">=", [])
+        x, y = found.values["x"], found.values["y"]
+        gap = sp.Rational(3 * c) * x * y - sp.Rational(c) * (x**2 + y**2)
+        assert found.outcome == "refuted" and found.violation == gap > 0

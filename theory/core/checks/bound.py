@@ -49,6 +49,11 @@ FLOAT_ONLY_MARGIN = 2.0**20
 FLOAT_ONLY_RELATIVE = 1e-6
 """… and beyond this fraction of the sides' magnitude: 10¹⁰ unit roundoffs, whatever ``rtol`` was asked for."""
 
+MODERATE = 2.0**250
+"""A floating-point-only refutation needs every drawn number, the sides' magnitude and the violation within
+[1/MODERATE, MODERATE] (or 0): products of up to four of them then neither under- nor overflow, which
+would void the margin (NumPy's Frobenius norm of diag(10⁻¹⁷⁰, 10⁻¹⁷⁰) is 0, its spectral norm is not)."""
+
 MOSTLY_UNDEFINED = 0.9
 """The share of rejected draws from which the search reports an error: the domain needs declaring."""
 
@@ -92,6 +97,14 @@ def _sizes_of(case: Mapping[str, Any]) -> dict[str, int]:
     return {k: int(v) for k, v in case.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool)}
 
 
+def _moderate(case: Mapping[str, Any], *numbers: float) -> bool:
+    """Every float of the case and every one of ``numbers`` is 0 or of magnitude within :data:`MODERATE`."""
+    drawn = [np.asarray(v, dtype=np.float64).ravel() for v in case.values() if isinstance(v, (float, np.ndarray))]
+    values = np.abs(np.concatenate([*drawn, np.asarray(numbers, dtype=np.float64)]))
+    values = values[values != 0]
+    return bool(np.all((values >= 1 / MODERATE) & (values <= MODERATE)))
+
+
 @dataclass
 class _Search:
     """What a search saw: the cases evaluated, the draws rejected, the candidates that were rounding."""
@@ -125,8 +138,9 @@ class NumericBound(Check):
     lhs for ≥ and >, one per entry), or ``None`` when the sides cannot be evaluated exactly. The
     candidate refutes when the sign of one is decided positive by :func:`icl_verify.maths.exact.sign`;
     when every one is ≤ 0 it was rounding and the case passes. Without an exact value, only a
-    violation beyond :data:`FLOAT_ONLY_MARGIN` times the tolerance refutes, and the evidence says
-    "floating point only". ``domain(case)`` (optional) is False outside the declared domain; such
+    violation beyond :data:`FLOAT_ONLY_MARGIN` times the tolerance and :data:`FLOAT_ONLY_RELATIVE` of the
+    sides' magnitude, at a case of :data:`MODERATE` numbers, refutes, and the evidence says "floating point
+    only"; a smaller one leaves the search undecided unless a larger one is found. ``domain(case)`` (optional) is False outside the declared domain; such
     draws, and draws where a side is undefined (:data:`UNDEFINED`), are rejected and counted.
     """
 
@@ -151,7 +165,7 @@ class NumericBound(Check):
             if all(s in (-1, 0) for s in signs):
                 return "rounding", None
         wide = violation > FLOAT_ONLY_MARGIN * tol and violation > FLOAT_ONLY_RELATIVE * scale
-        return ("float", None) if wide else ("unconfirmed", None)
+        return ("float", None) if wide and _moderate(case, scale, violation) else ("unconfirmed", None)
 
     def _evaluate(self, case: Mapping[str, Any], search: _Search) -> tuple[bool, float, float, float, float]:
         """The float comparison at a drawn case; a draw outside the domain is rejected and counted."""
@@ -214,7 +228,8 @@ class NumericBound(Check):
             f"confirmed exactly: violation {short(residual)} > 0 at the drawn values as the rationals they are"
             if found == "exact"
             else "floating point only: the sides do not evaluate exactly, and the violation exceeds "
-            f"{FLOAT_ONLY_MARGIN:.0f}× the rounding tolerance and {FLOAT_ONLY_RELATIVE:g} of the sides' magnitude"
+            f"{FLOAT_ONLY_MARGIN:.0f}× the rounding tolerance and {FLOAT_ONLY_RELATIVE:g} of the sides' magnitude, "
+            "at numbers far from under- and overflow"
         )
         detail = (
             f"shrunk counterexample at {sizes}: lhs − rhs = {difference:.3g} {against} {shown:.3g} "
