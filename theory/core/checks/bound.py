@@ -105,6 +105,17 @@ def _moderate(case: Mapping[str, Any], *numbers: float) -> bool:
     return bool(np.all((values >= 1 / MODERATE) & (values <= MODERATE)))
 
 
+def _flushed(case: Mapping[str, Any]) -> dict[str, Any]:
+    """The case with every float below 1/:data:`MODERATE` in magnitude set to 0 (another point of the domain)."""
+
+    def flush(v: Any) -> Any:
+        if isinstance(v, np.ndarray) and v.dtype.kind == "f":
+            return np.where(np.abs(v) < 1 / MODERATE, 0.0, v)
+        return 0.0 if isinstance(v, float) and abs(v) < 1 / MODERATE else v
+
+    return {k: flush(v) for k, v in case.items()}
+
+
 @dataclass
 class _Search:
     """What a search saw: the cases evaluated, the draws rejected, the candidates that were rounding."""
@@ -155,17 +166,24 @@ class NumericBound(Check):
     kind: ClassVar[str] = Kind.NUMERIC
     rank: ClassVar[int] = 0
 
-    def _confirm(self, case: Mapping[str, Any], violation: float, tol: float, scale: float) -> tuple[str, Any]:
-        """``("exact", residual)``, ``("rounding", None)``, ``("float", None)`` or ``("unconfirmed", None)``."""
+    def _confirm(self, case: Mapping[str, Any], violation: float, tol: float, scale: float) -> tuple[str, Any, Any]:
+        """How a candidate stands: ``("exact", residual, case)``, ``("rounding", …)``, ``("float", None, at)``
+        or ``("unconfirmed", …)``; a floating-point-only refutation is ``at`` the case with its tiny numbers
+        flushed to 0 (:func:`_flushed`), where the violation must still be wide and every number moderate."""
         gaps = self.exact(case) if self.exact is not None else None
         if gaps is not None:
             signs = [sign(g) for g in gaps]
             if 1 in signs:
-                return "exact", max((g for g, s in zip(gaps, signs) if s == 1), key=lambda g: float(g))
+                return "exact", max((g for g, s in zip(gaps, signs) if s == 1), key=lambda g: float(g)), case
             if all(s in (-1, 0) for s in signs):
-                return "rounding", None
-        wide = violation > FLOAT_ONLY_MARGIN * tol and violation > FLOAT_ONLY_RELATIVE * scale
-        return ("float", None) if wide and _moderate(case, scale, violation) else ("unconfirmed", None)
+                return "rounding", None, case
+        at = _flushed(case)
+        try:
+            ok, violation, _, tol, scale = bound_violation(self.sides(at), self.relation, self.rtol, self.atol)
+        except UNDEFINED:
+            return "unconfirmed", None, case
+        wide = not ok and violation > FLOAT_ONLY_MARGIN * tol and violation > FLOAT_ONLY_RELATIVE * scale
+        return ("float", None, at) if wide and _moderate(at, scale, violation) else ("unconfirmed", None, case)
 
     def _evaluate(self, case: Mapping[str, Any], search: _Search) -> tuple[bool, float, float, float, float]:
         """The float comparison at a drawn case; a draw outside the domain is rejected and counted."""
@@ -188,7 +206,7 @@ class NumericBound(Check):
             target(violation - tol, label="violation beyond the tolerance")
             if ok:
                 return False
-            found, _ = self._confirm(case, violation, tol, scale)
+            found, _, _ = self._confirm(case, violation, tol, scale)
             search.rounding += found == "rounding"
             search.unconfirmed += found == "unconfirmed"
             return found in ("exact", "float")
@@ -198,7 +216,7 @@ class NumericBound(Check):
                 case = find(self.cases, fails, settings=_settings(max_examples), random=random.Random(seed))
         except (NoSuchExample, Unsatisfiable):
             return Found(self._passed(search, seed, time.perf_counter() - t0))
-        return Found(self._refuted(case, search, seed, time.perf_counter() - t0), case)
+        return Found(*self._refuted(case, search, seed, time.perf_counter() - t0))
 
     def _passed(self, search: _Search, seed: int, seconds: float) -> Evidence:
         """No confirmed violation: VERIFIED, UNDECIDED if candidates stayed unconfirmed, ERROR if nearly all draws were rejected."""
@@ -214,10 +232,13 @@ class NumericBound(Check):
         detail = f"{evaluated} random cases, steered toward a violation, pass (seed {seed}){search.summary()}"
         return Evidence(self.kind, Status.UNDECIDED if search.unconfirmed else Status.VERIFIED, detail, seconds)
 
-    def _refuted(self, case: Mapping[str, Any], search: _Search, seed: int, seconds: float) -> Evidence:
+    def _refuted(
+        self, case: Mapping[str, Any], search: _Search, seed: int, seconds: float
+    ) -> tuple[Evidence, Mapping[str, Any]]:
         """The shrunk counterexample, confirmed exactly or (sides not exact) by a wide floating-point margin."""
-        _, violation, difference, tol, scale = bound_violation(self.sides(case), self.relation, self.rtol, self.atol)
-        found, residual = self._confirm(case, violation, tol, scale)
+        _, violation, _, tol, scale = bound_violation(self.sides(case), self.relation, self.rtol, self.atol)
+        found, residual, case = self._confirm(case, violation, tol, scale)
+        _, violation, difference, tol, _ = bound_violation(self.sides(case), self.relation, self.rtol, self.atol)
         sizes = _sizes_of(case)
         values = {k: v for k, v in case.items() if k not in sizes}
         extra = {"lhs_minus_rhs": difference} | ({} if residual is None else {"exact_residual": str(residual)})
@@ -235,7 +256,7 @@ class NumericBound(Check):
             f"shrunk counterexample at {sizes}: lhs − rhs = {difference:.3g} {against} {shown:.3g} "
             f"(claimed lhs {SYMBOL[self.relation]} rhs; seed {seed}); {how}{search.summary()}"
         )
-        return Evidence(self.kind, Status.REFUTED, detail, seconds, cex)
+        return Evidence(self.kind, Status.REFUTED, detail, seconds, cex), case
 
     def control_at(self, at: Mapping[str, Any], corrected: Callable[[Mapping[str, Any]], tuple]) -> Evidence:
         """The corrected sides at the shrunk case, same relation and tolerance, must pass."""
