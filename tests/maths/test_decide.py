@@ -128,3 +128,10 @@ def test_huge_and_tiny_coefficients_neither_hide_a_proof_nor_invent_a_counterexa
         x, y = found.values["x"], found.values["y"]
         gap = sp.Rational(3 * c) * x * y - sp.Rational(c) * (x**2 + y**2)
         assert found.outcome == "refuted" and found.violation == gap > 0
+
+
+def test_an_algebraic_model_of_large_magnitude_is_confirmed():
+    """The root of x³ − x − 10³⁰ is about 10¹⁰: z3's decimal approximation is checked relative to its size."""
+    found = decide((X**3 - X - 10**30) ** 2, 0, ">", [])
+    assert found.outcome == "refuted" and found.violation == 0
+    assert sp.minimal_polynomial(found.values["x"], X) == X**3 - X - 10**30

@@ -127,7 +127,7 @@ def _value(z3: Any, value: Any, symbol: sp.Symbol) -> sp.Expr | None:
     poly = sp.Poly([sp.Rational(str(c)) for c in reversed(value.poly())], symbol)
     root = sp.rootof(poly, value.index() - 1, radicals=True)
     approx = sp.Rational(value.approx(20).as_fraction())
-    return root if abs(root.evalf(30) - approx) < sp.Rational(1, 10**15) else None
+    return root if abs(root.evalf(30) - approx) < sp.Rational(1, 10**15) * max(1, abs(approx)) else None
 
 
 def decide(

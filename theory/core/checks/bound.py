@@ -303,6 +303,8 @@ class ProofBound(Check):
             violation = sp.sympify(found.violation)
             cex = counterexample(self.kind, {}, values, float(violation), 0.0, None, exact_residual=str(violation))
             detail = f"exact counterexample {short(values)}: violation {violation} (z3 model, checked exactly)"
+            if violation == 0:
+                detail += f"; lhs = rhs there, so the strict lhs {SYMBOL[self.relation]} rhs fails"
             detail += self._float_literals()
             return Found(Evidence(self.kind, Status.REFUTED, detail, seconds, cex))
         return Found(Evidence(self.kind, Status.UNDECIDED, f"not decided: {found.reason}", seconds))
