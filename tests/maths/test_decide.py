@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+import pytest
 import sympy as sp
 
 from icl_verify.maths.decide import decide, violation
@@ -105,7 +106,7 @@ def test_a_model_outside_an_irrational_exclusion_is_checked_against_it_exactly()
 
 def test_a_model_value_z3_cannot_give_exactly_is_left_open(monkeypatch):
     """A value neither rational nor algebraic (here forced) is no counterexample: open, never refuted."""
-    z3 = __import__("pytest").importorskip("z3")
+    z3 = pytest.importorskip("z3")
     monkeypatch.setattr(z3, "is_algebraic_value", lambda value: False)
     found = decide((X**2 - 2) ** 2, 0, ">", [])
     assert found.outcome == "open" and "neither rational nor algebraic" in found.reason
