@@ -246,3 +246,28 @@ def test_an_underflow_in_sides_without_an_exact_form_does_not_refute():
     )
     numeric = iv.check(claim).evidence[0]
     assert numeric.status == "undecided" and "could not be confirmed exactly" in numeric.detail
+
+
+def test_a_transcendental_counterexample_is_confirmed_by_a_rigorous_enclosure():
+    """eˣ ≥ 1 + x + x² is false at x = 1 (e < 3): z3 cannot decide eˣ, the search finds it, and the violation
+    3 − e is confirmed positive by an interval enclosure; eˣ ≥ 1 + x (true) is not refuted."""
+    from icl_verify.blocks.backend import exp
+
+    false = iv.statement("exp-quadratic", "t", "s", symbols={"x": iv.scalar()}, relation=">=", lhs=lambda x: exp(x),
+                         rhs=lambda x: 1 + x + x**2, holds=False, no_control="no corrected form")  # fmt: skip
+    proof, numeric = iv.check(false).evidence[:2]
+    assert proof.status == "undecided" and numeric.status == "refuted" and "interval enclosure" in numeric.detail
+    x = sp.Rational(numeric.counterexample["values"]["x"])
+    assert sp.sympify(numeric.counterexample["exact_residual"]) == 1 + x + x**2 - sp.exp(x)
+    true = iv.statement("exp-linear", "t", "s", symbols={"x": iv.scalar()}, relation=">=", lhs=lambda x: exp(x),
+                        rhs=lambda x: 1 + x)  # fmt: skip
+    assert iv.check(true).verdict is iv.Verdict.VERIFIED
+
+
+def test_numpy_only_scalar_sides_leave_the_proof_undecided_not_an_error():
+    claim = iv.statement("exp-numpy", "t", "s", symbols={"x": iv.scalar()}, relation=">=", lhs=lambda x: np.exp(x),
+                         rhs=lambda x: 1 + x)  # fmt: skip
+    result = iv.check(claim)
+    proof = result.evidence[0]
+    assert proof.status == "undecided" and "icl_verify.blocks" in proof.detail
+    assert result.verdict is iv.Verdict.VERIFIED

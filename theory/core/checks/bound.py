@@ -247,6 +247,7 @@ class NumericBound(Check):
         shown = tol if against == ">" else -tol
         how = (
             f"confirmed exactly: violation {short(residual)} > 0 at the drawn values as the rationals they are"
+            + ("" if residual.is_Rational else ", its sign by a rigorous interval enclosure (mpmath.iv)")
             if found == "exact"
             else "floating point only: the sides do not evaluate exactly, and the violation exceeds "
             f"{FLOAT_ONLY_MARGIN:.0f}× the rounding tolerance and {FLOAT_ONLY_RELATIVE:g} of the sides' magnitude, "
@@ -288,7 +289,15 @@ class ProofBound(Check):
     rank: ClassVar[int] = 2
 
     def _decide(self, sides: Callable[[], tuple]) -> Decision:
-        lhs, rhs, assumptions = sides()
+        """The decision on the sides over SymPy symbols; a side that works on NumPy numbers only is left open."""
+        try:
+            lhs, rhs, assumptions = sides()
+        except TypeError as exc:  # a NumPy ufunc on a SymPy symbol: np.exp(x)
+            reason = (
+                f"the sides do not evaluate on SymPy symbols ({exc}); write them with icl_verify.blocks' "
+                "functions (exp, sqrt, …), which work on both, for the decision procedure and exact arithmetic"
+            )
+            return Decision("open", reason)
         return decide(lhs, rhs, self.relation, list(assumptions), self.timeout_ms)
 
     def run(self, seed: int, max_examples: int) -> Found:
