@@ -271,3 +271,14 @@ def test_numpy_only_scalar_sides_leave_the_proof_undecided_not_an_error():
     proof = result.evidence[0]
     assert proof.status == "undecided" and "icl_verify.blocks" in proof.detail
     assert result.verdict is iv.Verdict.VERIFIED
+
+
+def test_numpy_code_on_exact_values_is_confirmed_exactly():
+    """Sides written with np.asarray run on the case's exact rationals too (an array of SymPy numbers): the
+    false 2A ≤ A at A = [[1, 2], [3, 4]] is confirmed exactly, its largest violation 4."""
+    cases = st.fixed_dictionaries({"A": st.sampled_from([np.array([[1.0, 2.0], [3.0, 4.0]])])})
+    sides = lambda c: (2 * np.asarray(c["A"]), np.asarray(c["A"]))  # noqa: E731
+    checks = inequality_checks("<=", proof_sides=None, cases=cases, numeric_sides=sides, exact_sides=sides,
+                               rtol=RTOL, atol=ATOL, timeout=10.0)  # fmt: skip
+    numeric = iv.check(_claim(checks)).evidence[0]
+    assert numeric.status == "refuted" and numeric.counterexample["exact_residual"] == "4"

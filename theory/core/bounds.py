@@ -59,15 +59,22 @@ def exact_violation(
                 lhs, rhs = lhs.xreplace(named), rhs.xreplace(named)
             else:
                 lhs, rhs = sides(values)
-            left, right = entries(lhs), entries(rhs)
+            left, right = _entries(lhs), _entries(rhs)
             if any(e.has(sp.Float) for e in left + right):  # rounded by SymPy's floats: not exact
                 return None
             gaps = [sp.sympify(violation(a, b, relation)) for a, b in zip(left, right, strict=True)]
         except Exception:  # a side written for NumPy only: no exact value, the float evidence is all there is
             return None
-        return None if any(g.free_symbols for g in gaps) else gaps
+        return None if any(not isinstance(g, sp.Expr) or g.free_symbols for g in gaps) else gaps
 
     return at
+
+
+def _entries(value: Any) -> list[Any]:
+    """The scalar entries of an exact side; a NumPy array of SymPy numbers (NumPy code on exact values) too."""
+    if isinstance(value, np.ndarray):
+        return [sp.sympify(e) for e in value.ravel()]
+    return entries(value)
 
 
 def _cached(symbolic: Callable[[], tuple] | None) -> Callable[[], tuple] | None:
