@@ -3,9 +3,12 @@
 :class:`NumericBound` draws cases with Hypothesis and steers the search toward the worst case
 (``hypothesis.target`` on the violation), then shrinks a violation to the smallest sizes and
 simplest values. The violation is signed — lhs − rhs for ≤ and <, rhs − lhs for ≥ and > — and a
-case fails only when it exceeds the automatic tolerance of :mod:`icl_verify.maths.tolerance`, so an
-inequality that is tight (equality at some point) passes. Numerically a strict inequality cannot be
-told from its non-strict form within rounding; the proof decides strictness.
+case is a candidate only when it exceeds the automatic tolerance of :mod:`icl_verify.maths.tolerance`,
+so an inequality that is tight (equality at some point) passes. A candidate refutes once confirmed at
+the drawn values as the exact rationals they are (:mod:`icl_verify.maths.exact`), or — sides that do
+not evaluate exactly — by a wide floating-point margin; draws outside the domain are rejected.
+Numerically a strict inequality cannot be told from its non-strict form within rounding; the proof
+decides strictness.
 
 :class:`ProofBound` hands a scalar inequality to :func:`icl_verify.maths.decide.decide`: PROVED for
 every real point allowed by the assumptions, an exact counterexample, or — a timeout, an expression
@@ -149,10 +152,11 @@ class NumericBound(Check):
     lhs for ≥ and >, one per entry), or ``None`` when the sides cannot be evaluated exactly. The
     candidate refutes when the sign of one is decided positive by :func:`icl_verify.maths.exact.sign`;
     when every one is ≤ 0 it was rounding and the case passes. Without an exact value, only a
-    violation beyond :data:`FLOAT_ONLY_MARGIN` times the tolerance and :data:`FLOAT_ONLY_RELATIVE` of the
-    sides' magnitude, at a case of :data:`MODERATE` numbers, refutes, and the evidence says "floating point
-    only"; a smaller one leaves the search undecided unless a larger one is found. ``domain(case)`` (optional) is False outside the declared domain; such
-    draws, and draws where a side is undefined (:data:`UNDEFINED`), are rejected and counted.
+    violation beyond :data:`FLOAT_ONLY_MARGIN` times the tolerance and :data:`FLOAT_ONLY_RELATIVE` of
+    the sides' magnitude, at a case of :data:`MODERATE` numbers, refutes, and the evidence says
+    "floating point only"; a smaller one leaves the search undecided unless a larger one is found.
+    ``domain(case)`` (optional) is False outside the declared domain; such draws, and draws where a
+    side is undefined (:data:`UNDEFINED`), are rejected and counted.
     """
 
     cases: SearchStrategy[Mapping[str, Any]]
@@ -216,7 +220,8 @@ class NumericBound(Check):
                 case = find(self.cases, fails, settings=_settings(max_examples), random=random.Random(seed))
         except (NoSuchExample, Unsatisfiable):
             return Found(self._passed(search, seed, time.perf_counter() - t0))
-        return Found(*self._refuted(case, search, seed, time.perf_counter() - t0))
+        refuted = self._refuted(case, search, seed, time.perf_counter() - t0)
+        return Found(*refuted) if refuted else Found(self._passed(search, seed, time.perf_counter() - t0))
 
     def _passed(self, search: _Search, seed: int, seconds: float) -> Evidence:
         """No confirmed violation: VERIFIED, UNDECIDED if candidates stayed unconfirmed, ERROR if nearly all draws were rejected."""
@@ -234,10 +239,13 @@ class NumericBound(Check):
 
     def _refuted(
         self, case: Mapping[str, Any], search: _Search, seed: int, seconds: float
-    ) -> tuple[Evidence, Mapping[str, Any]]:
-        """The shrunk counterexample, confirmed exactly or (sides not exact) by a wide floating-point margin."""
+    ) -> tuple[Evidence, Mapping[str, Any]] | None:
+        """The shrunk counterexample, confirmed exactly or (sides not exact) by a wide floating-point margin;
+        ``None`` if it is not confirmed again (sides that are not deterministic)."""
         _, violation, _, tol, scale = bound_violation(self.sides(case), self.relation, self.rtol, self.atol)
         found, residual, case = self._confirm(case, violation, tol, scale)
+        if found not in ("exact", "float"):
+            return None
         _, violation, difference, tol, _ = bound_violation(self.sides(case), self.relation, self.rtol, self.atol)
         sizes = _sizes_of(case)
         values = {k: v for k, v in case.items() if k not in sizes}
