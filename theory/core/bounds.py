@@ -5,10 +5,14 @@ The single definition (two sides over declared symbols) feeds every check:
 * a decision procedure (:class:`~icl_verify.core.checks.bound.ProofBound`) when every declared
   symbol is a scalar, so the sides are scalar expressions — PROVED, or an exact counterexample;
 * the numeric search (:class:`~icl_verify.core.checks.bound.NumericBound`), steered toward a
-  violation and shrunk to the smallest sizes, with an exact rational violation at the shrunk case
-  when the sides also evaluate on SymPy matrices (the drawn floats are exact binary rationals).
+  violation and shrunk to the smallest sizes; a violation refutes once its sign is decided at the
+  drawn values as the exact rationals they are (:func:`exact_violation`: the scalar sides over
+  symbols, or the sides on SymPy numbers), else only by a wide floating-point margin.
 
-Matrix inequalities (norms, spectra) have no proof check: they are VERIFIED by search.
+The declared scalar assumptions (signs, ranges, exclusions) bound both: z3 decides under them, the
+search rejects the draws outside them (:func:`domain`). An integer parameter is searched far
+(:meth:`~icl_verify.core.induction.IntegerSpec.strategy`, ``wide``) and the evidence states the
+range covered. Matrix inequalities (norms, spectra) have no proof check: they are VERIFIED by search.
 """
 
 from __future__ import annotations
