@@ -282,3 +282,19 @@ def test_numpy_code_on_exact_values_is_confirmed_exactly():
                                rtol=RTOL, atol=ATOL, timeout=10.0)  # fmt: skip
     numeric = iv.check(_claim(checks)).evidence[0]
     assert numeric.status == "refuted" and numeric.counterexample["exact_residual"] == "4"
+
+
+def test_a_true_matrix_bound_is_not_refuted_at_ill_scaled_matrices():
+    """‖AB‖²_F ≤ ‖A‖²_F ‖B‖²_F (Cauchy–Schwarz on each entry of AB), written with traces so that it also runs
+    on the exact values, at 2×2 matrices whose entries span 10⁻⁷⁰ to 10⁷⁰, with no tolerance at all: every
+    floating-point candidate is decided exactly, and none refutes. The false twin without ‖B‖²_F is refuted."""
+    trace = lambda M: M[0, 0] + M[1, 1]  # noqa: E731
+    square = lambda M: trace(M.T @ M)  # noqa: E731
+    entry = st.one_of(st.floats(1e-70, 1e-60), st.floats(-1e70, 1e70), st.floats(0.5, 2.0))
+    matrix = st.lists(entry, min_size=4, max_size=4).map(lambda v: np.array(v).reshape(2, 2))
+    cases = st.fixed_dictionaries({"A": matrix, "B": matrix})
+    true = _search(cases, lambda A, B: square(A @ B), lambda A, B: square(A) * square(B), relation="<=")
+    assert iv.check(true).evidence[0].status == "verified"
+    false = _search(cases, lambda A, B: square(A @ B), lambda A, B: square(A), relation="<=")
+    numeric = iv.check(false).evidence[0]
+    assert numeric.status == "refuted" and "confirmed exactly" in numeric.detail
