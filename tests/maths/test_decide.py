@@ -136,3 +136,31 @@ def test_an_algebraic_model_of_large_magnitude_is_confirmed():
     found = decide((X**3 - X - 10**30) ** 2, 0, ">", [])
     assert found.outcome == "refuted" and found.violation == 0
     assert sp.minimal_polynomial(found.values["x"], X) == X**3 - X - 10**30
+
+
+def test_contradictory_assumptions_prove_nothing():
+    """x > 1 and x < 0: every inequality would hold vacuously (even x < x); open, never proved. The same for a
+    side defined nowhere (√(−1 − x²)) and for an assumption SymPy already settled to false."""
+    contradictory = [sp.Gt(X, 1, evaluate=False), sp.Lt(X, 0, evaluate=False)]
+    found = decide(X, X, "<", contradictory)
+    assert found.outcome == "open" and "no real point" in found.reason
+    assert decide(sp.sqrt(-1 - X**2), 0, "<", []).outcome == "open"
+    assert decide(X, X, "<", [sp.false]).outcome == "open"
+
+
+def test_an_assumption_settled_to_true_is_no_obstacle():
+    positive = sp.Symbol("p", positive=True)
+    assert decide(positive + 1 / positive, 2, ">=", [positive > 0, positive >= 0]).outcome == "proved"
+
+
+def test_an_integer_symbol_is_decided_over_the_reals_and_refuted_only_at_an_integer():
+    """Over the reals K² ≥ 2K − 1 holds ((K − 1)² ≥ 0), so for every integer; K² ≤ 10K + 1 fails over the
+    reals from 5 + √26 ≈ 10.1: a model there is no integer counterexample (open), one at an integer is."""
+    k = sp.Symbol("K", integer=True, nonnegative=True)
+    assert decide(k**2, 2 * k - 1, ">=", []).outcome == "proved"
+    found = decide(k**2, 10 * k + 1, "<=", [])
+    assert found.outcome in ("open", "refuted")
+    if found.outcome == "refuted":
+        assert found.values["K"].is_integer and found.values["K"] >= 11
+    else:
+        assert "not an integer" in found.reason

@@ -51,8 +51,17 @@ class _Encoder:
         self.side: list[Any] = []
 
     def var(self, symbol: sp.Symbol) -> Any:
+        """The real variable of ``symbol``, its SymPy sign assumptions (positive, nonzero, …) among the side conditions."""
         if symbol not in self.vars:
-            self.vars[symbol] = self.z3.Real(symbol.name)
+            v = self.vars[symbol] = self.z3.Real(symbol.name)
+            signs = [
+                (symbol.is_positive, v > 0),
+                (symbol.is_negative, v < 0),
+                (symbol.is_nonnegative, v >= 0),
+                (symbol.is_nonpositive, v <= 0),
+                (symbol.is_nonzero, v != 0),
+            ]
+            self.side += [condition for assumed, condition in signs if assumed]
         return self.vars[symbol]
 
     def __call__(self, e: sp.Expr) -> Any:
@@ -136,7 +145,8 @@ def decide(
     """Decide ``lhs relation rhs`` for every real value of the free symbols satisfying ``assumptions``.
 
     ``assumptions`` are SymPy relationals (``x > 0``, ``y ≠ 0``). A model of the negation is
-    re-checked in exact arithmetic before it is reported as a counterexample.
+    re-checked in exact arithmetic before it is reported as a counterexample. Assumptions that no
+    real point satisfies leave it open: the inequality would hold vacuously.
     """
     try:
         import z3
@@ -149,15 +159,25 @@ def decide(
         given = [_relational(z3, enc, a) for a in assumptions]
     except _Unsupported as exc:
         return Decision("open", f"outside the decidable fragment: {exc}")
-    solver = z3.SolverFor("QF_NRA")
-    solver.set("timeout", int(timeout_ms))
-    solver.add(*enc.side, *given, _fails(z3, left, right, relation))
+    solver = _solver(z3, timeout_ms, *enc.side, *given, _fails(z3, left, right, relation))
     answer = solver.check()
+    if answer == z3.unsat and _solver(z3, timeout_ms, *enc.side, *given).check() == z3.unsat:
+        return Decision(
+            "open", "no real point satisfies the assumptions and the sides' domains: a proof would be vacuous"
+        )
     if answer == z3.unsat:
         return Decision("proved", PROCEDURE)
     if answer == z3.unknown:
         return Decision("open", f"z3 gave no answer ({solver.reason_unknown()})")
     return _counterexample(z3, solver.model(), enc, lhs, rhs, relation, assumptions)
+
+
+def _solver(z3: Any, timeout_ms: int, *constraints: Any) -> Any:
+    """A fresh nonlinear real arithmetic solver holding ``constraints``."""
+    solver = z3.SolverFor("QF_NRA")
+    solver.set("timeout", int(timeout_ms))
+    solver.add(*constraints)
+    return solver
 
 
 def exact_literals(expr: Any) -> sp.Expr:
@@ -167,6 +187,8 @@ def exact_literals(expr: Any) -> sp.Expr:
 
 
 def _relational(z3: Any, enc: _Encoder, a: sp.Basic) -> Any:
+    if a in (sp.true, sp.false):  # settled by SymPy already (x ≥ 0 for a positive symbol)
+        return z3.BoolVal(bool(a))
     ops = {sp.StrictGreaterThan: "__gt__", sp.GreaterThan: "__ge__", sp.StrictLessThan: "__lt__"}
     ops |= {sp.LessThan: "__le__", sp.Unequality: "__ne__", sp.Equality: "__eq__"}
     if type(a) not in ops:
@@ -174,24 +196,35 @@ def _relational(z3: Any, enc: _Encoder, a: sp.Basic) -> Any:
     return getattr(enc(a.lhs), ops[type(a)])(enc(a.rhs))
 
 
+_SIGNS = {
+    sp.StrictGreaterThan: (1,),
+    sp.GreaterThan: (0, 1),
+    sp.StrictLessThan: (-1,),
+    sp.LessThan: (-1, 0),
+    sp.Unequality: (-1, 1),
+    sp.Equality: (0,),
+}
+"""The signs of lhs − rhs that satisfy each relation."""
+
+
 def holds(a: sp.Basic, values: dict[sp.Symbol, sp.Expr]) -> bool:
-    """Whether the relation ``a`` holds at ``values``, its sign decided exactly (undecided: False)."""
-    s = sign(a.lhs.subs(values) - a.rhs.subs(values))
-    accepted = {
-        sp.StrictGreaterThan: (1,),
-        sp.GreaterThan: (0, 1),
-        sp.StrictLessThan: (-1,),
-        sp.LessThan: (-1, 0),
-        sp.Unequality: (-1, 1),
-        sp.Equality: (0,),
-    }[type(a)]
-    return s in accepted
+    """Whether the relation ``a`` holds at ``values``, its sign decided exactly (undecided, or not a relation: False).
+
+    An assumption SymPy already settled (``x >= 0`` for a positive symbol is ``true``) is that value.
+    """
+    if a in (sp.true, sp.false):
+        return bool(a)
+    if type(a) not in _SIGNS:
+        return False
+    return sign(a.lhs.subs(values) - a.rhs.subs(values)) in _SIGNS[type(a)]
 
 
 def _counterexample(z3: Any, model: Any, enc: _Encoder, lhs, rhs, relation: str, assumptions) -> Decision:
     values = {s: _value(z3, model.eval(v, model_completion=True), s) for s, v in enc.vars.items()}
     if any(v is None for v in values.values()):
         return Decision("open", "z3's model has a value that is neither rational nor algebraic")
+    if any(s.is_integer and not v.is_integer for s, v in values.items()):  # z3 decided the real relaxation
+        return Decision("open", "z3's model gives an integer symbol a value that is not an integer")
     gap = violation(lhs, rhs, relation).subs(values)
     strict, gap_sign = relation in ("<", ">"), sign(gap)
     if gap_sign in ((0, 1) if strict else (1,)) and all(holds(a, values) for a in assumptions):
