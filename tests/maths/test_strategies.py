@@ -21,6 +21,7 @@ from icl_verify.maths.strategies import (
     regression_cases,
     spd_matrices,
     token_batches,
+    wide_integers,
 )
 
 FAST = settings(max_examples=30, deadline=None)
@@ -121,3 +122,22 @@ def test_numeric_draws_do_not_depend_on_the_loaded_modules(tmp_path, monkeypatch
     after = _draws(3)
     monkeypatch.delitem(sys.modules, name)
     assert len(before) == 100 and after == before
+
+
+def test_wide_integers_cover_every_order_of_magnitude_and_shrink_to_the_first_failure():
+    """Over [0, 10⁶]: the first values, each bit length up to 20 (a uniform draw would show almost no
+    value below 1000), nothing outside; and the smallest K with K² > 10K + 1 (K = 11, as 11² = 121 > 111
+    and 10² = 100 ≤ 101) is what a failing search shrinks to."""
+    seen: set[int] = set()
+
+    @settings(max_examples=400, deadline=None, database=None, derandomize=True)
+    @given(wide_integers(0, 10**6))
+    def collect(k: int) -> None:
+        seen.add(k)
+
+    collect()
+    assert all(0 <= k <= 10**6 for k in seen)
+    assert set(range(16)) <= seen
+    assert {k.bit_length() for k in seen} >= set(range(21))
+    assert find(wide_integers(0, 10**6), lambda k: k * k > 10 * k + 1) == 11
+    assert find(wide_integers(5, 5), lambda k: True) == 5

@@ -31,22 +31,41 @@ from sympy.matrices.expressions import MatrixExpr, MatrixSymbol
 from icl_verify.core.checks.base import Check, Found, parts
 from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, explain
 from icl_verify.errors import InvalidArgument
+from icl_verify.maths.strategies import wide_integers
 from icl_verify.maths.symbolic import is_zero
 
 PREVIOUS = "prev"
 """The name of a step's argument that receives the value at K."""
 
 
+SEARCH_HIGH = 10**6
+"""How far above ``low`` a bound's integer parameter is searched (first values, then log-uniform)."""
+
+RECURSION_HIGH = 10**3
+"""The same when a side recurses over it: a recursion of K steps costs K evaluations of its step."""
+
+
 @dataclass(frozen=True)
 class IntegerSpec:
-    """A declared integer parameter: drawn in [low, high] (``high`` ``None``: low + 3)."""
+    """A declared integer parameter: drawn in [low, high] (``high`` ``None``: low + 3, or a wide search)."""
 
     low: int = 1
     high: int | None = None
     name: str = ""
 
-    def strategy(self, name: str, given: Any = None) -> st.SearchStrategy[int]:
-        """Values in [low, high] (or ``given``: an int or a (low, high) pair, none below ``low``), shrinking to the low end."""
+    def strategy(
+        self, name: str, given: Any = None, *, wide: bool = False, recursion: bool = False
+    ) -> st.SearchStrategy[int]:
+        """Values in [low, high] (or ``given``: an int or a (low, high) pair, none below ``low``), shrinking to the low end.
+
+        ``wide`` (a bound's parameter) searches up to ``low +`` :data:`SEARCH_HIGH` when no ``high`` is
+        declared — :data:`RECURSION_HIGH` when a side recurses over it — by the first values and a
+        log-uniform draw (:func:`~icl_verify.maths.strategies.wide_integers`); a declared ``high`` is
+        drawn the same way, a range given in ``sizes`` uniformly as it is.
+        """
+        if given is None and wide:
+            top = self.low + (RECURSION_HIGH if recursion else SEARCH_HIGH) if self.high is None else self.high
+            return wide_integers(self.low, top)
         pair = (self.low, self.low + 3 if self.high is None else self.high) if given is None else given
         pair = (pair, pair) if type(pair) is int else pair
         ok = isinstance(pair, tuple) and len(pair) == 2 and all(type(v) is int for v in pair)

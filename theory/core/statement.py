@@ -680,15 +680,33 @@ def _scalar_assumptions(symbols: Mapping[str, Spec], values: Mapping[str, Any]) 
     return out
 
 
+DECIMAL, DOMAIN = "decimal", "domain"
+"""Keys of the inequality forms beside the check kinds: the proof's sides with decimal literals, the assumptions."""
+
+
 def _inequality_sides(
     symbols: Mapping[str, Spec], lhs: Callable[..., Any], rhs: Callable[..., Any], *, proof: bool
 ) -> dict:
-    """The counterparts of ``lhs relation rhs`` for each check kind: numeric sides, and proof sides when every symbol is a scalar."""
-    forms: dict[str, Any] = {Numeric.kind: lambda case: compare(lhs, rhs, case)}
-    if proof and all(isinstance(spec, ScalarSpec) for spec in symbols.values()):
-        values = symbolic_values(symbols, {})
-        forms[Symbolic.kind] = lambda: (_call(lhs, values), _call(rhs, values), _scalar_assumptions(symbols, values))
+    """The counterparts of ``lhs relation rhs`` for each check kind: numeric sides, and proof sides when every symbol is a scalar.
+
+    Beside them: the scalar assumptions (``DOMAIN``), which bound the search too, and the proof's sides
+    with their float literals read as the decimals they show (``DECIMAL``).
+    """
+    scalars = {name: spec for name, spec in symbols.items() if isinstance(spec, ScalarSpec)}
+    values = {name: _scalar_symbol(name, spec) for name, spec in scalars.items()}
+    given = _scalar_assumptions(scalars, values)
+    forms: dict[str, Any] = {Numeric.kind: lambda case: compare(lhs, rhs, case), DOMAIN: given}
+    if proof and len(scalars) == len(symbols):
+        forms[Symbolic.kind] = lambda: (_call(lhs, values), _call(rhs, values), given)
+        forms[DECIMAL] = lambda: (*(_decimal_literals(side, values) for side in (lhs, rhs)), given)
     return forms
+
+
+def _decimal_literals(side: Callable[..., Any], values: Mapping[str, Any]) -> Any:
+    """A side over symbols with each float literal read as the decimal it shows (0.1 → 1/10), before SymPy folds them."""
+    with sp.evaluate(False):
+        value = sp.sympify(_call(side, values))
+    return value.xreplace({f: sp.Rational(repr(float(f))) for f in value.atoms(sp.Float)})
 
 
 def _inequality_checks(
@@ -710,6 +728,8 @@ def _inequality_checks(
         rtol=rtol,
         atol=ATOL,
         timeout=timeout,
+        assumptions=forms[DOMAIN],
+        decimal_sides=forms.get(DECIMAL),
     )
 
 
@@ -837,7 +857,12 @@ def statement(
     if corrected is not None:
         _check_side("corrected", corrected, known)
     _check_defined(symbols, names, {"lhs": lhs, "rhs": rhs} | ({"corrected": corrected} if corrected else {}))
-    ranges = {n: integers[n].strategy(n, sizes.get(n)) if n in integers else sizes.get(n, (1, 4)) for n in names}
+    ranges = {
+        n: integers[n].strategy(n, sizes.get(n), wide=relation != "=", recursion=_recursion_over(lhs, rhs) == n)
+        if n in integers
+        else sizes.get(n, (1, 4))
+        for n in names
+    }
     low = {n: integers[n].low for n in integers}
     exact = grid(
         **{

@@ -23,6 +23,27 @@ def dims(min_value: int = 1, max_value: int = 4) -> st.SearchStrategy[int]:
     return st.integers(min_value=min_value, max_value=max_value)
 
 
+FIRST_VALUES = 16
+"""How many of the smallest values :func:`wide_integers` always covers."""
+
+
+def wide_integers(low: int, high: int) -> st.SearchStrategy[int]:
+    """Integers in [low, high]: half the draws among the first :data:`FIRST_VALUES`, half log-uniform.
+
+    The log-uniform half draws a bit length b uniformly, then low + an offset in [2^(b−1), 2^b]: each
+    order of magnitude up to ``high`` is drawn as often as the next, where a uniform draw over
+    [0, 10⁶] would almost never show a value below 1000. Both halves shrink toward ``low``.
+    """
+
+    @st.composite
+    def log_uniform(draw) -> int:
+        bits = draw(st.integers(0, (high - low).bit_length()))
+        span = min(high - low, 2**bits)
+        return low + draw(st.integers(span // 2, span))
+
+    return st.one_of(st.integers(low, min(high, low + FIRST_VALUES - 1)), log_uniform())
+
+
 def reals(bound: float = 3.0, *, positive: bool = False) -> st.SearchStrategy[float]:
     """A float in [−bound, bound] (or [1/16, bound] when ``positive``), finite and not subnormal."""
     low = 1.0 / 16 if positive else -bound
