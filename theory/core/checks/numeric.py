@@ -160,6 +160,9 @@ such a draw is rejected, like ``hypothesis.assume``, and counted — it is no co
 MOSTLY_UNDEFINED = 0.9
 """A statement undefined at this share of the draws (or more) is an error: its domain must be declared."""
 
+WHOLE_SIZE = 5
+"""A statement undefined at every one of this many draws (or more) of one size is an error too."""
+
 FLOAT_ONLY_MARGIN = 1e4
 """Where a side cannot be evaluated exactly, a floating-point counterexample of an automatic tolerance
 counts only when |lhs − rhs| exceeds the rounding bound by this factor (and the evidence says so)."""
@@ -226,16 +229,32 @@ class _Tally:
     rejected: int = 0
     why_rejected: str = ""
     unconfirmed: dict[Confirmation, int] = field(default_factory=dict)
+    by_size: dict[tuple, list[int]] = field(default_factory=dict)  # sizes → [draws, rejected]
 
-    def reject(self, error: BaseException) -> None:
+    def count(self, sizes: Mapping[str, int]) -> None:
+        self.evaluated += 1
+        self.by_size.setdefault(tuple(sorted(sizes.items())), [0, 0])[0] += 1
+
+    def reject(self, error: BaseException, sizes: Mapping[str, int]) -> None:
         self.rejected += 1
+        self.by_size[tuple(sorted(sizes.items()))][1] += 1
         self.why_rejected = self.why_rejected or _describe(error)
+
+    def undefined_size(self) -> dict[str, int] | None:
+        """Sizes at which every one of at least :data:`WHOLE_SIZE` draws was undefined (a domain that excludes
+        a whole size is a wrong declaration or a fault in a side, not a few singular draws)."""
+        for sizes, (draws, rejected) in self.by_size.items():
+            if draws >= WHOLE_SIZE and rejected == draws:
+                return dict(sizes)
+        return None
 
     def note(self, confirmation: Confirmation) -> None:
         self.unconfirmed[confirmation] = self.unconfirmed.get(confirmation, 0) + 1
 
     def mostly_undefined(self) -> bool:
-        return self.evaluated > 0 and self.rejected >= MOSTLY_UNDEFINED * self.evaluated
+        return self.evaluated > 0 and (
+            self.rejected >= MOSTLY_UNDEFINED * self.evaluated or self.undefined_size() is not None
+        )
 
     def describe(self) -> str:
         """The rejected draws and unconfirmed failures, for the evidence ("" when there were none)."""
@@ -281,13 +300,13 @@ class Numeric(Check):
     def _fails(self, case: Mapping[str, Any], tally: _Tally, seen: list[dict[str, int]]) -> bool:
         """Whether ``case`` is a counterexample: a float failure that exact arithmetic confirms."""
         seen.append(_sizes_of(case))
-        tally.evaluated += 1
+        tally.count(seen[-1])
         try:
             ok, err, tol = compare_with_tolerance(_compared(self.compare, case), self.rtol, self.atol)
         except HypothesisException:  # assume() in a compare: Hypothesis' own control flow
             raise
         except OUTSIDE_DOMAIN as exc:
-            tally.reject(exc)
+            tally.reject(exc, seen[-1])
             assume(False)
         except Exception as exc:  # a crash or a malformed comparison at a case is no counterexample
             raise _BrokenCase(case, exc) from exc
@@ -328,10 +347,11 @@ class Numeric(Check):
     def _passed(self, seed: int, seen: list[dict[str, int]], tally: _Tally, seconds: float) -> Evidence:
         """No counterexample: verified on what was covered, or an error when almost every draw was undefined."""
         if tally.mostly_undefined():
+            where = f" (every draw at sizes {whole})" if (whole := tally.undefined_size()) is not None else ""
             detail = (
-                f"the sides are undefined at {tally.rejected} of {tally.evaluated} draws ({tally.why_rejected}; "
-                f"seed {seed}): declare the domain, e.g. iv.matrix(n, n, invertible=True) or iv.scalar(low=..., "
-                "exclude=...)"
+                f"the sides are undefined at {tally.rejected} of {tally.evaluated} draws{where}: {tally.why_rejected} "
+                f"(seed {seed}); declare the domain, e.g. iv.matrix(n, n, invertible=True) or "
+                "iv.scalar(low=..., exclude=...), or fix the side"
             )
             return Evidence(self.kind, Status.ERROR, detail, seconds)
         detail = f"{tally.evaluated - tally.rejected} random cases pass (seed {seed})"
