@@ -371,7 +371,7 @@ class Numeric(Check):
         extra = {"exact_residual": residual} if residual else {}
         cex = counterexample(self.kind, sizes, values, err, tol, seed, confirmation=str(confirmation), **extra)
         how = f"confirmed exactly, residual {residual}" if residual else "in floating point only: not confirmed exactly"
-        detail = f"shrunk counterexample at {sizes}: |lhs − rhs| = {err:.3g} > {tol:.3g}, {how} (seed {seed})"
+        detail = f"shrunk counterexample at {sizes}: |lhs − rhs| = {err:.3g} > {tol:.3g} ({how}; seed {seed})"
         if extra_tally := tally.describe():
             detail += f"; {extra_tally}"
         return Evidence(self.kind, Status.REFUTED, detail, seconds, cex)
