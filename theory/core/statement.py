@@ -48,7 +48,7 @@ from icl_verify.core.expectation import (
     samples_of,
 )
 from icl_verify.core.induction import Induction, IntegerSpec, Recursion, bound, induction_residuals
-from icl_verify.core.optimality import Argmin, Optimality, conditions
+from icl_verify.core.optimality import Argmin, Optimality, StationaryExplicit, conditions
 from icl_verify.errors import InvalidArgument
 from icl_verify.maths.strategies import Dimension, dimension, matrices, nonzero_matrices, reals, spd_matrices
 from icl_verify.maths.symbolic import as_explicit, grid, is_zero
@@ -472,6 +472,10 @@ def _expectation_checks(
 # Optimality: lhs=iv.argmin(loss, over="eta"), rhs the claimed minimiser (icl_verify.core.optimality)
 
 
+CURVATURE = "curvature"
+"""The key of L″(η*) at concrete sizes among the argmin forms (the explicit check's draws use it)."""
+
+
 def _argmin_forms(symbols: Mapping[str, Any], lhs: Argmin, rhs: Callable[..., Any]) -> dict[str, Any]:
     """The counterparts of ``argmin L = rhs``: both conditions (symbolic), stationarity (explicit), L(rhs) ≤ L (numeric)."""
     over, covariances = lhs.over, _covariances(symbols)
@@ -496,11 +500,16 @@ def _argmin_forms(symbols: Mapping[str, Any], lhs: Argmin, rhs: Callable[..., An
         slope = sp.diff(value, values[over]).subs(values[over], _call(rhs, values))
         return [explicit_entries(sp.sympify(slope), _symmetric_names(symbols))]
 
+    def curvature(**sizes: int) -> Any:
+        value, values = loss(sizes)
+        second = sp.diff(value, values[over], 2).subs(values[over], _call(rhs, values))
+        return explicit_entries(sp.sympify(second), _symmetric_names(symbols))
+
     def numeric(case: Mapping[str, Any]) -> tuple:
         star = {**case, over: float(np.asarray(_call(rhs, case), dtype=np.float64).ravel()[0])}
         return _call(lhs.loss, star), _call(lhs.loss, case)
 
-    forms: dict[str, Any] = {Symbolic.kind: symbolic, Explicit.kind: explicit}
+    forms: dict[str, Any] = {Symbolic.kind: symbolic, Explicit.kind: explicit, CURVATURE: curvature}
     return forms if _randoms(symbols) else forms | {Numeric.kind: numeric}
 
 
@@ -513,10 +522,12 @@ def _argmin_checks(
     timeout: float,
     symbolic: bool,
     explicit: bool,
+    definite_names: set[str],
 ) -> list[Check]:
-    """Both conditions of a minimum, stationarity at small sizes, and (deterministic losses) the numeric search for a lower value."""
+    """Both conditions of a minimum, stationarity and curvature draws at small sizes, and (deterministic losses) the numeric search for a lower value."""
     checks: list[Check] = [Optimality(forms[Symbolic.kind], over, int(timeout * 1000))] if symbolic else []
-    checks += [MomentExplicit(forms[Explicit.kind], exact)] if explicit else []
+    definite = frozenset(definite_names)
+    checks += [StationaryExplicit(forms[Explicit.kind], exact, forms[CURVATURE], definite)] if explicit else []
     if Numeric.kind in forms:
         checks.append(NumericBound(drawn, forms[Numeric.kind], "<=", rtol, ATOL))
     return checks
@@ -691,7 +702,10 @@ def statement(
     forms: Callable[[Any], dict[str, Any]]
     if isinstance(lhs, Argmin):
         forms = lambda side: _argmin_forms(symbols, lhs, side)  # noqa: E731
-        checks = _argmin_checks(forms(rhs), lhs.over, cases(symbols, ranges), exact, rtol, timeout, symbolic, explicit)
+        checks = _argmin_checks(
+            forms(rhs), lhs.over, cases(symbols, ranges), exact, rtol, timeout, symbolic, explicit,
+            _symmetric_names(symbols),
+        )  # fmt: skip
     elif _randoms(symbols):
         checks = _expectation_checks(symbols, lhs, rhs, ranges, exact, symbolic=symbolic, explicit=explicit)
         _check_laws(symbols, {"corrected": corrected} if corrected is not None else {})
