@@ -412,7 +412,7 @@ class MonteCarlo(Check):
         values = {k: v for k, v in case.items() if k not in sizes}
         mean, half = found.mean, found.half
         measured = {"estimate": mean, "interval": [mean - half, mean + half], "predicted": 0.0}
-        cex = counterexample(self.kind, sizes, values | measured, abs(mean), half, seed)
+        cex = counterexample(self.kind, sizes, values | measured, abs(mean), half, seed, interval=measured["interval"])
         detail = (
             f"Monte Carlo at {sizes}: E[lhs − rhs] ∈ {found.text()} excludes 0 ({SAMPLES} draws, seed {seed}, "
             f"sample skewness {found.skewness:.2g}); a statistical refutation, not confirmed exactly"
