@@ -105,6 +105,32 @@ def test_cookbook_386_and_387_quartic_forms_are_proved():
         assert _statuses(result)["symbolic"] == "proved"
 
 
+def test_cookbook_383_and_385_cubic_and_quartic_matrix_forms_are_proved():
+    """E[x bᵀx xᵀ] = m bᵀ(S + mmᵀ) + (S + mmᵀ) b mᵀ + bᵀm (S − mmᵀ) (eq. 383, §8.2.3) and
+    E[x xᵀA x xᵀ] = (S + mmᵀ)(A + Aᵀ)(S + mmᵀ) + mᵀAm (S − mmᵀ) + tr(AS)(S + mmᵀ) (eq. 385): the scalar
+    bᵀx inside a matrix product is pulled out of it (a node of dimension 1) so both sides read alike."""
+    symbols = {**SHIFTED, "b": iv.matrix("d", 1)}
+    second = lambda S, m: S + m @ m.T  # noqa: E731
+    c383 = iv.statement("cookbook-383", "Petersen & Pedersen 2012, eq. 383", "s", symbols=symbols,
+                        lhs=iv.expect(lambda z, m, b: (z + m) @ b.T @ (z + m) @ (z + m).T),
+                        rhs=lambda S, m, b: m @ b.T @ second(S, m) + second(S, m) @ b @ m.T
+                        + tr(b.T @ m) * (S - m @ m.T))  # fmt: skip
+    c385 = iv.statement("cookbook-385", "Petersen & Pedersen 2012, eq. 385", "s", symbols=symbols,
+                        lhs=iv.expect(lambda z, m, A: (z + m) @ (z + m).T @ A @ (z + m) @ (z + m).T),
+                        rhs=lambda A, S, m: second(S, m) @ (A + A.T) @ second(S, m) + tr(m.T @ A @ m) * (S - m @ m.T)
+                        + tr(A @ S) * second(S, m))  # fmt: skip
+    for claim in (c383, c385):
+        result = iv.check(claim, max_examples=5)
+        assert result.verdict is iv.Verdict.PROVED, claim.name
+        assert _statuses(result)["symbolic"] == "proved"
+    twin = iv.statement("cookbook-383-twin", "t", "s", symbols=symbols, holds=False, no_control="a twin",
+                        lhs=iv.expect(lambda z, m, b: (z + m) @ b.T @ (z + m) @ (z + m).T),
+                        rhs=lambda S, m, b: m @ b.T @ second(S, m) + second(S, m) @ b @ m.T
+                        + tr(b.T @ m) * (S + m @ m.T))  # fmt: skip
+    result = iv.check(twin, max_examples=5)
+    assert result.verdict is iv.Verdict.REFUTED and _statuses(result)["explicit"] == "refuted"
+
+
 def test_cookbook_387_with_b_for_its_transpose_once_is_refuted():
     """Twin of eq. 387: tr[AS(B + B)S] instead of tr[AS(B + Bᵀ)S]."""
     claim = iv.statement("cookbook-387-twin", "t", "s", symbols=SHIFTED, holds=False, no_control="a twin",

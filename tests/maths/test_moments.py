@@ -306,3 +306,14 @@ def test_pairings_beyond_the_bound_are_outside_the_fragment():
 
 def test_a_transposed_covariance_comes_out_untransposed():
     assert expectation(X.T * X * LAM.T, {X: Law.gaussian(LAM)}) == N * LAM**2
+
+
+def test_an_inner_product_of_vectors_leaves_the_matrix_product():
+    """At a node of dimension 1 a product factorises: m bᵀ m mᵀ = tr(bᵀm) m mᵀ. For a column x = zᵀ with
+    z ~ N(0, Λ) a row: E[x bᵀx xᵀ] = 0 (odd) and E[x xᵀ b bᵀ x xᵀ] = E[(bᵀx)² x xᵀ] = 2Λbbᵀ Λ + (bᵀΛb) Λ (Isserlis)."""
+    m, b = MatrixSymbol("m", D, 1), MatrixSymbol("b", D, 1)
+    assert same(normal_form(m * b.T * m * m.T), Trace(b.T * m) * m * m.T)
+    z = MatrixSymbol("z", 1, D)
+    assert same(expectation(z.T * b.T * z.T * z, {z: Law.gaussian(LAM)}), sp.ZeroMatrix(D, D))
+    assert same(expectation(z.T * z * b * b.T * z.T * z, {z: Law.gaussian(LAM)}),
+                2 * LAM * b * b.T * LAM + Trace(b.T * LAM * b) * LAM)  # fmt: skip

@@ -292,21 +292,51 @@ def _symmetric(matrix: MatrixExpr, laws: Mapping[MatrixSymbol, Law]) -> bool:
 
 def _walk(
     net: _Network, start: int, incident: dict[int, list[int]], used: set[int], laws: Mapping[MatrixSymbol, Law]
-) -> tuple[list[_Factor], int]:
-    """Follow unused edges from ``start`` until none is left; the oriented factors and the end node."""
+) -> tuple[list[_Factor], list[int]]:
+    """Follow unused edges from ``start`` until none is left; the oriented factors and the nodes passed (start to end)."""
     factors: list[_Factor] = []
-    node = start
+    nodes = [start]
     while True:
+        node = nodes[-1]
         free = [e for e in incident[node] if e not in used]
         if not free:
-            return factors, node
+            return factors, nodes
         e = free[0]
         used.add(e)
         u, v, m, t = net.edges[e]
         u, v = net.find(u), net.find(v)
         forward = u == node
         factors.append(_Factor(m, False if _symmetric(m, laws) else t if forward else not t))
-        node = v if forward else u
+        nodes.append(v if forward else u)
+
+
+def _split(
+    net: _Network, factors: list[_Factor], nodes: list[int], closed: bool
+) -> tuple[list[list[_Factor]], list[_Factor], list[_Factor]]:
+    """A walk cut at its inner nodes of dimension 1: (the 1 × 1 segments, the matrix segments at either end).
+
+    At a node of dimension 1 the index takes one value, so the product factorises there: a segment
+    between two such nodes is a 1 × 1 matrix, a scalar (its trace); vectors' inner products such
+    as bᵀm thus leave the matrix product (m bᵀ m mᵀ = tr(bᵀm) m mᵀ) and equal moments print alike.
+    A closed walk (a cycle) is cut at every such node and is the product of its segments' traces.
+    """
+    inner = range(0, len(factors)) if closed else range(1, len(factors))
+    cuts = [i for i in inner if net.dims[nodes[i]] == 1]
+    if not cuts:
+        return [], factors, []
+    if closed:
+        k = cuts[0]
+        factors, cuts = factors[k:] + factors[:k], [c - k for c in cuts] + [len(factors)]
+        return [factors[a:b] for a, b in itertools.pairwise(cuts)], [], []
+    bounds = [0, *cuts, len(factors)]
+    segments = [factors[a:b] for a, b in itertools.pairwise(bounds)]
+    head, tail = segments[0], segments[-1]
+    scalars = segments[1:-1]
+    if net.dims[nodes[0]] == 1:
+        scalars, head = [head, *scalars], []
+    if net.dims[nodes[-1]] == 1:
+        scalars, tail = [*scalars, tail], []
+    return scalars, head, tail
 
 
 def _canonical_cycle(factors: Sequence[_Factor], laws) -> tuple[_Factor, ...]:
@@ -343,16 +373,22 @@ def _contract(net: _Network, ends: tuple[int, int] | None, laws: Mapping[MatrixS
     result: MatrixExpr | None = None
     if ends is not None:
         start, end = net.find(ends[0]), net.find(ends[1])
-        path, last = _walk(net, start, incident, used, laws)
-        if last != end:
+        path, nodes = _walk(net, start, incident, used, laws)
+        if nodes[-1] != end:
             raise InvalidArgument("the open ends of the product are not joined (inconsistent shapes)")
-        result = _product(path) if path else Identity(net.dims[start])
+        scalars, head, tail = _split(net, path, nodes, False)
+        for segment in scalars:
+            value *= Trace(_product(_canonical_cycle(segment, laws)))
+        kept = head + tail
+        result = _product(kept) if kept else Identity(net.dims[start])
     for r in sorted(roots - tips):
         if not incident[r]:
             value *= net.dims[r]
         elif not all(e in used for e in incident[r]):
-            cycle, _ = _walk(net, r, incident, used, laws)
-            value *= Trace(_product(_canonical_cycle(cycle, laws)))
+            cycle, nodes = _walk(net, r, incident, used, laws)
+            scalars, _, _ = _split(net, cycle, nodes, True)
+            for segment in scalars or [cycle]:
+                value *= Trace(_product(_canonical_cycle(segment, laws)))
     return value if result is None else value * result
 
 
