@@ -309,3 +309,20 @@ def test_monte_carlo_evidence_says_it_is_monte_carlo():
     assert cex["kind"] == "monte_carlo" and cex["values"]["predicted"] == 0.0
     low, high = cex["values"]["interval"]
     assert low <= cex["values"]["estimate"] <= high and not low <= 0 <= high
+
+
+def test_a_case_undefined_at_every_draw_is_an_error_that_names_the_domain():
+    """lhs divides by c − c = 0: every Monte Carlo case is undefined, so the check says how to declare a domain."""
+    claim = iv.statement("undefined", "t", "s", symbols={"x": iv.gaussian("d"), "c": iv.scalar()}, symbolic=False,
+                         explicit=False, lhs=iv.expect(lambda x, c: tr(x.T @ x) / (c - c)), rhs=lambda d: d)  # fmt: skip
+    evidence = claim.checks[-1].run(0, 5).evidence
+    assert evidence.status == "error" and "declare the inputs' domain" in evidence.detail
+
+
+def test_a_numpy_identity_on_the_right_is_taken_exactly_at_concrete_sizes():
+    """E[x xᵀ] = I for x ~ N(0, I_d), the rhs written eye(d, d): a NumPy array at concrete d (once an
+    'ImmutableDenseNDimArray' crash of the explicit check)."""
+    claim = iv.statement("identity-second-moment", "t", "s", symbols={"x": iv.gaussian("d")},
+                         lhs=iv.expect(lambda x: x @ x.T), rhs=lambda d: eye(d, d))  # fmt: skip
+    result = iv.check(claim, max_examples=3)
+    assert result.verdict is iv.Verdict.PROVED and _statuses(result)["explicit"] == "verified"

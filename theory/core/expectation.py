@@ -229,8 +229,10 @@ def explicit_entries(expr: Any, symmetric: set[str]) -> Any:
             return sp.ImmutableMatrix(m.rows, m.cols, lambda i, j: m[min(i, j), max(i, j)])
         return sp.ImmutableMatrix(m.as_explicit())
 
-    explicit = expr.xreplace({m: entries(m) for m in expr.atoms(MatrixSymbol)})
-    return sp.expand(explicit.doit())
+    explicit = expr.xreplace({m: entries(m) for m in expr.atoms(MatrixSymbol)}).doit()
+    if isinstance(explicit, MatrixExpr):  # e.g. I + Matrix(...): entry by entry
+        explicit = sp.ImmutableMatrix(explicit.as_explicit())
+    return sp.expand(explicit)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -378,8 +380,16 @@ class MonteCarlo(Check):
     rank: ClassVar[int] = 3
 
     def interval(self, case: Mapping[str, Any], seed: int, sides=None) -> Interval:
-        """The interval of E[lhs − rhs] at ``case`` from :data:`SAMPLES` draws seeded by ``seed``."""
-        lhs, rhs = (sides or self.sides)(case, SAMPLES, np.random.default_rng(seed))
+        """The interval of E[lhs − rhs] at ``case`` from :data:`SAMPLES` draws seeded by ``seed``.
+
+        A side undefined at a draw (a singular matrix to invert, a division by zero) makes the case
+        undefined (``finite`` False): it is skipped and counted, like a rejected draw.
+        """
+        try:
+            with np.errstate(all="ignore"):
+                lhs, rhs = (sides or self.sides)(case, SAMPLES, np.random.default_rng(seed))
+        except (np.linalg.LinAlgError, ZeroDivisionError, FloatingPointError, OverflowError):
+            return Interval(math.nan, math.nan, math.nan, math.nan, SAMPLES, finite=False)
         return interval_of(lhs, rhs)
 
     def run(self, seed: int, max_examples: int) -> Found:
@@ -427,8 +437,12 @@ class MonteCarlo(Check):
             text += f"; {seen['undefined']} case(s) with an undefined or overflowing draw skipped"
         why = ""
         if decided == 0:
-            why = "every case had an undefined or overflowing draw"
-        elif seen["heavy"]:
+            detail = (
+                f"Monte Carlo: every one of {seen['cases']} cases had an undefined or overflowing draw (a singular "
+                "matrix, a division by zero): declare the inputs' domain (iv.matrix(..., spd=True), iv.scalar(positive=True))"
+            )
+            return Evidence(self.kind, Status.ERROR, detail, seconds)
+        if seen["heavy"]:
             limit = skewness_limit(SAMPLES)
             why = f"heavy-tailed integrand: {seen['heavy']} case(s) excluded 0 with sample skewness above {limit:.2g}"
         elif seen["widest"] > RELATIVE:
