@@ -309,6 +309,9 @@ def test_monte_carlo_evidence_says_it_is_monte_carlo():
     assert cex["kind"] == "monte_carlo" and cex["values"]["predicted"] == 0.0
     low, high = cex["values"]["interval"]
     assert low <= cex["values"]["estimate"] <= high and not low <= 0 <= high
+    from icl_verify.output.report import table  # the text report once crashed on it: KeyError 'estimate'
+
+    assert "counterexample (monte carlo, seed 0)" in table([result])
 
 
 def test_a_case_undefined_at_every_draw_is_an_error_that_names_the_domain():
