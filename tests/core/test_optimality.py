@@ -135,3 +135,16 @@ def test_the_same_argmin_with_two_covariances_is_proved_by_the_positivity_rule()
     result = iv.check(claim, max_examples=5)
     assert result.verdict is iv.Verdict.PROVED
     assert "tr(AB) > 0" in result.evidence[0].detail and result.evidence[1].status == "verified"
+
+
+def test_the_curvature_draws_respect_the_declared_domain():
+    """argmin_η E[η² t xᵀx − 2η] = 1/(t tr Λ) for t > 0: L″ = 2t tr Λ > 0 there, so the exact draws (t drawn
+    positive, as declared; each draw also checked against the declared relations) never refute it."""
+    symbols = {**GAUSSIAN, "t": iv.scalar(positive=True)}
+    claim = iv.statement("scaled-step", "t", "s", symbols=symbols,
+                         lhs=iv.argmin(iv.expect(lambda x, eta, t: eta**2 * t * iv.trace(x.T @ x) - 2 * eta),
+                                       over="eta"),
+                         rhs=lambda t, Lambda: 1 / (t * iv.trace(Lambda)))  # fmt: skip
+    result = iv.check(claim, max_examples=5)
+    assert result.verdict is iv.Verdict.PROVED
+    assert result.evidence[1].status == "verified" and "exact draws" in result.evidence[1].detail

@@ -36,7 +36,7 @@ from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, coun
 from icl_verify.core.expectation import MomentExplicit
 from icl_verify.errors import InvalidArgument
 from icl_verify.maths.decide import decide
-from icl_verify.maths.moments import OutsideFragment
+from icl_verify.maths.moments import OutsideFragment, normal_form
 from icl_verify.maths.symbolic import definite_value, is_zero
 
 
@@ -112,6 +112,7 @@ def conditions(
     ``covariances`` names the positive definite matrices; a trace of them is a positive unknown
     when :func:`positive_trace` shows it, every other trace a real unknown.
     """
+    minimiser = normal_form(minimiser)  # its traces in the canonical rotation of the loss's
     first = sp.diff(loss, variable)
     second = sp.diff(first, variable)
     at = {variable: minimiser}
@@ -236,13 +237,18 @@ def _draw(symbols: list[Any], definite: frozenset[str], rng: random.Random) -> d
     return values
 
 
-def concave_draw(curvature: Any, definite: frozenset[str], seed: int) -> tuple[dict[str, str], Any] | None:
-    """Exact values at which ``curvature`` (L″(η*) at a concrete size, explicit entries) is ≤ 0, if a draw finds one."""
+def concave_draw(
+    curvature: Any, definite: frozenset[str], seed: int, given: list[Any] = ()
+) -> tuple[dict[str, str], Any] | None:
+    """Exact values at which ``curvature`` (L″(η*) at a concrete size, explicit entries) is ≤ 0, if a draw
+    finds one; draws outside the declared domain (``given``: relations such as t > 0) are skipped."""
     rng = random.Random(seed)
     unknowns = sorted(sp.sympify(curvature).free_symbols | sp.sympify(curvature).atoms(MatrixElement), key=str)
     unknowns = [u for u in unknowns if not isinstance(u, MatrixSymbol)]
     for _ in range(CURVATURE_DRAWS):
         values = _draw(unknowns, definite, rng)
+        if not all(bool(sp.sympify(g).xreplace(values)) is True for g in given):
+            continue
         value = sp.nsimplify(sp.sympify(curvature).xreplace(values))
         if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or not value.is_Rational:
             continue
@@ -257,7 +263,7 @@ class StationaryExplicit(MomentExplicit):
     :data:`CURVATURE_DRAWS` exact draws (positive definite matrices where declared); a draw with
     L″(η*) ≤ 0 is an exact counterexample: η* is no minimum there."""
 
-    curvature: Callable[..., Any] | None = None
+    curvature: Callable[..., tuple[Any, list[Any]]] | None = None  # (L″(η*), the declared domain's relations)
     definite: frozenset[str] = frozenset()
 
     def run(self, seed: int, max_examples: int) -> Found:
@@ -266,7 +272,8 @@ class StationaryExplicit(MomentExplicit):
             return found
         t0 = time.perf_counter()
         for size in self.sizes:
-            hit = concave_draw(self.curvature(**size), self.definite, seed)
+            curvature, given = self.curvature(**size)
+            hit = concave_draw(curvature, self.definite, seed, given)
             if hit is not None:
                 values, value = hit
                 cex = counterexample(self.kind, size, values, float(abs(value)), 0.0, seed, exact_residual=str(value))

@@ -500,10 +500,11 @@ def _argmin_forms(symbols: Mapping[str, Any], lhs: Argmin, rhs: Callable[..., An
         slope = sp.diff(value, values[over]).subs(values[over], _call(rhs, values))
         return [explicit_entries(sp.sympify(slope), _symmetric_names(symbols))]
 
-    def curvature(**sizes: int) -> Any:
+    def curvature(**sizes: int) -> tuple[Any, list[Any]]:
         value, values = loss(sizes)
         second = sp.diff(value, values[over], 2).subs(values[over], _call(rhs, values))
-        return explicit_entries(sp.sympify(second), _symmetric_names(symbols))
+        given = _scalar_assumptions({k: v for k, v in symbols.items() if k != over}, values)
+        return explicit_entries(sp.sympify(second), _symmetric_names(symbols)), given
 
     def numeric(case: Mapping[str, Any]) -> tuple:
         star = {**case, over: float(np.asarray(_call(rhs, case), dtype=np.float64).ravel()[0])}
