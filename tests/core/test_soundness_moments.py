@@ -247,6 +247,9 @@ def test_a_quadratic_form_with_tiny_entries_is_not_refuted_by_a_zero_width_inter
     rng_case = {"d": 2, "S": np.array([[2.0, 0.5], [0.5, 1.0]]), "A": np.array([[4.8e-230, -1e-231], [3e-230, 1e-229]])}
     found = check.interval(rng_case, 0)
     assert found.half > 0 and not found.excludes_zero
+    huge = {"d": 2, "S": np.array([[1.0, 1 - 1e-9], [1 - 1e-9, 1.0]]), "A": np.array([[1e306, -3e305], [2e305, 1e300]])}
+    for seed in range(5):  # an ill-conditioned covariance and entries near the overflow threshold
+        assert not check.interval(huge, seed).refutes
     for seed in (0, 1, 2):
         assert iv.check(claim, seed=seed, max_examples=10).verdict is iv.Verdict.PROVED
 
