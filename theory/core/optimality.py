@@ -206,20 +206,22 @@ class Optimality(Check):
         )
 
 
-CURVATURE_DRAWS = 64
+CURVATURE_DRAWS = 128
 """Exact draws of the declared matrices and scalars at which the explicit check evaluates L″(η*)."""
 
 
 def _draw(symbols: list[Any], definite: frozenset[str], rng: random.Random) -> dict[Any, sp.Rational]:
     """Exact values for the free symbols of an explicit expression: each positive definite matrix
-    M Mᵀ + I/8 (M of small integers, often far from isotropic), other entries and scalars small rationals
-    (positive where the symbol is declared positive, non-zero where non-zero)."""
+    M Mᵀ + I/8 (M of small integers, half the time a single column times 4: nearly rank one, so that
+    a trace of three such matrices is negative at about one draw in six at d = 2), other entries and
+    scalars small rationals (positive where the symbol is declared positive, non-zero where non-zero)."""
     values: dict[Any, sp.Rational] = {}
     parents = {e.parent for e in symbols if isinstance(e, MatrixElement)}
     for m in sorted(parents, key=str):
         n = int(m.shape[0])
         if m.name in definite:
-            root = sp.Matrix(n, n, lambda i, j: rng.randint(-4, 4))
+            columns = n if rng.random() < 0.5 else 1  # half near rank one: the cone's edge, where signs turn
+            root = sp.Matrix(n, columns, lambda i, j: rng.randint(-4, 4)) * (1 if columns == n else 4)
             drawn = root * root.T + sp.eye(n) / 8
         else:
             drawn = sp.Matrix(*m.shape, lambda i, j: sp.Rational(rng.randint(-12, 12), 4))
