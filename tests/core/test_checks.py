@@ -139,7 +139,15 @@ def test_corrected_forms_must_match_the_claims_checks():
 
 
 def test_enum_values_are_the_report_strings():
-    assert [k.value for k in Kind] == ["symbolic", "explicit", "numeric", "measured", "control", "worker"]
+    assert [k.value for k in Kind] == [
+        "symbolic",
+        "explicit",
+        "numeric",
+        "measured",
+        "monte_carlo",
+        "control",
+        "worker",
+    ]
     assert [s.value for s in Status] == ["proved", "verified", "refuted", "undecided", "error"]
     assert [s.value for s in ControlStatus] == ["passed", "failed", "waived", "missing", "undecided", "error"]
     assert [s.value for s in StepStatus] == ["proved", "refuted", "unproven", "error"]
