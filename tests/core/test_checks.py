@@ -146,6 +146,7 @@ def test_enum_values_are_the_report_strings():
         "explicit",
         "numeric",
         "measured",
+        "monte_carlo",
         "control",
         "consistency",
         "worker",

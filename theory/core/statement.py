@@ -45,6 +45,8 @@ from icl_verify.core.checks.symbolic import Symbolic
 from icl_verify.core.claims import Claim, Corrected, NoControl
 from icl_verify.core.expectation import (
     Expect,
+    MomentExplicit,
+    MomentSymbolic,
     MonteCarlo,
     RandomSpec,
     expected,
@@ -54,11 +56,11 @@ from icl_verify.core.expectation import (
     samples_of,
 )
 from icl_verify.core.induction import Induction, IntegerSpec, Recursion, bound, induction_residuals
-from icl_verify.core.optimality import Argmin, Optimality, conditions
+from icl_verify.core.optimality import Argmin, Optimality, StationaryExplicit, conditions
 from icl_verify.errors import InvalidArgument
 from icl_verify.maths.exact import entries, exact_case, floats_as_rationals
 from icl_verify.maths.strategies import Dimension, dimension, matrices, nonzero_matrices, reals, spd_matrices
-from icl_verify.maths.symbolic import as_explicit, grid
+from icl_verify.maths.symbolic import as_explicit, grid, is_zero
 from icl_verify.maths.tolerance import ATOL, RTOL, term_scale
 
 Size = str | int
@@ -546,15 +548,43 @@ def _moment_residual(symbols: Mapping[str, Any], lhs: Any, rhs: Any, sizes: Mapp
     return expected(lhs, values, laws, _call) - expected(rhs, values, laws, _call)
 
 
+def _symmetric_names(symbols: Mapping[str, Any]) -> set[str]:
+    """The declared matrices that are symmetric: the covariances of Gaussian laws and the ``spd`` matrices."""
+    return _covariances(symbols) | {n for n, s in symbols.items() if isinstance(s, MatrixSpec) and s.spd}
+
+
+def _for_symmetric(residual: Any, names: set[str]) -> Any:
+    """``residual`` as an expression whose zero-testing over general matrices decides it over symmetric ones.
+
+    Aᵀ → A for each symmetric A; if SymPy does not then reduce it to 0, A → R Rᵀ for a general
+    matrix R named ``A_root``: the residual is a rational function of A's entries, the matrices
+    R Rᵀ are the positive semidefinite ones, which have interior points among the symmetric
+    matrices (so are Zariski-dense in them), hence the residual vanishes for every symmetric A
+    exactly when the substituted one vanishes for every R — and the decision procedure for general
+    matrices (identity testing over GF(p) included) applies to it.
+    """
+    if not isinstance(residual, sp.Basic):
+        return residual
+    symmetric = {m for m in residual.atoms(MatrixSymbol) if m.name in names}
+    if not symmetric:
+        return residual
+    residual = residual.replace(lambda e: isinstance(e, Transpose) and e.arg in symmetric, lambda e: e.arg)
+    if is_zero(residual) is True:
+        return residual
+    roots = {m: MatrixSymbol(f"{m.name}_root", *m.shape) for m in symmetric}
+    return residual.xreplace({m: r * r.T for m, r in roots.items()})
+
+
 def _moment_forms(symbols: Mapping[str, Any], lhs: Any, rhs: Any) -> dict[str, Any]:
-    """The counterpart of ``E[lhs] = E[rhs]`` for each check kind."""
-    covariances = _covariances(symbols)
+    """The counterpart of ``E[lhs] = E[rhs]`` for each check kind; covariances and ``spd`` matrices symmetric in each."""
+    symmetric = _symmetric_names(symbols)
 
     def symbolic() -> list[Any]:
-        return [_moment_residual(symbols, lhs, rhs, {n: _size_symbol(n) for n in size_names(symbols)})]
+        sizes = {n: _size_symbol(n) for n in size_names(symbols)}
+        return [_for_symmetric(_moment_residual(symbols, lhs, rhs, sizes), symmetric)]
 
     def explicit(**sizes: int) -> list[Any]:
-        return [explicit_entries(_moment_residual(symbols, lhs, rhs, sizes), covariances)]
+        return [explicit_entries(_moment_residual(symbols, lhs, rhs, sizes), symmetric)]
 
     def measured(case: Mapping[str, Any], n: int, rng: Any) -> tuple:
         values = dict(case) | {k: sample(spec, case, n, rng) for k, spec in _randoms(symbols).items()}
@@ -595,14 +625,23 @@ def _expectation_checks(
 ) -> list[Check]:
     _check_laws(symbols, {"lhs": lhs, "rhs": rhs})
     forms = _moment_forms(symbols, lhs, rhs)
-    checks: list[Check] = [Symbolic(forms[Symbolic.kind])] if symbolic else []
-    checks += [Explicit(forms[Explicit.kind], exact)] if explicit else []
-    checks.append(MonteCarlo(_moment_cases(symbols, ranges), forms[MonteCarlo.kind]))
+    checks: list[Check] = [MomentSymbolic(forms[Symbolic.kind])] if symbolic else []
+    checks += [MomentExplicit(forms[Explicit.kind], exact)] if explicit else []
+    iid = sorted(n for n, spec in _randoms(symbols).items() if spec.law == "iid")
+    only = (
+        f"{', '.join(iid)} sampled from one three-point law; iv.iid declares every law of that variance and "
+        "kurtosis, and laws agree on moments up to the fourth only"
+    )
+    checks.append(MonteCarlo(_moment_cases(symbols, ranges), forms[MonteCarlo.kind], only if iid else ""))
     return checks
 
 
 # ---------------------------------------------------------------------------------------------
 # Optimality: lhs=iv.argmin(loss, over="eta"), rhs the claimed minimiser (icl_verify.core.optimality)
+
+
+CURVATURE = "curvature"
+"""The key of L″(η*) at concrete sizes among the argmin forms (the explicit check's draws use it)."""
 
 
 def _argmin_forms(symbols: Mapping[str, Any], lhs: Argmin, rhs: Callable[..., Any]) -> dict[str, Any]:
@@ -627,13 +666,19 @@ def _argmin_forms(symbols: Mapping[str, Any], lhs: Argmin, rhs: Callable[..., An
     def explicit(**sizes: int) -> list[Any]:
         value, values = loss(sizes)
         slope = sp.diff(value, values[over]).subs(values[over], _call(rhs, values))
-        return [explicit_entries(sp.sympify(slope), covariances)]
+        return [explicit_entries(sp.sympify(slope), _symmetric_names(symbols))]
+
+    def curvature(**sizes: int) -> tuple[Any, list[Any]]:
+        value, values = loss(sizes)
+        second = sp.diff(value, values[over], 2).subs(values[over], _call(rhs, values))
+        given = _scalar_assumptions({k: v for k, v in symbols.items() if k != over}, values)
+        return explicit_entries(sp.sympify(second), _symmetric_names(symbols)), given
 
     def numeric(case: Mapping[str, Any]) -> tuple:
         star = {**case, over: float(np.asarray(_call(rhs, case), dtype=np.float64).ravel()[0])}
         return _call(lhs.loss, star), _call(lhs.loss, case)
 
-    forms: dict[str, Any] = {Symbolic.kind: symbolic, Explicit.kind: explicit}
+    forms: dict[str, Any] = {Symbolic.kind: symbolic, Explicit.kind: explicit, CURVATURE: curvature}
     return forms if _randoms(symbols) else forms | {Numeric.kind: numeric}
 
 
@@ -646,10 +691,12 @@ def _argmin_checks(
     timeout: float,
     symbolic: bool,
     explicit: bool,
+    definite_names: set[str],
 ) -> list[Check]:
-    """Both conditions of a minimum, stationarity at small sizes, and (deterministic losses) the numeric search for a lower value."""
+    """Both conditions of a minimum, stationarity and curvature draws at small sizes, and (deterministic losses) the numeric search for a lower value."""
     checks: list[Check] = [Optimality(forms[Symbolic.kind], over, int(timeout * 1000))] if symbolic else []
-    checks += [Explicit(forms[Explicit.kind], exact)] if explicit else []
+    definite = frozenset(definite_names)
+    checks += [StationaryExplicit(forms[Explicit.kind], exact, forms[CURVATURE], definite)] if explicit else []
     if Numeric.kind in forms:
         checks.append(NumericBound(drawn, forms[Numeric.kind], "<=", rtol, ATOL))
     return checks
@@ -875,7 +922,10 @@ def statement(
     forms: Callable[[Any], dict[str, Any]]
     if isinstance(lhs, Argmin):
         forms = lambda side: _argmin_forms(symbols, lhs, side)  # noqa: E731
-        checks = _argmin_checks(forms(rhs), lhs.over, cases(symbols, ranges), exact, rtol, timeout, symbolic, explicit)
+        checks = _argmin_checks(
+            forms(rhs), lhs.over, cases(symbols, ranges), exact, rtol, timeout, symbolic, explicit,
+            _symmetric_names(symbols),
+        )  # fmt: skip
     elif _randoms(symbols):
         checks = _expectation_checks(symbols, lhs, rhs, ranges, exact, symbolic=symbolic, explicit=explicit)
         _check_laws(symbols, {"corrected": corrected} if corrected is not None else {})

@@ -54,7 +54,13 @@ __all__ = ["Checked", "Extra", "check_claims", "check_one", "claim_keys", "jobs_
 
 SMALL_WORK = 2.0
 """Estimated seconds of work below which one worker checks everything: a second one would not pay."""
-_STATIC_COST = {Kind.MEASURED: 100.0, Kind.NUMERIC: 10.0, Kind.EXPLICIT: 1.0, Kind.SYMBOLIC: 0.1}
+_STATIC_COST = {
+    Kind.MEASURED: 100.0,
+    Kind.MONTE_CARLO: 100.0,
+    Kind.NUMERIC: 10.0,
+    Kind.EXPLICIT: 1.0,
+    Kind.SYMBOLIC: 0.1,
+}
 """Seconds assumed for a claim never timed before, by its most expensive check."""
 
 
