@@ -278,3 +278,17 @@ def test_scalar_domains_are_drawn_and_refused_when_inconsistent() -> None:
         iv.scalar(low=3, high=0)
     with pytest.raises(InvalidArgument, match="exclude must be a list of numbers"):
         iv.scalar(exclude="1")
+
+
+def test_an_spd_matrix_is_symmetric_in_the_proof_too() -> None:
+    # tr(BᵀA) = tr((BᵀA)ᵀ) = tr(AᵀB) = tr(AB) = tr(BA) when Aᵀ = A; false for a general A (A = E₁₂, B = E₁₂)
+    statement = dict(lhs=lambda A, B: trace(B.T @ A), rhs=lambda A, B: trace(B @ A))
+    spd = {"A": iv.matrix("n", "n", spd=True), "B": iv.matrix("n", "n")}
+    assert (
+        _verdict(iv.statement("sym", "trace", "tr(BᵀA) = tr(BA), A SPD", symbols=spd, **statement))[0]
+        is iv.Verdict.PROVED
+    )
+    twin = iv.statement(
+        "gen", "trace", "the same, A general", symbols=SQUARE, holds=False, no_control="twin", **statement
+    )
+    assert _verdict(twin)[0] is iv.Verdict.REFUTED

@@ -322,7 +322,8 @@ class _Sides:
         names = size_names(self.symbols)
         sizes = {n: _size_symbol(n) for n in names}
         with floats_as_rationals():  # a literal 0.5 is the rational 1/2, not a 53-bit Float that rounds
-            return self._symmetric(residuals(self.lhs, self.rhs, {**symbolic_values(self.symbols, sizes), **sizes}))
+            found = residuals(self.lhs, self.rhs, {**symbolic_values(self.symbols, sizes), **sizes})
+        return [_for_symmetric(r, _symmetric_names(self.symbols)) for r in found]
 
     def explicit(self, **sizes: int) -> list[Any]:
         values = symbolic_values(self.symbols, sizes)
