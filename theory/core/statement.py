@@ -60,7 +60,7 @@ from icl_verify.core.optimality import Argmin, Optimality, StationaryExplicit, c
 from icl_verify.errors import InvalidArgument
 from icl_verify.maths.exact import entries, exact_case, floats_as_rationals
 from icl_verify.maths.strategies import Dimension, dimension, matrices, nonzero_matrices, reals, spd_matrices
-from icl_verify.maths.symbolic import as_explicit, grid, is_zero
+from icl_verify.maths.symbolic import as_explicit, explicit_value, grid, is_zero
 from icl_verify.maths.tolerance import ATOL, RTOL, term_scale
 
 Size = str | int
@@ -377,7 +377,7 @@ def exact_residuals(lhs: Callable[..., Any], rhs: Callable[..., Any], case: Mapp
     values = exact_case(case)
     try:
         with floats_as_rationals():
-            out = [_evaluated(r) for r in residuals(lhs, rhs, values)]
+            out = [explicit_value(r) for r in residuals(lhs, rhs, values)]
     except OUTSIDE_DOMAIN:
         raise
     except Exception as exc:  # a side that needs NumPy numbers (np.exp of a Rational, a float() of a matrix …)
@@ -388,15 +388,6 @@ def exact_residuals(lhs: Callable[..., Any], rhs: Callable[..., Any], case: Mapp
         if any(e.free_symbols or e.atoms(sp.Float) for e in entries(r)):
             raise Inexact("a side's exact value is not a number of SymPy's exact kinds")
     return out
-
-
-def _evaluated(value: Any) -> Any:
-    """An exact side's value with every unevaluated trace, determinant, inverse and product carried out."""
-    if isinstance(value, (sp.Basic, sp.MatrixBase)):
-        value = value.doit()
-    if isinstance(value, sp.MatrixExpr) and not isinstance(value, sp.MatrixBase):
-        value = value.as_explicit()
-    return as_explicit([value])[0] if isinstance(value, sp.Basic) else value
 
 
 PROBE_AGREEMENT = 1e-6
@@ -412,7 +403,7 @@ def semantics_differ(sides: Mapping[str, Callable[..., Any]], values: Mapping[st
             if any(a.dtype.kind not in "biuf" for a in approximate):
                 continue  # complex or non-numeric: the numeric check names it
             with floats_as_rationals():
-                exact_parts = [_evaluated(p) for p in parts(_call(fn, exact_case(values)))]
+                exact_parts = [explicit_value(p) for p in parts(_call(fn, exact_case(values)))]
             exact_values = [np.array([float(e) for e in entries(p)]) for p in exact_parts]
         except Exception:  # a side that does not run here is reported by the checks themselves
             continue

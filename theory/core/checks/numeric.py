@@ -163,6 +163,10 @@ MOSTLY_UNDEFINED = 0.9
 WHOLE_SIZE = 5
 """A statement undefined at every one of this many draws (or more) of one size is an error too."""
 
+GROSS = 1e6
+"""While searching and shrinking, a float failure this many times the tolerance counts without exact
+arithmetic; the case finally reported is always decided (:meth:`Numeric.run`)."""
+
 FLOAT_ONLY_MARGIN = 1e4
 """Where a side cannot be evaluated exactly, a floating-point counterexample of an automatic tolerance
 counts only when |lhs − rhs| exceeds the rounding bound by this factor (and the evidence says so)."""
@@ -297,8 +301,13 @@ class Numeric(Check):
     kind: ClassVar[str] = Kind.NUMERIC
     rank: ClassVar[int] = 0
 
-    def _fails(self, case: Mapping[str, Any], tally: _Tally, seen: list[dict[str, int]]) -> bool:
-        """Whether ``case`` is a counterexample: a float failure that exact arithmetic confirms."""
+    def _fails(self, case: Mapping[str, Any], tally: _Tally, seen: list[dict[str, int]], strict: bool) -> bool:
+        """Whether ``case`` is a counterexample: a float failure that exact arithmetic confirms.
+
+        Unless ``strict``, a gross failure (beyond :data:`GROSS` times the tolerance) counts without the
+        exact evaluation, to keep shrinking fast; :meth:`run` confirms the case it reports, and searches
+        again strictly when that fails.
+        """
         seen.append(_sizes_of(case))
         tally.count(seen[-1])
         try:
@@ -312,6 +321,12 @@ class Numeric(Check):
             raise _BrokenCase(case, exc) from exc
         if ok:
             return False
+        if not strict and err > GROSS * tol:
+            return True
+        return self._counts(case, err, tol, tally)
+
+    def _counts(self, case: Mapping[str, Any], err: float, tol: float, tally: _Tally | None = None) -> bool:
+        """Whether a floating-point failure at ``case`` is a counterexample (:func:`confirm`); else it is noted."""
         confirmation, _ = confirm(self.compare, case)
         if confirmation == Confirmation.CONFIRMED:
             return True
@@ -319,8 +334,18 @@ class Numeric(Check):
             not isinstance(self.compare, Sides) or err > FLOAT_ONLY_MARGIN * tol
         ):
             return True
-        tally.note(confirmation)
+        if tally is not None:
+            tally.note(confirmation)
         return False
+
+    def _search(self, seed: int, max_examples: int, tally: _Tally, seen: list, strict: bool) -> Mapping[str, Any]:
+        with source_independent_draws(), np.errstate(all="ignore"):
+            return find(
+                self.cases,
+                lambda c: self._fails(c, tally, seen, strict),
+                settings=_settings(max_examples),
+                random=random.Random(seed),
+            )
 
     def run(self, seed: int, max_examples: int) -> Found:
         t0 = time.perf_counter()
@@ -330,13 +355,13 @@ class Numeric(Check):
         if problem:
             return Found(Evidence(self.kind, Status.ERROR, problem, time.perf_counter() - t0))
         try:
-            with source_independent_draws(), np.errstate(all="ignore"):
-                case = find(
-                    self.cases,
-                    lambda c: self._fails(c, tally, seen),
-                    settings=_settings(max_examples),
-                    random=random.Random(seed),
-                )
+            case = self._search(seed, max_examples, tally, seen, strict=False)
+            with np.errstate(all="ignore"):
+                _, err, tol = compare_with_tolerance(_compared(self.compare, case), self.rtol, self.atol)
+            if not self._counts(case, err, tol):  # a gross float failure that exact arithmetic does not confirm
+                seen.clear()
+                tally = _Tally()
+                case = self._search(seed, max_examples, tally, seen, strict=True)
         except (NoSuchExample, Unsatisfiable):
             return Found(self._passed(seed, seen, tally, time.perf_counter() - t0))
         except _BrokenCase as broken:
