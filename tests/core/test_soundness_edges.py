@@ -292,3 +292,33 @@ def test_an_spd_matrix_is_symmetric_in_the_proof_too() -> None:
         "gen", "trace", "the same, A general", symbols=SQUARE, holds=False, no_control="twin", **statement
     )
     assert _verdict(twin)[0] is iv.Verdict.REFUTED
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(32))
+def test_the_rounding_reproductions_are_proved_at_every_seed_0_to_31(seed: int) -> None:
+    square = {"A": iv.matrix("n", "n")}
+    claims = [
+        iv.statement("d1", "Cookbook (18)", "det(AB)", symbols=SQUARE, lhs=DETERMINANTS[0][2], rhs=DETERMINANTS[0][3]),
+        iv.statement("d2", "Cookbook (19)", "det(Aᵀ)", symbols=square, lhs=DETERMINANTS[1][2], rhs=DETERMINANTS[1][3]),
+        iv.statement(
+            "ch",
+            "Cayley–Hamilton",
+            "2 × 2",
+            symbols={"A": iv.matrix(2, 2)},
+            lhs=lambda A: trace(A @ A @ A) - 1.5 * trace(A) * trace(A @ A) + 0.5 * trace(A) ** 3,
+            rhs=lambda A: 0 * trace(A),
+        ),
+        iv.statement(
+            "inv3",
+            "Cookbook §3.2",
+            "(A³)⁻¹ = (A⁻¹)³",
+            symbols={"A": iv.matrix("n", "n", spd=True)},
+            lhs=lambda A: inverse(A @ A @ A),
+            rhs=lambda A: inverse(A) @ inverse(A) @ inverse(A),
+        ),
+        iv.statement(
+            "inv", "Cookbook (145)", "(AB)⁻¹", symbols=SQUARE, lhs=COOKBOOK_INVERSES[0][1], rhs=COOKBOOK_INVERSES[0][2]
+        ),
+    ]
+    assert [_verdict(c, seed)[0] for c in claims] == [iv.Verdict.PROVED] * len(claims)
