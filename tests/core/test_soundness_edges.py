@@ -322,3 +322,15 @@ def test_the_rounding_reproductions_are_proved_at_every_seed_0_to_31(seed: int) 
         ),
     ]
     assert [_verdict(c, seed)[0] for c in claims] == [iv.Verdict.PROVED] * len(claims)
+
+
+def test_a_numeric_refutation_caused_by_binary_literals_says_so() -> None:
+    # as binary rationals 0.1 = 3602879701896397/2⁵⁵, 0.2 = 3602879701896397/2⁵⁴, 0.3 = 5404319552844595/2⁵⁴,
+    # so 0.1 + 0.2 − 0.3 = (10808639105689191 − 10808639105689190)/2⁵⁵ = 2⁻⁵⁵: at x = 2⁶⁰ the residual is 32
+    sides = Sides(
+        lambda c: (0.1 * c["x"] + 0.2 * c["x"], 0.3 * c["x"]),
+        lambda c, decimal=False: exact_residuals(lambda x: 0.1 * x + 0.2 * x, lambda x: 0.3 * x, c, decimal),
+    )
+    verdict, residual = confirm(sides, {"x": 2.0**60})
+    assert verdict is Confirmation.CONFIRMED
+    assert residual.startswith("32 ") and "caused by binary floating-point literals" in residual

@@ -351,9 +351,9 @@ class _Sides:
     def numeric(self, case: Mapping[str, Any]) -> tuple:
         return compare(self.lhs, self.rhs, case)
 
-    def exact(self, case: Mapping[str, Any]) -> list[Any]:
+    def exact(self, case: Mapping[str, Any], decimal: bool = False) -> list[Any]:
         """lhs − rhs at a drawn case in exact arithmetic (its floats as rationals; see :func:`exact_residuals`)."""
-        return exact_residuals(self.lhs, self.rhs, case)
+        return exact_residuals(self.lhs, self.rhs, case, decimal)
 
     def probe(self) -> str | None:
         """A message when the sides compute different things on NumPy arrays and on exact SymPy matrices.
@@ -368,15 +368,18 @@ class _Sides:
         return semantics_differ({"lhs": self.lhs, "rhs": self.rhs}, values)
 
 
-def exact_residuals(lhs: Callable[..., Any], rhs: Callable[..., Any], case: Mapping[str, Any]) -> list[Any]:
+def exact_residuals(
+    lhs: Callable[..., Any], rhs: Callable[..., Any], case: Mapping[str, Any], decimal: bool = False
+) -> list[Any]:
     """lhs − rhs at ``case`` with its floats as the rationals they are, evaluated by SymPy.
 
-    Raises what :data:`~icl_verify.core.checks.numeric.OUTSIDE_DOMAIN` lists where a side is undefined
-    there (a singular matrix), and :class:`Inexact` where a side needs NumPy numbers.
+    The float literals in the sides' code become binary rationals too, or with ``decimal`` the decimals
+    they print as. Raises what :data:`~icl_verify.core.checks.numeric.OUTSIDE_DOMAIN` lists where a side
+    is undefined there (a singular matrix), and :class:`Inexact` where a side needs NumPy numbers.
     """
     values = exact_case(case)
     try:
-        with floats_as_rationals():
+        with floats_as_rationals(decimal):
             out = [explicit_value(r) for r in residuals(lhs, rhs, values)]
     except OUTSIDE_DOMAIN:
         raise

@@ -217,7 +217,23 @@ def confirm(sides: Any, case: Mapping[str, Any]) -> tuple[Confirmation, str]:
     answer = nonzero(residual)
     if answer is None:
         return Confirmation.UNDECIDED, ""
-    return (Confirmation.CONFIRMED, short(_residual_text(residual))) if answer else (Confirmation.ROUNDING, "")
+    if not answer:
+        return Confirmation.ROUNDING, ""
+    return Confirmation.CONFIRMED, short(_residual_text(residual)) + _binary_literals(exact, case)
+
+
+def _binary_literals(exact: Callable[..., Any], case: Mapping[str, Any]) -> str:
+    """A note when the exact residual vanishes once the sides' float literals are read as decimals (0.1 as 1/10)."""
+    try:
+        vanishes = nonzero(exact(case, decimal=True)) is False
+    except Exception:  # no decimal reading (a hand-written exact form): no note
+        return ""
+    return (
+        " — caused by binary floating-point literals in a side (0.1 is not 1/10): with exact literals "
+        "(sp.Rational(1, 10) or fractions.Fraction) it holds here"
+        if vanishes
+        else ""
+    )
 
 
 def _residual_text(residual: list[Any]) -> str:
