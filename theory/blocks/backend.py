@@ -103,7 +103,7 @@ def inverse(m: Any) -> Any:
     declare with one size name.
     """
     shape = getattr(m, "shape", ())
-    if len(shape) != 2 or sp.sympify(shape[0] - shape[1]) != 0:
+    if len(shape) < 2 or sp.sympify(shape[-2] - shape[-1]) != 0:  # a NumPy stack of matrices: the last two axes
         raise InvalidArgument(f"inverse needs a square matrix, got shape {tuple(shape)}")
     if isinstance(m, MatrixExpr):
         return m.I

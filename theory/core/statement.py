@@ -41,7 +41,7 @@ from icl_verify.core.checks.numeric import (
     side_values,
 )
 from icl_verify.core.checks.numeric import Sides as NumericSides
-from icl_verify.core.checks.symbolic import Symbolic
+from icl_verify.core.checks.symbolic import Symbolic, decision
 from icl_verify.core.claims import Claim, Corrected, NoControl
 from icl_verify.core.expectation import (
     Expect,
@@ -322,8 +322,13 @@ class _Sides:
         names = size_names(self.symbols)
         sizes = {n: _size_symbol(n) for n in names}
         with floats_as_rationals():  # a literal 0.5 is the rational 1/2, not a 53-bit Float that rounds
-            found = residuals(self.lhs, self.rhs, {**symbolic_values(self.symbols, sizes), **sizes})
-        return [_for_symmetric(r, _symmetric_names(self.symbols)) for r in found]
+            found = self._symmetric(residuals(self.lhs, self.rhs, {**symbolic_values(self.symbols, sizes), **sizes}))
+        symmetric = _symmetric_names(self.symbols)
+        if not symmetric:
+            return found
+        # Aᵀ → A proves soundly (zero for every A, so for every symmetric A); a residual that is not proved so
+        # is decided with A = R + Rᵀ, every symmetric matrix, so that a refutation does not use a non-symmetric A
+        return [r if decision(r, 0).holds is True else _for_symmetric(r, symmetric) for r in found]
 
     def explicit(self, **sizes: int) -> list[Any]:
         values = symbolic_values(self.symbols, sizes)
@@ -551,12 +556,12 @@ def _symmetric_names(symbols: Mapping[str, Any]) -> set[str]:
 def _for_symmetric(residual: Any, names: set[str]) -> Any:
     """``residual`` as an expression whose zero-testing over general matrices decides it over symmetric ones.
 
-    Aᵀ → A for each symmetric A; if SymPy does not then reduce it to 0, A → R Rᵀ for a general
-    matrix R named ``A_root``: the residual is a rational function of A's entries, the matrices
-    R Rᵀ are the positive semidefinite ones, which have interior points among the symmetric
-    matrices (so are Zariski-dense in them), hence the residual vanishes for every symmetric A
-    exactly when the substituted one vanishes for every R — and the decision procedure for general
-    matrices (identity testing over GF(p) included) applies to it.
+    Aᵀ → A for each symmetric A; if SymPy does not then reduce it to 0, A → R + Rᵀ for a general
+    square matrix R named ``A_half``: every symmetric matrix is R + Rᵀ for some R (R = A/2), so the
+    residual vanishes for every symmetric A exactly when the substituted one vanishes for every R —
+    and the decision procedure for general matrices (identity testing over GF(p) included) applies
+    to it. (A residual zero for every positive definite A is zero for every symmetric one: it is a
+    rational function, and the positive definite matrices are open among the symmetric ones.)
     """
     if not isinstance(residual, sp.Basic):
         return residual
@@ -566,8 +571,8 @@ def _for_symmetric(residual: Any, names: set[str]) -> Any:
     residual = residual.replace(lambda e: isinstance(e, Transpose) and e.arg in symmetric, lambda e: e.arg)
     if is_zero(residual) is True:
         return residual
-    roots = {m: MatrixSymbol(f"{m.name}_root", *m.shape) for m in symmetric}
-    return residual.xreplace({m: r * r.T for m, r in roots.items()})
+    halves = {m: MatrixSymbol(f"{m.name}_half", *m.shape) for m in symmetric}
+    return residual.xreplace({m: h + h.T for m, h in halves.items()})
 
 
 def _moment_forms(symbols: Mapping[str, Any], lhs: Any, rhs: Any) -> dict[str, Any]:
