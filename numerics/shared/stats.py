@@ -244,17 +244,21 @@ def _boundaries(fractions: tuple[float, ...], alpha: float) -> tuple[float, ...]
     for k in range(1, t.size):
         sd = np.sqrt(t[k] - t[k - 1])
 
-        def gap(c: float, k: int = k, sd: float = sd) -> float:
-            reach = c * np.sqrt(t[k])
-            inside = special.ndtr((reach - grid) / sd) - special.ndtr((-reach - grid) / sd)
-            return float(integrate.simpson(density * inside, x=grid)) - (1 - spent[k])
-
-        bounds.append(float(optimize.brentq(gap, 0.1, 40.0, xtol=1e-12)))
+        args = (np.sqrt(t[k]), sd, grid, density, 1 - spent[k])
+        bounds.append(float(optimize.brentq(_stay_gap, 0.1, 40.0, args=args, xtol=1e-12)))
         edge = bounds[-1] * np.sqrt(t[k])
         new = np.linspace(-edge, edge, GRID)
         kernel = np.exp(-((new[:, None] - grid[None, :]) ** 2) / (2 * sd**2)) / (sd * np.sqrt(2 * np.pi))
         grid, density = new, integrate.simpson(kernel * density[None, :], x=grid, axis=1)
     return tuple(bounds)
+
+
+def _stay_gap(c: float, root_t: float, sd: float, grid: np.ndarray, density: np.ndarray, target: float) -> float:
+    """P(inside every boundary so far and |B(t)| < c√t) − target, from the sub-density of the previous look on its
+    grid and the N(0, sd²) increment to this one."""
+    reach = c * root_t
+    inside = special.ndtr((reach - grid) / sd) - special.ndtr((-reach - grid) / sd)
+    return float(integrate.simpson(density * inside, x=grid)) - target
 
 
 def spending_levels(looks: ArrayLike, alpha: float = 0.05) -> list[float]:

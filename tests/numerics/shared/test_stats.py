@@ -16,9 +16,9 @@ from scipy import stats
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.stats import (
     Interval,
+    benjamini_hochberg,
     first_crossing,
     fit_line,
-    benjamini_hochberg,
     holm,
     obrien_fleming_spent,
     spending_boundaries,
