@@ -210,6 +210,9 @@ def _look_fractions(looks: ArrayLike) -> np.ndarray:
     return n / n[-1]
 
 
+MIN_ALPHA = 1e-12
+"""The smallest α :func:`spending_boundaries` takes (boundaries of z ≈ 7 and beyond are not error rates one runs at)."""
+
 GRID = 1001
 """Points of the Simpson grid over each look's continuation region in :func:`spending_boundaries`."""
 
@@ -229,7 +232,10 @@ def spending_boundaries(looks: ArrayLike, alpha: float = 0.05) -> list[float]:
     [2.772, 1.979]
     """
     t = _look_fractions(looks)
-    return list(_boundaries(tuple(float(x) for x in t), confidence_level("alpha", alpha)))
+    alpha = confidence_level("alpha", alpha)
+    if alpha < MIN_ALPHA:
+        raise InvalidArgument(f"alpha must be at least {MIN_ALPHA:g} for spending boundaries, got {alpha!r}")
+    return list(_boundaries(tuple(float(x) for x in t), alpha))
 
 
 @functools.lru_cache(maxsize=64)
@@ -237,7 +243,7 @@ def _boundaries(fractions: tuple[float, ...], alpha: float) -> tuple[float, ...]
     """:func:`spending_boundaries` at validated information fractions (cached: a sequential check asks at every run)."""
     t = np.asarray(fractions)
     spent = [obrien_fleming_spent(float(x), alpha) for x in t]
-    bounds = [float(-special.ndtri(spent[0] / 2))]
+    bounds = [float(-special.ndtri(alpha / 2) / np.sqrt(t[0]))]  # α(t_1)/2 = Φ(−z_{1−α/2}/√t_1), without underflow
     edge = bounds[0] * np.sqrt(t[0])
     grid = np.linspace(-edge, edge, GRID)
     density = np.exp(-(grid**2) / (2 * t[0])) / np.sqrt(2 * np.pi * t[0])  # B(t_1) inside the first boundary
