@@ -93,7 +93,7 @@ def _ratio_measured(
         num: str, den: str, *, predicted: float, tolerance: float = 0.0, test: Rule = Rule.EQUIVALENCE
     ) -> Measured:
         estimand = (
-            f"ratio of the {num} to the {den} losses of one training run (the interval covers its test tasks, "
+            f"ratio {num}/{den} of one training run's test-task values (the interval covers its test tasks, "
             "not the spread between training runs)"
         )
 
