@@ -79,7 +79,8 @@ def _p_estimate(p: float, detail: str, *, unimodal: bool) -> Estimate:
     undecided outcome.
     """
     centre, tol = ((1 + DIP_LEVEL) / 2, (1 - DIP_LEVEL) / 2) if unimodal else (DIP_LEVEL / 2, DIP_LEVEL / 2)
-    return Estimate(p, p, p, centre, tol, detail)
+    estimand = f"the p-value of Hartigan's dip test, decided at the level {DIP_LEVEL:g} fixed in advance (no interval)"
+    return Estimate(p, p, p, centre, tol, detail, estimand=estimand)
 
 
 def measure_bimodal_near(seed: int) -> Estimate:
