@@ -155,3 +155,45 @@ def test_clearing_denominators_proves_rational_identities_of_any_shape_without_r
 def test_clearing_denominators_never_proves_a_non_identity(name):
     assert cleared_zero(NON_IDENTITIES[name]) is False
     assert cleared_zero(X * (X.T * X).I * X.T - Identity(n)) is False
+
+
+K = sp.Symbol("K", integer=True, nonnegative=True)
+eta = sp.Symbol("eta")
+G = Identity(n) - eta * A  # the gradient-descent iteration matrix I − ηA
+
+POWER_IDENTITIES = {
+    "M^(K+1) = M·M^K": sp.MatPow(G, K + 1) - G * sp.MatPow(G, K),
+    "M^(K+1) = M^K·M": sp.MatPow(G, K + 1) - sp.MatPow(G, K) * G,
+    "M^(2K+1) = M^K·M·M^K": sp.MatPow(A, 2 * K + 1) - sp.MatPow(A, K) * A * sp.MatPow(A, K),
+    "A commutes with (I − ηA)^K": A * sp.MatPow(G, K) - sp.MatPow(G, K) * A,
+    "(I − ηA)⁻¹ commutes with A^K": G.I * sp.MatPow(A, K) - sp.MatPow(A, K) * G.I,
+    "((I − ηA)^K)ᵀ = (I − ηAᵀ)^K": sp.Transpose(sp.MatPow(G, K)) - sp.MatPow(Identity(n) - eta * A.T, K),
+    "I^K = I": sp.MatPow(Identity(n), K) - Identity(n),
+    "tr(A^K B A) = tr(A^(K+1) B)": Trace(sp.MatPow(A, K) * B * A) - Trace(sp.MatPow(A, K + 1) * B),
+}
+
+POWER_NON_IDENTITIES = {  # false for some K and matrices: never proved
+    "B commutes with A^K": B * sp.MatPow(A, K) - sp.MatPow(A, K) * B,
+    "A commutes with (A + B)^K": A * sp.MatPow(A + B, K) - sp.MatPow(A + B, K) * A,
+    "Aᵀ commutes with A^K": A.T * sp.MatPow(A, K) - sp.MatPow(A, K) * A.T,
+    "M^(K+1) = M^K": sp.MatPow(G, K + 1) - sp.MatPow(G, K),
+    "(AB)^K = A^K B^K": sp.MatPow(A * B, K) - sp.MatPow(A, K) * sp.MatPow(B, K),
+}
+
+
+@pytest.mark.parametrize("name", POWER_IDENTITIES)
+def test_powers_with_a_symbolic_exponent_are_proved_by_their_canonical_form(name):
+    decision = decide(POWER_IDENTITIES[name], seed=0)
+    assert decision.holds is True and decision.failure == 0, decision.how
+
+
+@pytest.mark.parametrize("name", POWER_NON_IDENTITIES)
+def test_false_power_identities_are_never_proved(name):
+    decision = decide(POWER_NON_IDENTITIES[name], seed=0)
+    assert decision.holds is None and "symbolic exponent" in decision.how
+
+
+def test_a_refutation_is_reported_at_the_smallest_sizes():
+    decision = decide(commutator(A, B), seed=0)  # AB = BA holds at n = 1, fails at n = 2
+    assert decision.holds is False and decision.sizes == {n: 2}
+    assert decide(X.T * X - lam * Identity(d), seed=0).sizes == {d: 1, n: 2}

@@ -29,9 +29,11 @@ from hypothesis import strategies as st
 from sympy.matrices.expressions import MatrixExpr, MatrixSymbol
 
 from icl_verify.core.checks.base import Check, Found, parts
-from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, explain
+from icl_verify.core.checks.symbolic import REDUCED, decision
+from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, counterexample, explain
 from icl_verify.errors import InvalidArgument
-from icl_verify.maths.symbolic import is_zero
+from icl_verify.maths.identities import Decision
+from icl_verify.maths.symbolic import definite_value, max_abs
 
 PREVIOUS = "prev"
 """The name of a step's argument that receives the value at K."""
@@ -131,7 +133,16 @@ def _hypothesis(value: Any) -> Any:
     return sp.Symbol("Z_K")
 
 
-def induction_residuals(lhs: Any, rhs: Any, over: str, values: Mapping[str, Any], low: int) -> dict[str, list]:
+@dataclass(frozen=True)
+class Residuals:
+    """The residuals of an induction on K from ``low``: the base case (K = low) and the step (K → K + 1)."""
+
+    base: list[Any]
+    step: list[Any]
+    low: int
+
+
+def induction_residuals(lhs: Any, rhs: Any, over: str, values: Mapping[str, Any], low: int) -> Residuals:
     """The base and step residuals of ``lhs = rhs`` for every K ≥ ``low`` (``values``: symbolic sizes and symbols)."""
     k = values[over]
     at = lambda side, index: _select(side, {**values, over: index})  # noqa: E731
@@ -146,46 +157,73 @@ def induction_residuals(lhs: Any, rhs: Any, over: str, values: Mapping[str, Any]
     else:
         step = [a - b for a, b in zip(parts(at(lhs, k + 1)), parts(rhs.next(at(lhs, k), k, values)))]
     base = [a - b for a, b in zip(parts(base_l), parts(base_r))]
-    return {"base": [sp.expand(r) if not isinstance(r, MatrixExpr) else r for r in base], "step": step}
+    return Residuals([sp.expand(r) if not isinstance(r, MatrixExpr) else r for r in base], step, low)
+
+
+def _decide(part: str, residual: Any, seed: int) -> Decision:
+    """A residual decided as the symbolic check decides one; a step that is not 0 refutes nothing."""
+    found = decision(residual, seed)
+    if part == "step" and found.holds is False:
+        why = f"{found.how}; a step that does not reduce to 0 refutes nothing (the hypothesis may be too weak)"
+        return Decision(None, why)
+    return found
 
 
 @dataclass(frozen=True)
 class Induction(Check):
-    """``residuals()`` returns ``{"base": [...], "step": [...]}``; all reduced to 0 ⇒ PROVED by induction."""
+    """``residuals()`` returns the :class:`Residuals`; base and step decided 0 ⇒ PROVED by induction on ``over``.
 
-    residuals: Callable[[], Mapping[str, list]]
+    Each residual is decided like the symbolic check's (SymPy's reduction, then
+    :func:`icl_verify.maths.identities.decide`: canonical forms in which Mᴷ⁺¹ = Mᴷ·M and Mᴷ commutes
+    with M). A base case decided non-zero is a refutation at K = low (with the sizes it was found
+    at); a step that is not 0 leaves the statement undecided, never refuted.
+    """
+
+    residuals: Callable[[], Residuals]
     over: str
 
     kind: ClassVar[str] = Kind.SYMBOLIC
     proves: ClassVar[bool] = True
     rank: ClassVar[int] = 2
 
-    def _open(self, residuals: Callable[[], Mapping[str, list]]) -> tuple[str, Any] | None:
-        for part, items in residuals().items():
+    def _decisions(self, residuals: Residuals, seed: int) -> list[tuple[str, Any, Decision]]:
+        """(part, residual, decision) for each residual, stopping at the first that is not proved 0."""
+        out = []
+        for part, items in (("base", residuals.base), ("step", residuals.step)):
             for r in items:
-                if is_zero(r) is not True:
-                    return part, r
-        return None
+                out.append((part, r, _decide(part, r, seed)))
+                if out[-1][2].holds is not True:
+                    return out
+        return out
 
     def run(self, seed: int, max_examples: int) -> Found:
         t0 = time.perf_counter()
-        found = self._open(self.residuals)
-        if found is None:
+        residuals = self.residuals()
+        decided = self._decisions(residuals, seed)
+        seconds = lambda: time.perf_counter() - t0  # noqa: E731
+        part, residual, last = decided[-1]
+        if last.holds is True:
+            hows = [d.how for _, _, d in decided if d.how != REDUCED]
             detail = f"proved by induction on {self.over}: base case and step reduce to 0 for symbolic dimensions"
-            return Found(Evidence(self.kind, Status.PROVED, detail, time.perf_counter() - t0))
-        part, residual = found
-        detail = f"induction on {self.over}: the {part} does not reduce to 0"
-        return Found(
-            Evidence(self.kind, Status.UNDECIDED, detail, time.perf_counter() - t0, residual=explain(residual, None))
-        )
+            detail += "".join(f" ({how})" for how in dict.fromkeys(hows))
+            return Found(Evidence(self.kind, Status.PROVED, detail, seconds()))
+        if last.holds is False:  # the base case: false at K = low (and at the sizes in ``how``)
+            detail = f"induction on {self.over}: the base case {self.over} = {residuals.low} is false: {last.how}"
+            value = definite_value(residual) if last.sizes is None else None
+            cex = None
+            if value is not None:
+                cex = counterexample(self.kind, {self.over: residuals.low}, {}, max_abs(value), 0.0, None)
+            return Found(Evidence(self.kind, Status.REFUTED, detail, seconds(), cex, explain(residual, None)))
+        detail = f"induction on {self.over}: the {part} does not reduce to 0 ({last.how})"
+        return Found(Evidence(self.kind, Status.UNDECIDED, detail, seconds(), residual=explain(residual, None)))
 
-    def control_at(self, at: Any, corrected: Callable[[], Mapping[str, list]]) -> Evidence:
+    def control_at(self, at: Any, corrected: Callable[[], Residuals]) -> Evidence:
         """The corrected form's base and step must reduce to 0."""
         t0 = time.perf_counter()
-        found = self._open(corrected)
-        ok = found is None
+        part, _, last = self._decisions(corrected(), 0)[-1]
+        ok = last.holds is True
         detail = "symbolic: the corrected form is " + (
-            "proved by induction" if found is None else f"not proved: its {found[0]} is not 0"
+            "proved by induction" if ok else f"not proved: its {part} is not 0"
         )
         return Evidence(
             Kind.CONTROL, ControlStatus.PASSED if ok else ControlStatus.FAILED, detail, time.perf_counter() - t0
