@@ -45,10 +45,23 @@ identities of any shape — push-through, Woodbury with a thin U, Sherman–Morr
 multiplying the residual by the matrices it inverts and dropping common outer factors, each step
 valid wherever the residual is defined, until its canonical form is 0.
 
-Anything else (a trace or determinant of a rational expression whose canonical form is not 0,
-functions such as ``sqrt``) has no sound procedure here: the answer is undecided, unless an exact
-evaluation at concrete sizes with the true transposes is non-zero, which refutes (over GF(p) a
-non-zero value of a rational function with integer coefficients proves it non-zero over ℚ).
+**Traces and determinants of rational expressions** (:func:`reduced_zero`, deterministic): a word with
+M⁻¹ next to the single longest word u of M = a·u + r is rewritten (M⁻¹u = (I − M⁻¹r)/a; in a trace at
+any rotation, tr(AB) = tr(BA)), and determinants are split by the theorems of :data:`THEOREMS`
+(multiplicativity, det(cA) = cⁿ det A, det M⁻¹ = 1/det M, Sylvester's det(I_n + AB) = det(I_k + BA),
+the matrix determinant lemma, a 1 × 1 determinant is its entry); a reduced form of 0 proves the
+residual wherever it is defined, for every size, and the evidence cites the theorems used. This
+proves tr(X(XᵀX + λI)⁻¹Xᵀ) = d − λ tr((XᵀX + λI)⁻¹) for X n × d.
+
+**Powers with a symbolic exponent** (K of an induction): M^(aK + c) is the word (Mᴷ)ᵃMᶜ with Mᴷ an
+opaque letter; letters that are functions of one letter x (x, p(x)⁻¹, p(x)ᴷ) commute, and words are
+compared in the normal form of that partially commutative monoid. A canonical form of 0 proves the
+identity for every K ≥ 0 and every size; otherwise the answer is undecided (never refuted).
+
+Anything else (a trace or determinant the reduction leaves non-zero, functions such as ``sqrt``)
+has no sound procedure here: the answer is undecided, saying what was tried, unless an exact
+evaluation at concrete sizes (the smallest first) with the true transposes is non-zero, which refutes
+(over GF(p) a non-zero value of a rational function with integer coefficients proves it non-zero over ℚ).
 The trap of identities that hold at small sizes only (Cayley–Hamilton: tr identities of degree
 n + 1 on n × n matrices, Procesi 1976 / Razmyslov 1974; the standard polynomial s₄ on 2 × 2
 matrices, Amitsur & Levitzki 1950) is avoided: stage 1 never uses sizes, stage 2 tests at N ≥ 2s.
@@ -323,6 +336,176 @@ def canonical_zero(residual: Any) -> tuple[bool, bool]:
     else:
         zero = _zero_scalar(canon.scalar(residual))
     return zero, canon.has_rational
+
+
+# ---------------------------------------------------------------------------------------------
+# Between the stages: traces and determinants reduced by the relations of inverses and determinants
+
+REWRITES = 2000
+"""At most this many rewritings of words by M⁻¹M = I per residual (then the rest stays as atoms)."""
+
+THEOREMS = {
+    "inverse": "tr(AB) = tr(BA) with M⁻¹M = MM⁻¹ = I (M = a·u + r, u its longest word: M⁻¹u = (I − M⁻¹r)/a)",
+    "product": "det(AB) = det A · det B for square A, B (Binet–Cauchy)",
+    "scale": "det(cA) = cⁿ det A for A n × n",
+    "det inverse": "det(M⁻¹) = 1 / det M",
+    "sylvester": "Sylvester's determinant identity det(I_n + AB) = det(I_k + BA) for A n × k, B k × n",
+    "lemma": "the matrix determinant lemma det(M + UV) = det M · det(I + VM⁻¹U) (M⁻¹ occurs in the residual, "
+    "so M is invertible wherever it is defined)",
+    "1x1": "a 1 × 1 determinant is its entry",
+}
+"""The theorems :class:`_Reducing` may use, each an identity wherever the residual is defined, cited in the evidence."""
+
+
+@dataclass
+class _Reducing(_Canon):
+    """Canonical forms that also use the relations of inverses and determinants (:data:`THEOREMS`).
+
+    A word with M⁻¹ next to the longest word u of M = a·u + r is rewritten (M⁻¹u = (I − M⁻¹r)/a, uM⁻¹
+    likewise; in a trace, at any rotation), which shortens it, so the rewriting ends; a determinant
+    is split by multiplicativity and scalars, and det(a·I + b·w), w a word, is named by the class of w
+    under rotation and transposition (Sylvester), det(M + b·w) with M⁻¹ in the residual is
+    det M · det(I + b·M⁻¹w) (the lemma), and a 1 × 1 determinant is 1 + b·tr(w). Every step is an
+    identity wherever the residual is defined (where a ≠ 0 when a is a symbol: a dense set, so the
+    rational function is zero wherever it is defined), so a reduced form of 0 proves it for every size.
+    """
+
+    used: set[str] = field(default_factory=set)
+    rewrites: int = 0
+
+    def scalar(self, e: Any) -> sp.Expr:
+        """As :meth:`_Canon.scalar`, determinants reduced by :meth:`determinant`."""
+        e = sp.sympify(e)
+        if isinstance(e, Determinant):
+            self.has_rational = True
+            return self.determinant(e.arg)
+        return super().scalar(e)
+
+    def register_inverses(self, residual: Any) -> None:
+        """Every matrix inverted in ``residual`` known before any determinant is reduced (for the lemma)."""
+        for m in sp.sympify(residual).atoms(Inverse, MatPow):
+            if isinstance(m, Inverse) or (m.exp.is_Integer and m.exp < 0):
+                self.inverse(m.args[0], False)
+
+    def _rules(self) -> list[tuple[str, Word, sp.Expr, Poly]]:
+        """(M⁻¹, u, a, r) for each inverse letter whose M = a·u + r has one longest word u, a ≠ 0."""
+        rules = []
+        for g, m in self.inverted.items():
+            longest = max((len(w) for w in m), default=0)
+            words = [w for w in m if len(w) == longest]
+            if longest and len(words) == 1 and not _zero_scalar(m[words[0]]):
+                rules.append((g, words[0], m[words[0]], {w: c for w, c in m.items() if w != words[0]}))
+        return rules
+
+    def _rewrite(self, w: Word) -> tuple[Poly, str] | None:
+        """``w`` with its first M⁻¹u (or uM⁻¹) rewritten, and the inverse letter; None if none occurs."""
+        if self.rewrites >= REWRITES:
+            return None
+        for i in range(len(w)):
+            for g, u, a, r in self._rules():
+                k = len(u)
+                if w[i] == g and w[i + 1 : i + 1 + k] == u:
+                    before, after = w[:i], w[i + 1 + k :]
+                    terms = [(before + after, 1 / a)] + [(before + (g, *x) + after, -c / a) for x, c in r.items()]
+                elif w[i : i + k] == u and w[i + k : i + k + 1] == (g,):
+                    before, after = w[:i], w[i + k + 1 :]
+                    terms = [(before + after, 1 / a)] + [(before + (*x, g) + after, -c / a) for x, c in r.items()]
+                else:
+                    continue
+                self.rewrites += 1
+                self.used.add("inverse")
+                return reduce(_add, ({x: c} for x, c in terms), {}), g
+        return None
+
+    def reduced(self, poly: Poly) -> Poly:
+        """A matrix polynomial with every word rewritten until no rule applies."""
+        out: Poly = {}
+        work = list(poly.items())
+        while work:
+            w, c = work.pop()
+            found = self._rewrite(w)
+            if found is None:
+                out = _add(out, {w: c})
+            else:
+                work += [(x, c * k) for x, k in found[0].items()]
+        return out
+
+    def trace(self, poly: Poly, size: Any) -> sp.Expr:
+        """Σ c · tr(w) with every word rewritten at any rotation until no rule applies (:meth:`_Canon.trace`)."""
+        total: sp.Expr = sp.Integer(0)
+        work = [(w, c, size) for w, c in poly.items()]
+        while work:
+            w, c, n = work.pop()
+            found = next((f for i in range(len(w)) if (f := self._rewrite(w[i:] + w[:i])) is not None), None)
+            if found is None:
+                total += super().trace({w: c}, n)
+            else:
+                rows = self.expr_of[found[1]].shape[0]  # the identity left where a whole word M⁻¹u was
+                work += [(x, c * k, rows) for x, k in found[0].items()]
+        return total
+
+    def determinant(self, m: Any) -> sp.Expr:
+        """det m as a product of scalars, canonical determinant atoms and traces (:data:`THEOREMS`)."""
+        n = m.shape[0]
+        if isinstance(m, Transpose):
+            return self.determinant(m.arg)
+        if isinstance(m, Inverse) or (isinstance(m, MatPow) and m.exp.is_Integer):
+            self.used.add("det inverse")
+            base, k = (m.arg, -1) if isinstance(m, Inverse) else (m.base, int(m.exp))
+            return self.determinant(base) ** k
+        if isinstance(m, MatMul):
+            scalars = sp.Mul(*(a for a in m.args if not isinstance(a, MatrixExpr)))
+            factors = [a for a in m.args if isinstance(a, MatrixExpr)]
+            if scalars != 1:
+                self.used.add("scale")
+                return self.scalar(scalars) ** n * self.determinant(MatMul(*factors).doit())
+            if all(f.shape[0] == f.shape[1] == n for f in factors):
+                self.used.add("product")
+                return sp.Mul(*(self.determinant(f) for f in factors))
+        return self._det_poly(self.matrix(m), n)
+
+    def _det_poly(self, poly: Poly, n: Any) -> sp.Expr:
+        poly = {w: c for w, c in poly.items() if not _zero_scalar(c)}
+        if n == 1:
+            self.used.add("1x1")
+            return self.trace(poly, 1)
+        if set(poly) <= {()}:
+            return poly.get((), sp.Integer(0)) ** n
+        for w in sorted(x for x in poly if x):
+            rest = {x: c for x, c in poly.items() if x != w}
+            if set(rest) == {()}:  # a·I + b·w = a (I + (b/a) w)
+                return rest[()] ** n * self._sylvester(w, poly[w] / rest[()])
+            g = next((g for g, m in self.inverted.items() if self.key(m) == self.key(rest)), None)
+            if g is not None:
+                self.used.add("lemma")
+                return self._atom(rest, n) * self._sylvester((g, *w), poly[w])
+        return self._atom(poly, n)
+
+    def _sylvester(self, w: Word, c: sp.Expr) -> sp.Expr:
+        """det(I + c·w), named by the class of w under rotation and transposition; 1 + c·tr(w) at a 1 × 1 rotation."""
+        self.used.add("sylvester")
+        for i in range(len(w)):
+            if self.expr_of[w[i]].shape[0] == 1:
+                self.used.add("1x1")
+                return 1 + self.trace({w[i:] + w[:i]: c}, 1)
+        return sp.Symbol(f"det(I + {sp.sstr(sp.expand(c))}·{self._cyclic(w)})")
+
+    def _atom(self, poly: Poly, n: Any) -> sp.Symbol:
+        """det of a polynomial no theorem splits: an atom named by its canonical form (det Mᵀ = det M)."""
+        transposed = {tuple(self.transpose_of[x] for x in reversed(w)): c for w, c in poly.items()}
+        return sp.Symbol(f"det({min(self.key(poly), self.key(transposed))})[{sp.sstr(n)}]")
+
+
+def reduced_zero(residual: Any) -> tuple[bool, list[str]]:
+    """Whether :class:`_Reducing` reduces ``residual`` to 0 (an identity wherever it is defined, every size),
+    and the theorems it used; :class:`Unsupported` outside the algebra."""
+    canon = _Reducing({})
+    canon.register_inverses(residual)
+    if isinstance(residual, MatrixExpr):
+        zero = all(_zero_scalar(c) for c in canon.normalised(canon.reduced(canon.matrix(residual))).values())
+    else:
+        zero = _zero_scalar(canon.scalar(residual))
+    return zero, [THEOREMS[k] for k in THEOREMS if k in canon.used]
 
 
 CLEARING_DEPTH = 4
@@ -645,7 +828,7 @@ def decide(residual: Any, seed: int = 0) -> Decision:
         why = "a trace polynomial whose canonical form is not 0 is no identity of the free algebra"
         return refuted or Decision(None, f"{why}, but no non-zero value was met at size {n}")
     if residual.atoms(Trace, Determinant):
-        return _undecided(residual, rng, "no sound procedure for traces or determinants of inverses")
+        return _traces_and_determinants(residual, rng, seed)
     if cleared_zero(residual):
         how = "clearing denominators (multiplying by the matrices it inverts, invertible wherever it is defined, and "
         how += "dropping common outer factors) leaves a canonical form of 0: an identity for every size"
@@ -655,6 +838,22 @@ def decide(residual: Any, seed: int = 0) -> Decision:
         why += "covers square matrices of one size: X(XᵀX)⁻¹Xᵀ = I holds for square X, not for n × d with n > d)"
         return _undecided(residual, rng, why)
     return _rational_test(residual, rng, seed)
+
+
+def _traces_and_determinants(residual: Any, rng: random.Random, seed: int) -> Decision:
+    """Traces and determinants with inverses: the trace of a matrix identity, or proved if :func:`reduced_zero`
+    reduces them to 0; else refuted at small sizes or undecided, saying what was tried."""
+    if isinstance(residual, Trace) and (inner := decide(residual.arg, seed)).holds is True:
+        return Decision(True, f"the trace of a matrix identity: {inner.how}", failure=inner.failure)
+    try:
+        zero, theorems = reduced_zero(residual)
+    except Unsupported as exc:
+        zero, theorems = False, [f"not reducible ({exc})"]
+    if zero:
+        return Decision(True, "reduced to 0 for every size by " + "; ".join(theorems))
+    tried = "; ".join(theorems) or "none applied"
+    why = f"traces and determinants of inverses not reduced to 0 (theorems tried: {tried}; nothing else applies)"
+    return _undecided(residual, rng, why)
 
 
 def _symbolic_powers(residual: Any) -> bool:
