@@ -34,7 +34,7 @@ from icl_verify.core.checks.bound import NumericBound
 from icl_verify.core.checks.explicit import Explicit
 from icl_verify.core.checks.numeric import MalformedComparison, Numeric, same_shape, side_values
 from icl_verify.core.checks.symbolic import Symbolic
-from icl_verify.core.claims import Claim, Corrected, NoControl
+from icl_verify.core.claims import Claim, Corrected, NoControl, expectation
 from icl_verify.core.expectation import (
     Expect,
     MonteCarlo,
@@ -612,6 +612,7 @@ def statement(
     rtol: float = RTOL,
     relation: str = "=",
     timeout: float = DEFAULT_TIMEOUT,
+    expect: str | None = None,
     **claim_fields: Any,
 ) -> Claim:
     """The :class:`Claim` ``lhs = rhs`` with its symbolic, explicit and numeric checks derived.
@@ -625,6 +626,8 @@ def statement(
     ``relation`` ``"<="``, ``">="``, ``"<"`` or ``">"`` states an inequality (:mod:`icl_verify.core.bounds`):
     decided by z3 within ``timeout`` seconds when every symbol is a scalar, else searched. Other
     keyword arguments (``note``, ``assumptions``, ``builds_on``, …) go to the :class:`Claim`.
+    ``expect="proved"`` asks for a proof for every size: a true statement only VERIFIED is then not as
+    expected (by default it is: VERIFIED or PROVED, :func:`~icl_verify.core.claims.expectation`).
     """
     _check_symbols(symbols)
     check_relation(relation, timeout)
@@ -680,5 +683,6 @@ def statement(
         checks=tuple(checks),
         holds=holds,
         corrected=fixed,
+        expect=expectation(expect, holds),
         **claim_fields,
     )
