@@ -183,3 +183,43 @@ def test_a_step_that_does_not_reduce_refutes_nothing():
     assert result.evidence[0].status == "undecided" and "the step does not reduce to 0" in result.evidence[0].detail
     assert result.verdict is iv.Verdict.REFUTED  # by the exact and numeric checks at K = 1, d = 2
     assert result.counterexample["sizes"] == {"d": 2, "K": 1}
+
+
+def test_a_recursion_is_a_value_inside_an_expression():
+    """x_K − c = (1 − η)^K (x0 − c) with lhs written ``STEPS - (lambda c: c)``; c − x_K and x_K − 1 too."""
+    assert (STEPS - 1)(x0=3.0, c=1.0, eta=0.5, K=2) == 1.0  # low = 1: one step from x0 = 3 gives 2
+    assert (2 - STEPS)(x0=3.0, c=1.0, eta=0.5, K=2) == 0.0
+    gap = iv.statement("gap", "t", "s", symbols=RELAX, lhs=STEPS - (lambda c: c),
+                       rhs=lambda x0, c, eta, K: (1 - eta) ** K * (x0 - c))  # fmt: skip
+    result = iv.check(gap, max_examples=30)
+    assert result.verdict is iv.Verdict.PROVED and result.evidence[0].detail.startswith("proved by induction")
+    flipped = iv.statement("flipped", "t", "s", symbols=RELAX, lhs=(lambda c: c) - STEPS,
+                           rhs=lambda x0, c, eta, K: (1 - eta) ** K * (x0 - c), holds=False,
+                           corrected=lambda x0, c, eta, K: -((1 - eta) ** K) * (x0 - c))  # fmt: skip
+    assert iv.check(flipped, max_examples=30).verdict is iv.Verdict.REFUTED
+
+
+def test_the_gd_error_written_with_the_recursion_is_proved_and_its_twin_refuted():
+    """w_K − w* = (I − ηS)^K (w0 − w*): the recursion shifted by w*."""
+    error = lambda extra: lambda S, w0, wstar, eta, K, d: iv.matpow(eye(d, S) - eta * S, K + extra) @ (w0 - wstar)  # noqa: E731
+    lhs = GD_ITERATES - (lambda wstar: wstar)
+    assert (
+        iv.check(
+            iv.statement("gd-error", "t", "s", symbols=GD_QUADRATIC, lhs=lhs, rhs=error(0)), max_examples=20
+        ).verdict
+        is iv.Verdict.PROVED
+    )
+    twin = iv.statement(
+        "gd-error-k1", "t", "s", symbols=GD_QUADRATIC, lhs=lhs, rhs=error(1), holds=False, corrected=error(0)
+    )
+    result = iv.check(twin, max_examples=20)
+    assert (
+        result.verdict is iv.Verdict.REFUTED and result.as_expected and "base case K = 0" in result.evidence[0].detail
+    )
+
+
+def test_a_recursion_is_shifted_only_by_numbers_and_sides():
+    with pytest.raises(iv.InvalidArgument, match="shifted by a number or a function"):
+        STEPS - "c"
+    with pytest.raises(iv.InvalidArgument, match="shifted by a number or a function"):
+        STEPS - STEPS

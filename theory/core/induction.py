@@ -79,30 +79,87 @@ def _select(fn: Callable[..., Any], values: Mapping[str, Any]) -> Any:
     return fn(**{p: values[p] for p in _parameters(fn)})
 
 
+Term = Any
+"""A term added to a recursion's value: a number, or a function of the declared symbols (a side)."""
+
+
 @dataclass(frozen=True)
 class Recursion:
-    """A side defined by ``base`` (its value at K = ``low``) and ``step`` (value at K ↦ value at K + 1)."""
+    """A side defined by ``base`` (its value at K = ``low``) and ``step`` (value at K ↦ value at K + 1).
+
+    It can be used in an expression with numbers and sides: ``rec - 1``, ``rec - (lambda wstar: wstar)``,
+    ``c - rec`` — the value is ``sign`` · (the iterate) + the sum of ``terms``, an invertible map of the
+    iterate, so the step still carries the value at K to the value at K + 1.
+    """
 
     base: Callable[..., Any]
     step: Callable[..., Any]
     over: str
     low: int = 1
+    sign: int = 1
+    terms: tuple[Term, ...] = ()
 
     def inputs(self) -> list[str]:
-        """The symbols and sizes the side takes: those of base and step, and the integer parameter."""
-        names = [*_parameters(self.base), *_parameters(self.step), self.over]
-        return [n for n in dict.fromkeys(names) if n != PREVIOUS]
+        """The symbols and sizes the side takes: those of base, step and terms, and the integer parameter."""
+        sides = [t for t in self.terms if callable(t)]
+        names = [*_parameters(self.base), *_parameters(self.step), *(p for t in sides for p in _parameters(t))]
+        return [n for n in dict.fromkeys([*names, self.over]) if n != PREVIOUS]
+
+    def _value(self, iterate: Any, values: Mapping[str, Any], inverse: bool = False) -> Any:
+        """sign · iterate + Σ terms (``inverse``: the iterate behind the value ``iterate``; sign = ±1)."""
+        offset = [_select(t, values) if callable(t) else t for t in self.terms]
+        if inverse:
+            return self.sign * (iterate - sum(offset[1:], offset[0])) if offset else self.sign * iterate
+        return self.sign * iterate + sum(offset[1:], offset[0]) if offset else self.sign * iterate
+
+    def first(self, values: Mapping[str, Any]) -> Any:
+        """The value at K = ``low``."""
+        return self._value(_select(self.base, values), values)
 
     def next(self, prev: Any, k: Any, values: Mapping[str, Any]) -> Any:
         """The value at k + 1 from the value ``prev`` at k."""
-        return _select(self.step, {**values, PREVIOUS: prev, self.over: k})
+        iterate = self._value(prev, values, inverse=True)
+        return self._value(_select(self.step, {**values, PREVIOUS: iterate, self.over: k}), values)
 
     def __call__(self, **values: Any) -> Any:
         """The value at K = ``values[over]`` (an int), by iterating the step from the base."""
         value = _select(self.base, values)
         for k in range(self.low, int(values[self.over])):
-            value = self.next(value, k, values)
-        return value
+            value = _select(self.step, {**values, PREVIOUS: value, self.over: k})
+        return self._value(value, values)
+
+    def _plus(self, term: Term, sign: int = 1) -> Recursion:
+        if not (callable(term) or isinstance(term, (int, float, sp.Expr))) or isinstance(term, (bool, Recursion)):
+            raise InvalidArgument(
+                f"a recursion can be shifted by a number or a function of the declared symbols, got {term!r}"
+            )
+        if sign < 0:
+            term = _negated(term) if callable(term) else -term
+        return replace(self, terms=(*self.terms, term))
+
+    def __add__(self, term: Term) -> Recursion:
+        return self._plus(term)
+
+    __radd__ = __add__
+
+    def __sub__(self, term: Term) -> Recursion:
+        return self._plus(term, -1)
+
+    def __neg__(self) -> Recursion:
+        return replace(self, sign=-self.sign, terms=tuple(-t if not callable(t) else _negated(t) for t in self.terms))
+
+    def __rsub__(self, term: Term) -> Recursion:
+        return (-self)._plus(term)
+
+
+def _negated(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """−fn, with fn's parameters (the symbols it takes)."""
+
+    def negated(**values: Any) -> Any:
+        return -_select(fn, values)
+
+    negated.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
+    return negated
 
 
 def recursion(*, base: Callable[..., Any], step: Callable[..., Any], over: str) -> Recursion:
@@ -147,8 +204,8 @@ def induction_residuals(lhs: Any, rhs: Any, over: str, values: Mapping[str, Any]
     k = values[over]
     at = lambda side, index: _select(side, {**values, over: index})  # noqa: E731
     start = {**values, over: sp.Integer(low)}
-    base_l = _select(lhs.base if isinstance(lhs, Recursion) else lhs, start)
-    base_r = _select(rhs.base if isinstance(rhs, Recursion) else rhs, start)
+    base_l = lhs.first(start) if isinstance(lhs, Recursion) else _select(lhs, start)
+    base_r = rhs.first(start) if isinstance(rhs, Recursion) else _select(rhs, start)
     if isinstance(lhs, Recursion) and isinstance(rhs, Recursion):
         z = _hypothesis(base_l)
         step = [a - b for a, b in zip(parts(lhs.next(z, k, values)), parts(rhs.next(z, k, values)))]
