@@ -260,3 +260,15 @@ def test_an_irreducible_trace_of_an_inverse_says_what_was_tried():
 def test_the_trace_of_a_matrix_identity_is_proved_by_the_identity():
     decision = decide(Trace(IDENTITIES["Woodbury, square"]), seed=0)
     assert decision.holds is True and decision.how.startswith("the trace of a matrix identity: clearing denominators")
+
+
+def test_the_reduction_never_divides_by_a_coefficient_that_vanishes_at_some_sizes():
+    # M = (n − d)·XᵀX + λI: rewriting M⁻¹XᵀX = (I − λM⁻¹)/(n − d) holds only for n ≠ d, and n = d is not
+    # a negligible set of sizes; the reduction refuses to divide by a coefficient with a size in it (this
+    # residual happens to be 0 at n = d too, but the argument would not show it)
+    m_inv = ((n - d) * X.T * X + lam * Identity(d)).I
+    residual = (n - d) * Trace(m_inv * X.T * X) - (d - lam * Trace(m_inv))
+    assert identities.reduced_zero(residual)[0] is False
+    # with a real scalar coefficient the same rewriting is valid (c ≠ 0 on a dense set) and proves it
+    c_inv = (c * X.T * X + lam * Identity(d)).I
+    assert identities.reduced_zero(c * Trace(c_inv * X.T * X) - (d - lam * Trace(c_inv)))[0] is True

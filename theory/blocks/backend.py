@@ -117,7 +117,9 @@ def total(m: Any) -> Any:
 
 
 def inverse(m: Any) -> Any:
-    """The matrix inverse (``Inverse`` on the symbolic side)."""
+    """The matrix inverse (``Inverse`` on the symbolic side); of a scalar (a 1 × 1 product), its reciprocal."""
+    if not is_matrix(m):
+        return 1 / m
     if isinstance(m, MatrixExpr):
         return m.I
     if isinstance(m, sp.MatrixBase):

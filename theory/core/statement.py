@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
-from sympy.matrices.expressions import MatrixSymbol, Transpose
+from sympy.matrices.expressions import Transpose
 from sympy.matrices.expressions.matexpr import MatrixElement
 
 from icl_verify.core.bounds import DEFAULT_TIMEOUT, check_relation, inequality_checks
@@ -48,6 +48,7 @@ from icl_verify.core.expectation import (
 from icl_verify.core.induction import Induction, IntegerSpec, Recursion, bound, induction_residuals
 from icl_verify.core.optimality import Argmin, Optimality, conditions
 from icl_verify.errors import InvalidArgument
+from icl_verify.maths.scalars import declared
 from icl_verify.maths.strategies import Dimension, dimension, matrices, nonzero_matrices, reals, spd_matrices
 from icl_verify.maths.symbolic import as_explicit, grid
 from icl_verify.maths.tolerance import ATOL, RTOL, term_scale
@@ -135,7 +136,7 @@ def symbolic_values(symbols: Mapping[str, Spec], sizes: Mapping[str, Any]) -> di
     """Matrix symbols of the given (symbolic or integer) sizes and scalar symbols, by name."""
     dim = lambda s: sizes[s] if isinstance(s, str) else s  # noqa: E731
     return {
-        name: MatrixSymbol(name, dim(spec.rows), dim(spec.cols))
+        name: declared(name, dim(spec.rows), dim(spec.cols), (spec.rows == 1, spec.cols == 1))  # maths.scalars
         if isinstance(spec, MatrixSpec)
         else _scalar_symbol(name, spec)
         for name, spec in symbols.items()

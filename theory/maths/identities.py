@@ -230,13 +230,39 @@ class _Canon:
         return tuple(out)
 
     def normalised(self, poly: Poly) -> Poly:
-        """``poly`` with every word in normal form (coefficients of equal words added)."""
-        return reduce(_add, ({self.normal(w): c} for w, c in poly.items()), {})
+        """``poly`` with every 1 × 1 part of a word taken out as a scalar and every word in normal form
+        (coefficients of equal words added)."""
+        terms = ((w, c * k) for v, c in poly.items() for w, k in [self.scalars_out(v)])
+        return reduce(_add, ({self.normal(w): c} for w, c in terms), {})
+
+    def shape(self, x: str) -> tuple[Any, Any]:
+        """The shape of letter ``x`` (of a transposed letter met only through its transpose, reversed)."""
+        if x in self.expr_of:
+            return self.expr_of[x].shape
+        return self.expr_of[self.transpose_of[x]].shape[::-1]
+
+    def scalars_out(self, w: Word) -> tuple[Word, sp.Expr]:
+        """``w`` without its 1 × 1 sub-products s (a row letter … a column letter), and the product of their
+        traces: p·s·q = tr(s)·(p·q), a 1 × 1 matrix being the scalar it holds. The whole word stays."""
+        factor: sp.Expr = sp.Integer(1)
+        rows, cols = (lambda x: self.shape(x)[0]), (lambda x: self.shape(x)[1])
+        found = True
+        while found:
+            spans = [(i, j) for i in range(len(w)) if rows(w[i]) == 1 for j in range(i, len(w)) if cols(w[j]) == 1]
+            spans = [(i, j) for i, j in spans if (i, j) != (0, len(w) - 1)]
+            found = bool(spans)
+            if found:
+                i, j = spans[0]
+                factor *= sp.Symbol(f"tr({self._cyclic(w[i : j + 1])})")
+                w = w[:i] + w[j + 1 :]
+        return w, factor
 
     def inverse(self, m: Any, t: bool) -> Poly:
         """(m⁻¹, or its transpose) as an opaque letter named by the canonical form of m (of mᵀ)."""
         self.has_rational = True
         poly = self.matrix(m, t)
+        if m.shape == (1, 1):  # a 1 × 1 matrix is the scalar it holds: its inverse is the reciprocal
+            return {(): 1 / _Canon.trace(self, poly, 1)}
         inner, inner_t = self.key(poly), self.key(self.matrix(m, not t))
         size = f"[{sp.sstr(m.shape[0])}]"  # the type: (c·I_n)⁻¹ and (c·I_d)⁻¹ are different letters
         letter = self.letter(f"({inner}){size}⁻¹", f"({inner_t}){size}⁻¹", Inverse(m.T if t else m))
@@ -393,7 +419,7 @@ class _Reducing(_Canon):
         for g, m in self.inverted.items():
             longest = max((len(w) for w in m), default=0)
             words = [w for w in m if len(w) == longest]
-            if longest and len(words) == 1 and not _zero_scalar(m[words[0]]):
+            if longest and len(words) == 1 and _divisor(m[words[0]]):
                 rules.append((g, words[0], m[words[0]], {w: c for w, c in m.items() if w != words[0]}))
         return rules
 
@@ -440,7 +466,7 @@ class _Reducing(_Canon):
             if found is None:
                 total += super().trace({w: c}, n)
             else:
-                rows = self.expr_of[found[1]].shape[0]  # the identity left where a whole word M⁻¹u was
+                rows = self.shape(found[1])[0]  # the identity left where a whole word M⁻¹u was
                 work += [(x, c * k, rows) for x, k in found[0].items()]
         return total
 
@@ -473,7 +499,7 @@ class _Reducing(_Canon):
             return poly.get((), sp.Integer(0)) ** n
         for w in sorted(x for x in poly if x):
             rest = {x: c for x, c in poly.items() if x != w}
-            if set(rest) == {()}:  # a·I + b·w = a (I + (b/a) w)
+            if set(rest) == {()} and _divisor(rest[()]):  # a·I + b·w = a (I + (b/a) w)
                 return rest[()] ** n * self._sylvester(w, poly[w] / rest[()])
             g = next((g for g, m in self.inverted.items() if self.key(m) == self.key(rest)), None)
             if g is not None:
@@ -485,7 +511,7 @@ class _Reducing(_Canon):
         """det(I + c·w), named by the class of w under rotation and transposition; 1 + c·tr(w) at a 1 × 1 rotation."""
         self.used.add("sylvester")
         for i in range(len(w)):
-            if self.expr_of[w[i]].shape[0] == 1:
+            if self.shape(w[i])[0] == 1:
                 self.used.add("1x1")
                 return 1 + self.trace({w[i:] + w[:i]: c}, 1)
         return sp.Symbol(f"det(I + {sp.sstr(sp.expand(c))}·{self._cyclic(w)})")
@@ -494,6 +520,14 @@ class _Reducing(_Canon):
         """det of a polynomial no theorem splits: an atom named by its canonical form (det Mᵀ = det M)."""
         transposed = {tuple(self.transpose_of[x] for x in reversed(w)): c for w, c in poly.items()}
         return sp.Symbol(f"det({min(self.key(poly), self.key(transposed))})[{sp.sstr(n)}]")
+
+
+def _divisor(a: sp.Expr) -> bool:
+    """Whether dividing by ``a`` keeps the argument valid: a non-zero number, or non-zero as a rational function
+    of real scalars only (then a ≠ 0 on a dense set) — never of sizes or integers (n − d vanishes at n = d)."""
+    if _zero_scalar(a):
+        return False
+    return bool(sp.sympify(a).is_number) or not any(s.is_integer for s in sp.sympify(a).free_symbols)
 
 
 def reduced_zero(residual: Any) -> tuple[bool, list[str]]:
@@ -507,6 +541,11 @@ def reduced_zero(residual: Any) -> tuple[bool, list[str]]:
         zero = _zero_scalar(canon.scalar(residual))
     return zero, [THEOREMS[k] for k in THEOREMS if k in canon.used]
 
+
+CLEARED = (
+    "clearing denominators (multiplying by the matrices it inverts, invertible wherever it is defined, and "
+    "dropping common outer factors) leaves a canonical form of 0: an identity for every size"
+)
 
 CLEARING_DEPTH = 4
 """At most this many multiplications by an inverted matrix when clearing denominators."""
@@ -571,7 +610,7 @@ def _cancelled(canon: _Canon, poly: Poly) -> Poly:
                 i = max(i - 1, 0)
             else:
                 i += 1
-        out = _add(out, {canon.normal(tuple(word)): c})
+        out = _add(out, canon.normalised({tuple(word): c}))
     return {w: c for w, c in out.items() if not _zero_scalar(c)}
 
 
@@ -830,9 +869,7 @@ def decide(residual: Any, seed: int = 0) -> Decision:
     if residual.atoms(Trace, Determinant):
         return _traces_and_determinants(residual, rng, seed)
     if cleared_zero(residual):
-        how = "clearing denominators (multiplying by the matrices it inverts, invertible wherever it is defined, and "
-        how += "dropping common outer factors) leaves a canonical form of 0: an identity for every size"
-        return Decision(True, how)
+        return Decision(True, CLEARED)
     if not _one_square_size(residual):
         why = "no sound procedure for inverses of rectangular or differently sized matrices (the identity test "
         why += "covers square matrices of one size: X(XᵀX)⁻¹Xᵀ = I holds for square X, not for n × d with n > d)"
@@ -851,6 +888,8 @@ def _traces_and_determinants(residual: Any, rng: random.Random, seed: int) -> De
         zero, theorems = False, [f"not reducible ({exc})"]
     if zero:
         return Decision(True, "reduced to 0 for every size by " + "; ".join(theorems))
+    if isinstance(residual, MatrixExpr) and cleared_zero(residual):
+        return Decision(True, CLEARED)
     tried = "; ".join(theorems) or "none applied"
     why = f"traces and determinants of inverses not reduced to 0 (theorems tried: {tried}; nothing else applies)"
     return _undecided(residual, rng, why)
