@@ -13,6 +13,11 @@ every K ≥ low, as the Newton family's ``newton-residual-squares`` does by hand
   sides are recursions; with a closed-form rhs, lhs_step(rhs(K)) − rhs(K + 1) reduces to 0.
 
 Both reduced to 0 ⇒ PROVED by induction on K (for every size, as the reductions are dimension-free).
+Each residual is decided as the symbolic check decides one, matrix powers with the symbolic
+exponent included (``iv.matpow(M, K)``: Mᴷ⁺¹ = Mᴷ·M, Mᴷ commuting with M, :mod:`icl_verify.maths.identities`).
+A base case decided non-zero refutes the statement at K = low; a step that is not 0 only leaves it
+undecided (the hypothesis may be too weak). A recursion may be used inside an expression
+(``rec - (lambda wstar: wstar)``, ``1 - rec``): a shift and a sign, which the step inverts.
 Without a recursion the statement is VERIFIED over the K values drawn.
 """
 
