@@ -210,6 +210,11 @@ def _stream(result: Result) -> None:
     type=count(1, MAX_EXAMPLES),
     help="Random cases per numeric check.",
 )
+@click.option(
+    "--require-proof",
+    is_flag=True,
+    help="Exit 1 unless every claim and derivation expected to hold is PROVED (by default VERIFIED is no failure).",
+)
 @runner_options
 def command(
     targets: tuple[str, ...],
@@ -218,6 +223,7 @@ def command(
     only: tuple[str, ...],
     seed: int,
     max_examples: int,
+    require_proof: bool,
     jobs: int | None,
     executor: str,
     scheduler: str | None,
@@ -229,7 +235,8 @@ def command(
 
     TARGETS are names of claims or derivations and/or paths to Python files of claims; none means
     every built-in claim, then every built-in derivation. A file checks the claims and derivations
-    it defines, with those named beside it. The exit status is 1 when one is not as expected.
+    it defines, with those named beside it. The exit status is 1 when one is not as expected (with
+    --require-proof, also when one expected to hold is not PROVED).
 
     Each claim is checked in a worker process: one that exits, dies or runs past --timeout is
     ERROR and the others are still checked. Verdict lines are printed as claims complete, then
@@ -253,6 +260,7 @@ def command(
     before = frozenset(sys.modules)
     store = None if no_cache else open_store(cache_dir)
     options = {"json": as_json, "summary": summary, "family": list(only), "seed": seed, "max_examples": max_examples}
+    options |= {"require_proof": True} if require_proof else {}
     key = None if store is None else replay.run_key(targets, options)
     if store is not None and key is not None and (kept := replay.served(store, key)) is not None:
         click.echo(kept[0], nl=False)
@@ -290,10 +298,21 @@ def command(
 
     printed = render(checked.cached)
     status = 0 if all(r.as_expected for r in [*results, *steps]) else 1
+    if require_proof and _unproved(results, steps):
+        click.echo("not proved for every size: " + ", ".join(_unproved(results, steps)), err=True)
+        status = 1
     if store is not None and key is not None:
         _keep(store, key, checked, steps, before, status, render)
     click.echo(printed, nl=False)
     sys.exit(status)
+
+
+def _unproved(results: Sequence[Result], steps: Sequence[DerivationResult]) -> list[str]:
+    """The claims and derivations expected to hold that are not PROVED (what --require-proof fails on)."""
+    from icl_verify.core.verdicts import Verdict
+
+    claims = [r.claim.name for r in results if r.claim.holds and r.verdict is not Verdict.PROVED]
+    return claims + [d.derivation.name for d in steps if d.derivation.holds and d.verdict is not Verdict.PROVED]
 
 
 def _keep(

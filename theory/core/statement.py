@@ -42,7 +42,7 @@ from icl_verify.core.checks.numeric import (
 )
 from icl_verify.core.checks.numeric import Sides as NumericSides
 from icl_verify.core.checks.symbolic import Symbolic, decision
-from icl_verify.core.claims import Claim, Corrected, NoControl
+from icl_verify.core.claims import Claim, Corrected, NoControl, expectation
 from icl_verify.core.expectation import (
     Expect,
     MomentExplicit,
@@ -59,6 +59,7 @@ from icl_verify.core.induction import Induction, IntegerSpec, Recursion, bound, 
 from icl_verify.core.optimality import Argmin, Optimality, StationaryExplicit, conditions
 from icl_verify.errors import InvalidArgument
 from icl_verify.maths.exact import entries, exact_case, floats_as_rationals
+from icl_verify.maths.scalars import declared
 from icl_verify.maths.strategies import Dimension, dimension, matrices, nonzero_matrices, reals, spd_matrices
 from icl_verify.maths.symbolic import as_explicit, explicit_value, grid, is_zero
 from icl_verify.maths.tolerance import ATOL, RTOL, term_scale
@@ -199,7 +200,7 @@ def symbolic_values(symbols: Mapping[str, Spec], sizes: Mapping[str, Any]) -> di
     """Matrix symbols of the given (symbolic or integer) sizes and scalar symbols, by name."""
     dim = lambda s: sizes[s] if isinstance(s, str) else s  # noqa: E731
     return {
-        name: MatrixSymbol(name, dim(spec.rows), dim(spec.cols))
+        name: declared(name, dim(spec.rows), dim(spec.cols), (spec.rows == 1, spec.cols == 1))  # maths.scalars
         if isinstance(spec, MatrixSpec)
         else _scalar_symbol(name, spec)
         for name, spec in symbols.items()
@@ -873,6 +874,7 @@ def statement(
     rtol: float = RTOL,
     relation: str = "=",
     timeout: float = DEFAULT_TIMEOUT,
+    expect: str | None = None,
     **claim_fields: Any,
 ) -> Claim:
     """The :class:`Claim` ``lhs = rhs`` with its symbolic, explicit and numeric checks derived.
@@ -886,6 +888,8 @@ def statement(
     ``relation`` ``"<="``, ``">="``, ``"<"`` or ``">"`` states an inequality (:mod:`icl_verify.core.bounds`):
     decided by z3 within ``timeout`` seconds when every symbol is a scalar, else searched. Other
     keyword arguments (``note``, ``assumptions``, ``builds_on``, …) go to the :class:`Claim`.
+    ``expect="proved"`` asks for a proof for every size: a true statement only VERIFIED is then not as
+    expected (by default it is: VERIFIED or PROVED, :func:`~icl_verify.core.claims.expectation`).
     """
     _check_symbols(symbols)
     check_relation(relation, timeout)
@@ -949,5 +953,6 @@ def statement(
         checks=tuple(checks),
         holds=holds,
         corrected=fixed,
+        expect=expectation(expect, holds),
         **claim_fields,
     )
