@@ -103,11 +103,12 @@ def test_ctrl_c_stops_every_worker_within_a_second_and_exits_130(tmp_path, jobs)
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
-            groups |= {os.getpgid(proc.pid)} | set(_children(proc.pid))  # a worker leads a group of its own
-            if _count(groups) == 1 + 2 * int(jobs):  # the command, each worker and the process its claim started
+            groups |= {os.getpgid(proc.pid)} | set(_descendants(proc.pid))  # a job's process leads a group of its own
+            # the command, per worker its template, the process of its job and the process its claim started
+            if _count(groups) == 1 + 3 * int(jobs):
                 break
             time.sleep(0.2)
-        assert _count(groups) == 1 + 2 * int(jobs)
+        assert _count(groups) == 1 + 3 * int(jobs)
         os.killpg(os.getpgid(proc.pid), signal.SIGINT)  # Ctrl-C in a terminal reaches the foreground group
         sent = time.monotonic()
         out, err = proc.communicate(timeout=30)
@@ -138,8 +139,15 @@ def _processes() -> list[tuple[int, int, int, str]]:
     return found
 
 
-def _children(pid: int) -> list[int]:
-    return [p for p, parent, _, _ in _processes() if parent == pid]
+def _descendants(pid: int) -> list[int]:
+    """The processes below ``pid``."""
+    found, todo = [], [pid]
+    while todo:
+        above = todo.pop()
+        below = [p for p, parent, _, _ in _processes() if parent == above]
+        found += below
+        todo += below
+    return found
 
 
 def _count(groups: set[int]) -> int:

@@ -1,11 +1,12 @@
 """Checking many claims: in worker processes, longest first, reusing cached verdicts.
 
 :func:`check_claims` is what ``icl-verify check`` and ``icl-verify docs`` run. Every claim is
-checked in a worker process (:mod:`icl_verify.running.workers`: forked from this process, started
-once per run and reused), so that a claim that exits, is killed or hangs past ``timeout`` is that
-claim's ERROR and every other claim is still checked. Small work (estimated by the durations the
-cache recorded, else a static guess: :func:`workers_for`) goes to one worker, so a user's file of a
-few statements pays for no second process; ``jobs`` forces a number. With a Dask cluster the
+checked in a process of its own (:mod:`icl_verify.running.workers`: forked from a template process
+that ran no claim), so that a claim that exits, is killed or hangs past ``timeout`` is that claim's
+ERROR and every other claim is still checked, and nothing a claim changes in its process reaches
+another. Small work (estimated by the durations the cache recorded, else a static guess:
+:func:`workers_for`) goes to one worker, so a user's file of a few statements pays for no second
+template; ``jobs`` forces a number. With a Dask cluster the
 claims go to its workers by reference (:func:`check_job`), and any the cluster cannot find come
 back to local workers. Whatever the number of workers the results are the same: every claim is
 checked with the same seed, example budget and one BLAS thread (so sums run in the same order,
