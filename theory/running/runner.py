@@ -92,7 +92,7 @@ def check_one(claim: Claim, seed: int, max_examples: int) -> Outcome:
     what it was seen to depend on (:class:`~icl_verify.running.depends.Depends`) when its origin is known:
     its origin's files, and those of the modules loaded during the check."""
     before = frozenset(sys.modules)
-    outcome = workers.check_one(claim, seed, max_examples)
+    outcome = workers.check_one(claim, seed, max_examples).vetted(claim)
     where = claim_origins([claim], {}).get(claim.name)
     if where is None:
         return outcome
@@ -192,6 +192,7 @@ def check_claims(
     keys: dict[str, str] = {}
     static: dict[str, list[str]] | None = None
     outcomes: dict[str, Outcome] = {}
+    by_name = {c.name: c for c in claims}
     if cache is not None:
         where = claim_origins(claims, origin)
         files_of = {w: _static_files(w) for w in set(where.values())}
@@ -200,16 +201,16 @@ def check_claims(
         for name, key in keys.items():
             found = cache.get(key)
             if found is not None:
-                outcomes[name] = found
+                outcomes[name] = found.vetted(by_name[name])
     cached = frozenset(outcomes)
     recorded = cache.costs() if cache is not None else {}
     todo = jobs_of([c for c in claims if c.name not in outcomes], origin, recorded)
-    by_name = {c.name: c for c in claims}
     fresh: dict[str, Outcome] = {}
 
     def finish(name: str, outcome: Outcome) -> None:
-        """Keep the outcome, and store it at once (an interrupted run keeps what it finished)."""
-        fresh[name] = outcome
+        """Keep the outcome (:meth:`Outcome.vetted`: checked here, where no claim ran), and store it at once (an
+        interrupted run keeps what it finished)."""
+        fresh[name] = outcome = outcome.vetted(by_name[name])
         if cache is not None and name in keys and outcome.verdict is not Verdict.ERROR:
             cache.put(keys[name], outcome)
         bar.update(1)
