@@ -153,3 +153,65 @@ def _descendants(pid: int) -> list[int]:
 def _count(groups: set[int]) -> int:
     """The live (not zombie) processes of ``groups``."""
     return sum(group in groups and state != "Z" for _, _, group, state in _processes())
+
+
+ESCAPING = """
+import subprocess, sys, time
+from icl_verify import Claim, Symbolic
+
+SLEEP = [sys.executable, "-c", "import time; time.sleep(600)"]
+
+def hangs():
+    subprocess.Popen(SLEEP)  # in the claim's process group
+    subprocess.Popen(SLEEP, start_new_session=True)  # in a session of its own
+    time.sleep(600)
+
+FIRST = Claim("escapes-first", "s", "s", (Symbolic(hangs),))
+SECOND = Claim("escapes-second", "s", "s", (Symbolic(hangs),))
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL])
+def test_no_process_outlives_the_command_whatever_ends_it(tmp_path, signum):
+    path = tmp_path / "escaping.py"
+    path.write_text(ESCAPING)
+    command = [sys.executable, "-c", "from icl_verify.cli.main import main; main()", "check", str(path)]
+    proc = subprocess.Popen(
+        [*command, "--no-cache", "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    seen: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and len(_sleeping(seen)) < 4:  # two per claim, both claims started
+            seen |= set(_descendants(proc.pid))
+            time.sleep(0.2)
+        assert len(_sleeping(seen)) == 4
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=30)  # no process left holds its stdout or stderr
+        time.sleep(0.5)
+        assert _alive(seen) == []
+    finally:
+        for pid in seen | {proc.pid}:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    if signum != signal.SIGKILL:
+        assert proc.returncode == 128 + signum
+        name = signal.Signals(signum).name
+        assert err.strip().splitlines() == [
+            f"terminated by {name}: every worker stopped; verdicts finished so far are kept in the cache"
+        ]
+
+
+def _alive(pids: set[int]) -> list[int]:
+    """The processes of ``pids`` still running (not zombies)."""
+    return [pid for pid, _, _, state in _processes() if pid in pids and state != "Z"]
+
+
+def _sleeping(pids: set[int]) -> list[int]:
+    """The processes of ``pids`` that a claim of ESCAPING started."""
+    found = []
+    for pid in pids:
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/cmdline", "rb") as f:
+            if b"time.sleep(600)" in f.read():
+                found.append(pid)
+    return found

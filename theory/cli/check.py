@@ -278,9 +278,12 @@ def command(
             on_result=None if as_json or summary else _stream,
         )
         steps = [d.check() for d in derivations]
-    except KeyboardInterrupt:
-        click.echo("interrupted: every worker stopped; verdicts finished so far are kept in the cache", err=True)
-        sys.exit(130)
+    except KeyboardInterrupt as exc:
+        from icl_verify.cli.main import ignore_interruptions, status_after, what_ended
+
+        ignore_interruptions()
+        click.echo(f"{what_ended(exc)}: every worker stopped; verdicts finished so far are kept in the cache", err=True)
+        sys.exit(status_after(exc))
     results = checked.results
 
     def render(cached: frozenset[str]) -> str:

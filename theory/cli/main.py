@@ -9,14 +9,19 @@ Errors the user can fix are one line on stderr with exit status 2 and no traceba
 errors, :class:`~icl_verify.cli.InputError` and :class:`~icl_verify.errors.InvalidArgument` (the
 library's answer to bad input, for an input the command line let through). Ctrl-C is one line and
 exit status 130. Any other exception escaping a command is a bug in icl-verify: its traceback, then
-one line asking for a report, and exit status 1.
+one line asking for a report, and exit status 1. SIGTERM and SIGHUP end a command as Ctrl-C does (its
+workers stopped), with one line and exit status 128 + the signal.
 """
 
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
+import threading
 import traceback
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import click
 
@@ -28,6 +33,9 @@ REPORT = "please report it with the traceback above"
 
 #: Exit status after Ctrl-C (128 + SIGINT, as shells report it).
 INTERRUPTED = 130
+
+#: Signals that end a command as Ctrl-C does: every worker stopped, one line, exit status 128 + the signal.
+ENDING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 #: Every command: its name (the module ``icl_verify.cli.<name>`` defines it as ``command``) and its summary.
 COMMANDS = {
@@ -49,11 +57,44 @@ class _RejectedInput(InputError):
         self.where = where
 
 
-class _Interrupted(click.ClickException):
-    """Ctrl-C while a command ran: one line, exit status :data:`INTERRUPTED` (click's own handling would print
-    a blank line first)."""
+class Terminated(KeyboardInterrupt):
+    """A signal of :data:`ENDING` while a command ran: it unwinds as Ctrl-C does (a ``KeyboardInterrupt``), so
+    every worker is stopped on the way out."""
 
-    exit_code = INTERRUPTED
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated(signum)
+
+
+def status_after(exc: KeyboardInterrupt) -> int:
+    """The exit status after ``exc``: 128 + the signal (:data:`INTERRUPTED` after Ctrl-C)."""
+    return 128 + exc.signum if isinstance(exc, Terminated) else INTERRUPTED
+
+
+def what_ended(exc: KeyboardInterrupt) -> str:
+    """``interrupted`` after Ctrl-C, else ``terminated by SIGTERM`` (the signal's name)."""
+    return f"terminated by {signal.Signals(exc.signum).name}" if isinstance(exc, Terminated) else "interrupted"
+
+
+def ignore_interruptions() -> None:
+    """From now on Ctrl-C and the :data:`ENDING` signals are ignored: the command is already ending, and a second
+    one would cut its message short or end it by the signal instead of its status."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, *ENDING):
+            signal.signal(signum, signal.SIG_IGN)
+
+
+class _Interrupted(click.ClickException):
+    """Ctrl-C (or a signal of :data:`ENDING`) while a command ran: one line, exit status :func:`status_after` it
+    (click's own handling would print a blank line first)."""
+
+    def __init__(self, exc: KeyboardInterrupt) -> None:
+        super().__init__(what_ended(exc))
+        self.exit_code = status_after(exc)
 
 
 class _Group(click.Group):
@@ -79,22 +120,37 @@ class _Group(click.Group):
         except (InvalidArgument, InputError) as exc:
             message = exc.format_message() if isinstance(exc, InputError) else str(exc)
             raise _RejectedInput(" ".join(filter(None, [ctx.command_path, ctx.invoked_subcommand])), message) from None
-        except KeyboardInterrupt:
-            raise _Interrupted("interrupted") from None
+        except KeyboardInterrupt as exc:
+            ignore_interruptions()
+            raise _Interrupted(exc) from None
 
     def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
+        saved = {signal.SIGINT: signal.getsignal(signal.SIGINT), **_end_on(ENDING)}  # all restored on the way out
         try:
             status = super().main(*args, **kwargs)
-        except (click.exceptions.Abort, KeyboardInterrupt):
-            _fail("icl-verify", "interrupted", INTERRUPTED)
+        except (click.exceptions.Abort, KeyboardInterrupt) as exc:
+            ignore_interruptions()
+            ended = exc if isinstance(exc, KeyboardInterrupt) else KeyboardInterrupt()
+            _fail("icl-verify", what_ended(ended), status_after(ended))
         except click.ClickException as exc:
             context = getattr(exc, "ctx", None)
             where = context.command_path if context else getattr(exc, "where", "icl-verify")
             _fail(where, exc.format_message(), exc.exit_code)
         except Exception as exc:
             _internal_error(exc)
+        finally:
+            _end_on(saved)
         sys.exit(status if isinstance(status, int) else 0)
+
+
+def _end_on(handlers: Iterable[int] | Mapping[int, Any]) -> dict[int, Any]:
+    """Install :func:`_terminate` for each signal of ``handlers`` (or, given a mapping, the handler it names) in the
+    main thread; the handlers replaced, by signal."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    wanted = handlers if isinstance(handlers, Mapping) else dict.fromkeys(handlers, _terminate)
+    return {signum: signal.signal(signum, handler) for signum, handler in wanted.items() if handler is not None}
 
 
 def _fail(where: str, message: str, status: int) -> None:

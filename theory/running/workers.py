@@ -153,7 +153,8 @@ def serve(control: Connection, parent: int) -> None:
     whatever it left running (:func:`_sweep`) and send ``("exited", status)``; ends when ``control`` closes or
     sends None. Without ``os.fork`` (spawn) the template does one job itself and ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _end_template)
+    for signum in _ENDING:
+        signal.signal(signum, _end_template)
     die_with_parent(signal.SIGTERM, parent)
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)  # orphans of the jobs' processes come here, to be swept
     gc.freeze()  # what the template holds is never collected in a job: a collection would copy every page
@@ -175,35 +176,41 @@ def serve(control: Connection, parent: int) -> None:
         control.send(("exited", _fork_job(conn, job)))
 
 
+_ENDING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+"""The signals that end a template (:func:`_end_template`): SIGTERM from the calling process, SIGHUP from a terminal
+that hung up (it reaches the calling process's group, the templates')."""
+
 _child: int | None = None
 """The process doing the template's current job (None: none)."""
 
 
 def _fork_job(conn: Connection, job: Job) -> int:
     """Fork a process that does ``job``, reporting on ``conn``; wait for it, sweep what it left, and return its exit
-    status (negative: the signal that killed it). SIGTERM, blocked from the fork to :data:`_child` being set (and
-    while the process is reaped), finds :data:`_child` naming a live process or None."""
+    status (negative: the signal that killed it). A signal that ends the template (:data:`_ENDING`), blocked from
+    the fork until :data:`_child` is set and while the process is reaped, finds :data:`_child` naming a live
+    process or None."""
     global _child
     for stream in (sys.stdout, sys.stderr):  # nothing buffered here is written twice
         with contextlib.suppress(Exception):
             stream.flush()
     template = os.getpid()
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    signal.pthread_sigmask(signal.SIG_BLOCK, _ENDING)
     pid = os.fork()
     if pid == 0:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+        for signum in _ENDING:
+            signal.signal(signum, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _ENDING)
         _job_process(conn, job, template)
     _child = pid
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _ENDING)
     conn.close()
     os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped: its pid is still its own
     with contextlib.suppress(OSError):
         os.killpg(pid, signal.SIGKILL)  # what it started in its group
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    signal.pthread_sigmask(signal.SIG_BLOCK, _ENDING)
     _, status = os.waitpid(pid, 0)
     _child = None
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _ENDING)
     _sweep()
     return os.waitstatus_to_exitcode(status)
 
@@ -248,7 +255,7 @@ def _do_job(conn: Connection, job: Job, baseline: frozenset[str]) -> None:
 
 
 def _end_template(signum: int, frame: object) -> None:
-    """SIGTERM in the template (the run is over or interrupted, its job timed out, or the calling process died):
+    """SIGTERM or SIGHUP in the template (the run is over or interrupted, its job timed out, or the calling process died):
     kill its job's process group and everything left below it, then end."""
     if _child is not None:
         with contextlib.suppress(OSError):
