@@ -10,12 +10,16 @@ errors, :class:`~icl_verify.cli.InputError` and :class:`~icl_verify.errors.Inval
 library's answer to bad input, for an input the command line let through). Ctrl-C is one line and
 exit status 130. Any other exception escaping a command is a bug in icl-verify: its traceback, then
 one line asking for a report, and exit status 1. SIGTERM and SIGHUP end a command as Ctrl-C does (its
-workers stopped), with one line and exit status 128 + the signal.
+workers stopped), with one line and exit status 128 + the signal. Output that cannot be written is one line
+and exit status 1 (a full disk, a closed stdout); a closed pipe (``| head``) ends quietly with
+:data:`CLOSED_PIPE`.
 """
 
 from __future__ import annotations
 
+import errno
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -33,6 +37,9 @@ REPORT = "please report it with the traceback above"
 
 #: Exit status after Ctrl-C (128 + SIGINT, as shells report it).
 INTERRUPTED = 130
+
+#: Exit status after a write to a closed pipe, quietly (128 + SIGPIPE, as a tool that signal ended).
+CLOSED_PIPE = 141
 
 #: Signals that end a command as Ctrl-C does: every worker stopped, one line, exit status 128 + the signal.
 ENDING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
@@ -97,6 +104,13 @@ class _Interrupted(click.ClickException):
         self.exit_code = status_after(exc)
 
 
+class _ClosedPipe(click.ClickException):
+    """stdout is a pipe whose reader has gone (``| head``): the command ends quietly, exit status
+    :data:`CLOSED_PIPE` (click's own handling would end it with status 1, which means "not as expected")."""
+
+    exit_code = CLOSED_PIPE
+
+
 class _Group(click.Group):
     """A click group whose commands are imported when used and whose errors are single lines (see the
     module docstring)."""
@@ -114,9 +128,17 @@ class _Group(click.Group):
         with formatter.section("Commands"):
             formatter.write_dl(sorted(COMMANDS.items()))
 
+    def make_context(self, *args, **kwargs) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except BrokenPipeError:  # --help, --version
+            raise _ClosedPipe("") from None
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:
+            raise _ClosedPipe("") from None
         except (InvalidArgument, InputError) as exc:
             message = exc.format_message() if isinstance(exc, InputError) else str(exc)
             raise _RejectedInput(" ".join(filter(None, [ctx.command_path, ctx.invoked_subcommand])), message) from None
@@ -126,22 +148,54 @@ class _Group(click.Group):
 
     def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
+        if sys.stdout is None:  # Python found no file descriptor 1
+            _fail("icl-verify", "cannot write the output: stdout is closed", 1)
         saved = {signal.SIGINT: signal.getsignal(signal.SIGINT), **_end_on(ENDING)}  # all restored on the way out
         try:
             status = super().main(*args, **kwargs)
+            sys.stdout.flush()
         except (click.exceptions.Abort, KeyboardInterrupt) as exc:
             ignore_interruptions()
-            ended = exc if isinstance(exc, KeyboardInterrupt) else KeyboardInterrupt()
+            cause = exc if isinstance(exc, KeyboardInterrupt) else exc.__cause__
+            ended = cause if isinstance(cause, KeyboardInterrupt) else KeyboardInterrupt()
             _fail("icl-verify", what_ended(ended), status_after(ended))
+        except _ClosedPipe:
+            _stop_writing()
+            sys.exit(CLOSED_PIPE)
         except click.ClickException as exc:
             context = getattr(exc, "ctx", None)
             where = context.command_path if context else getattr(exc, "where", "icl-verify")
             _fail(where, exc.format_message(), exc.exit_code)
         except Exception as exc:
-            _internal_error(exc)
+            failed = _stdout_failed(exc)
+            if failed is None:
+                _internal_error(exc)
+            _stop_writing()
+            if isinstance(failed, BrokenPipeError):
+                sys.exit(CLOSED_PIPE)
+            _fail("icl-verify", f"cannot write the output: {failed.strerror or failed}", 1)
         finally:
             _end_on(saved)
         sys.exit(status if isinstance(status, int) else 0)
+
+
+def _stdout_failed(exc: Exception) -> OSError | None:
+    """``exc`` when it is a failure to write the output — a closed pipe, a full disk or device — else None."""
+    if isinstance(exc, BrokenPipeError) or (isinstance(exc, OSError) and exc.errno in _FULL):
+        return exc
+    return None
+
+
+_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+"""The errors of writing to a device or a disk that cannot take more (``/dev/full``, a full disk, a quota)."""
+
+
+def _stop_writing() -> None:
+    """Send whatever stdout still holds nowhere, so the interpreter's last flush does not fail again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no file descriptor (stdout replaced, as by a test)
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 — it lasts as long as the process
 
 
 def _end_on(handlers: Iterable[int] | Mapping[int, Any]) -> dict[int, Any]:
