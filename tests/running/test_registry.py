@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -179,3 +180,39 @@ def test_ctrl_c_while_the_file_imports_exits_130(tmp_path):
         proc.kill()
     assert proc.returncode == 130 and out == ""
     assert err.strip().splitlines() == ["icl-verify: error: interrupted"]
+
+
+def _not_regular(tmp_path, kind: str):
+    path = tmp_path / f"{kind}.py"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        path.symlink_to("/dev/zero")
+    else:
+        path.symlink_to(path)  # a loop
+    return path
+
+
+@pytest.mark.parametrize(
+    ("kind", "reason"),
+    [("fifo", "is not a regular file"), ("device", "is not a regular file"), ("loop", "Too many levels")],
+)
+def test_a_target_that_is_not_a_regular_file_is_a_usage_error_at_once(tmp_path, kind, reason):
+    path = _not_regular(tmp_path, kind)
+    for cache in (["--no-cache"], ["--cache-dir", str(tmp_path / "cache")]):
+        done = subprocess.run([*COMMAND, "check", str(path), *cache], capture_output=True, text=True, timeout=120)
+        assert (done.returncode, done.stdout) == (2, ""), done.stderr
+        assert len(done.stderr.splitlines()) == 1 and reason in done.stderr and str(path) in done.stderr
+
+
+@pytest.mark.parametrize(
+    "head", [b"\xef\xbb\xbf", b"# -*- coding: latin-1 -*-\n"], ids=["utf-8-bom", "latin-1-coding-line"]
+)
+def test_a_file_python_decodes_loads_as_python_decodes_it(tmp_path, head):
+    path = tmp_path / "encoded.py"
+    text = HEADER + _claim("c", "encoded") + "NOTE = 'café'\n"
+    path.write_bytes(head + text.encode("latin-1" if b"latin" in head else "utf-8"))
+    fam = registry.load_family(path)
+    assert [c.name for c in fam.claims] == ["encoded"] and fam.module.NOTE == "café"
+    line = 3 + head.count(b"\n")  # the claim's line, a coding line counted
+    assert fam.locations == (f"{path}:{line}",)

@@ -509,3 +509,13 @@ def test_caches_opened_at_once_on_a_new_folder_share_one_complete_secret(tmp_pat
     outcome = Outcome(verdict_cache.Verdict.VERIFIED, VERIFIED_ROW, 0, 100, 1.0, depends.Depends({}, {}))
     opened[0].put("s" * 64, outcome)
     assert all(cache.get("s" * 64) == outcome for cache in opened)  # every one reads what another wrote
+
+
+def test_a_dependency_replaced_by_a_fifo_no_longer_holds_and_is_never_waited_on(tmp_path):
+    helper = tmp_path / "helper.py"
+    helper.write_text("X = 1\n")
+    recorded = depends.Depends.record([helper], [])
+    assert recorded.still_holds()
+    helper.unlink()
+    os.mkfifo(helper)  # no writer: reading it would block forever
+    assert not recorded.still_holds()

@@ -19,11 +19,12 @@ from importlib.metadata import PackageNotFoundError, packages_distributions, ver
 from pathlib import Path
 from typing import Any
 
-from icl_verify.running.sources import user_source_file
+from icl_verify.running.sources import read_source, user_source_file
 
 
 def file_hash(path: Path) -> str | None:
-    """SHA-256 of the file's contents, or None when it cannot be read (gone: a dependency changed)."""
+    """SHA-256 of the file's contents, or None when it cannot be read (gone, or no longer a regular file: a
+    dependency changed)."""
     try:
         return _hash_of(path, path.stat().st_mtime_ns, path.stat().st_size)
     except OSError:
@@ -33,7 +34,7 @@ def file_hash(path: Path) -> str | None:
 @cache
 def _hash_of(path: Path, mtime_ns: int, size: int) -> str:
     """:func:`file_hash`, read once per version of the file (its modification time and size) in a process."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashlib.sha256(read_source(path)).hexdigest()
 
 
 @cache

@@ -128,7 +128,7 @@ def family_of(module: ModuleType, path: Path | None = None) -> Family:
 def _assignment_lines(path: Path) -> dict[str, int]:
     """The line of the last module-level assignment to each variable name in the file at ``path``."""
     lines: dict[str, int] = {}
-    for node in ast.parse(path.read_text(encoding="utf-8"), str(path)).body:
+    for node in ast.parse(sources.read_source(path), str(path)).body:  # decoded as Python does: BOM, coding line
         targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
         for target in targets:
             if isinstance(target, ast.Name):
@@ -174,8 +174,7 @@ def builtin_claims() -> list[Claim]:
 def load_family(path: str | Path) -> Family:
     """Import a user's Python file as a :class:`Family`; ``ValueError`` if it cannot load or declares nothing."""
     path = Path(path)
-    if not path.is_file():
-        raise InvalidArgument(f"claims file {str(path)!r} does not exist")
+    readable(path)
     digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
     module_name = f"icl_verify_user_{path.stem}_{digest}"  # two files with one stem do not collide
     spec = importlib.util.spec_from_file_location(module_name, path)
@@ -250,6 +249,20 @@ def _failure(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
+def readable(path: Path) -> None:
+    """``ValueError`` naming the claims file at ``path`` when it cannot be read as one: missing, a symlink loop, not
+    a regular file (a FIFO, a device: reading could hang or never end), too large
+    (:func:`icl_verify.running.sources.read_source`)."""
+    try:
+        sources.read_source(path)
+    except FileNotFoundError:
+        raise InvalidArgument(f"claims file {str(path)!r} does not exist") from None
+    except sources.NotRegularFile as exc:
+        raise InvalidArgument(f"claims file {str(path)!r} cannot be loaded: {exc}") from None
+    except OSError as exc:
+        raise InvalidArgument(f"claims file {str(path)!r} cannot be read: {exc.strerror or exc}") from None
+
+
 def loaded(path: str | Path) -> Family:
     """The family of the user's file at ``path`` as last loaded in this process (so its claims and figures share
     that module's caches), else loaded now (:func:`load_family`)."""
@@ -275,6 +288,7 @@ def load_files(paths: Iterable[str | Path]) -> list[Family]:
     """The user's files as families (a file given twice loads once); ``ValueError`` on any clash of names."""
     by_file: dict[Path, Path] = {}
     for p in paths:
+        readable(Path(p))
         by_file.setdefault(Path(p).resolve(), Path(p))  # the first spelling of each file
     fams = [load_family(path) for path in by_file.values()]
     unique(fams)

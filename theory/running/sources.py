@@ -23,6 +23,8 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib.util
+import os
+import stat
 import sys
 import sysconfig
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -49,6 +51,29 @@ def is_library_file(path: Path) -> bool:
     """Whether ``path`` belongs to Python's standard library or an installed distribution (whose version, not
     whose files, a cache entry records); an editable install's sources (this package's included) are not."""
     return any(path.is_relative_to(d) for d in _LIBRARY_DIRS)
+
+
+MAX_SOURCE_BYTES = 64 * 2**20
+"""The largest source file read (a claim's file, a helper, a recorded dependency): past it, it is refused."""
+
+
+class NotRegularFile(OSError):
+    """A source to read that is not a regular file (a FIFO, a device, a folder) or is larger than
+    :data:`MAX_SOURCE_BYTES`: reading it could hang or never end."""
+
+
+def read_source(path: Path) -> bytes:
+    """The bytes of the regular file at ``path`` (a symlink to one is followed); :class:`NotRegularFile` for
+    anything else or a file over :data:`MAX_SOURCE_BYTES`, an ``OSError`` when it cannot be opened. It is opened
+    without blocking, so a FIFO is refused, never waited on."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(f"{path} is not a regular file")
+        if info.st_size > MAX_SOURCE_BYTES:
+            raise NotRegularFile(f"{path} is larger than {MAX_SOURCE_BYTES // 2**20} MiB")
+        return f.read(MAX_SOURCE_BYTES + 1)
 
 
 @cache
@@ -138,7 +163,7 @@ def _spec(name: str) -> ModuleSpec | None:
 
 def _imports(path: Path, package: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """``(module, names)`` of every import in the file; ``package``: the file's package (for relative imports)."""
-    return _imports_in(path.read_bytes(), package)
+    return _imports_in(read_source(path), package)
 
 
 @cache
@@ -176,7 +201,7 @@ def _each_import(tree: ast.Module, package: str) -> Iterator[tuple[str, tuple[st
 
 def _lazy_exports(path: Path) -> frozenset[str]:
     """String constants of the file that name an ``icl_verify`` module (imported by name at run time)."""
-    return _lazy_exports_in(path.read_bytes())
+    return _lazy_exports_in(read_source(path))
 
 
 @cache
@@ -269,5 +294,5 @@ def digest(paths: Iterable[Path]) -> str:
     h = hashlib.sha256()
     for p in sorted(paths):
         h.update(str(p).encode() + b"\0")
-        h.update(hashlib.sha256(p.read_bytes()).digest())
+        h.update(hashlib.sha256(read_source(p)).digest())
     return h.hexdigest()
