@@ -215,3 +215,27 @@ def _sleeping(pids: set[int]) -> list[int]:
             if b"time.sleep(600)" in f.read():
                 found.append(pid)
     return found
+
+
+def test_two_ctrl_c_in_quick_succession_still_exit_130(tmp_path):
+    path = tmp_path / "hanging.py"
+    path.write_text(HANGING)
+    start = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); from icl_verify.cli.main import main; main()"
+    command = [sys.executable, "-c", start, "check", str(path), "--no-cache", "--jobs", "2"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, text=True)
+    seen: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and len(_sleeping(seen)) < 2:
+            seen |= set(_descendants(proc.pid))
+            time.sleep(0.2)
+        for _ in range(2):
+            os.killpg(proc.pid, signal.SIGINT)
+            time.sleep(0.2)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        for pid in seen | {proc.pid}:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and _alive(seen) == []

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import errno
 import importlib
+import itertools
 import os
 import signal
 import sys
@@ -88,8 +89,9 @@ def what_ended(exc: KeyboardInterrupt) -> str:
 
 
 def ignore_interruptions() -> None:
-    """From now on Ctrl-C and the :data:`ENDING` signals are ignored: the command is already ending, and a second
-    one would cut its message short or end it by the signal instead of its status."""
+    """From now on Ctrl-C and the :data:`ENDING` signals are ignored, to the end of the process (the handlers are
+    not restored when the command returns): the command is already ending, and a second one would cut its message
+    short or end the process by the signal instead of its status."""
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGINT, *ENDING):
             signal.signal(signum, signal.SIG_IGN)
@@ -175,7 +177,7 @@ class _Group(click.Group):
                 sys.exit(CLOSED_PIPE)
             _fail("icl-verify", f"cannot write the output: {failed.strerror or failed}", 1)
         finally:
-            _end_on(saved)
+            _end_on({signum: handler for signum, handler in saved.items() if not _ignored(signum)})
         sys.exit(status if isinstance(status, int) else 0)
 
 
@@ -198,12 +200,22 @@ def _stop_writing() -> None:
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 — it lasts as long as the process
 
 
+def _ignored(signum: int) -> bool:
+    """Whether ``signum`` is ignored now (:func:`ignore_interruptions` ran: it stays so)."""
+    return signal.getsignal(signum) == signal.SIG_IGN
+
+
 def _end_on(handlers: Iterable[int] | Mapping[int, Any]) -> dict[int, Any]:
     """Install :func:`_terminate` for each signal of ``handlers`` (or, given a mapping, the handler it names) in the
     main thread; the handlers replaced, by signal."""
     if threading.current_thread() is not threading.main_thread():
         return {}
-    wanted = handlers if isinstance(handlers, Mapping) else dict.fromkeys(handlers, _terminate)
+    # a signal the process was started ignoring (nohup's SIGHUP) stays ignored
+    wanted = (
+        handlers
+        if isinstance(handlers, Mapping)
+        else dict.fromkeys(itertools.filterfalse(_ignored, handlers), _terminate)
+    )
     return {signum: signal.signal(signum, handler) for signum, handler in wanted.items() if handler is not None}
 
 
