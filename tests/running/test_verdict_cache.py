@@ -519,3 +519,17 @@ def test_a_dependency_replaced_by_a_fifo_no_longer_holds_and_is_never_waited_on(
     helper.unlink()
     os.mkfifo(helper)  # no writer: reading it would block forever
     assert not recorded.still_holds()
+
+
+def test_a_file_edited_after_it_was_imported_keeps_no_verdict_under_its_new_content(tmp_path):
+    # The window of the issue (an edit while check imports the file) made deterministic: the file is edited
+    # between its import and the computing of its key; the verdict of what ran must not be filed under the edit.
+    path = tmp_path / "edited.py"
+    claim = 'import icl_verify as iv\nC = iv.Claim("edited", "s", "s", (iv.Symbolic(lambda: {}),))\n'
+    path.write_text(claim.format(0))  # what is imported: PROVED
+    cache = VerdictCache(tmp_path / "cache")
+    imported = registry.load_file(path)
+    path.write_text(claim.format(1))  # what the file holds from now on: REFUTED
+    assert runner.check_claims(imported, files=[str(path)], jobs=1, cache=cache).results[0].verdict.value == "PROVED"
+    again = runner.check_claims(registry.load_file(path), files=[str(path)], jobs=1, cache=cache)
+    assert again.cached == frozenset() and again.results[0].verdict.value == "REFUTED"

@@ -99,7 +99,21 @@ class SourceOnlyLoader(SourceFileLoader):
 
     def get_code(self, fullname: str) -> CodeType:
         path = self.get_filename(fullname)
-        return self.source_to_code(self.get_data(path), path)
+        data = self.get_data(path)
+        IMPORTED[Path(path).resolve()] = hashlib.sha256(data).hexdigest()
+        return self.source_to_code(data, path)
+
+
+IMPORTED: dict[Path, str] = {}
+"""The SHA-256 of each user's source file as this process last imported it (:class:`SourceOnlyLoader`): the key
+and the recorded dependencies of a claim hash what ran, not what the file holds by the time they are computed (a
+file edited while it was being imported would otherwise file the old code's verdict under the new content)."""
+
+
+def content_hash(path: Path) -> str:
+    """The SHA-256 of the file as this process imported it (:data:`IMPORTED`), else as it reads now."""
+    imported = IMPORTED.get(path.resolve())
+    return imported if imported is not None else hashlib.sha256(read_source(path)).hexdigest()
 
 
 class _UserSourceFinder(MetaPathFinder):
@@ -294,5 +308,5 @@ def digest(paths: Iterable[Path]) -> str:
     h = hashlib.sha256()
     for p in sorted(paths):
         h.update(str(p).encode() + b"\0")
-        h.update(hashlib.sha256(read_source(p)).digest())
+        h.update(bytes.fromhex(content_hash(p)))
     return h.hexdigest()
