@@ -227,17 +227,19 @@ def _guarded_import() -> Iterator[list[int]]:
         came.append(signum)
         raise KeyboardInterrupt
 
-    system = sys.modules[os.name]  # posix._exit is os._exit
+    modules = (os, sys.modules[os.name])  # posix._exit is os._exit
     watch = (
         threading.current_thread() is threading.main_thread()
         and signal.getsignal(signal.SIGINT) is signal.default_int_handler
     )
     saved = signal.signal(signal.SIGINT, on_sigint) if watch else None
-    os._exit = system._exit = _exit  # type: ignore[assignment]
+    for module in modules:
+        module.__dict__["_exit"] = _exit
     try:
         yield came
     finally:
-        os._exit = system._exit = real_exit
+        for module in modules:
+            module.__dict__["_exit"] = real_exit
         if watch:
             signal.signal(signal.SIGINT, saved)
 
