@@ -18,9 +18,10 @@ is kept whole: the same command again prints its report without loading the clai
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import click
@@ -64,6 +65,29 @@ def _gather(targets: tuple[str, ...], only: Sequence[str] = ()) -> tuple[list[Cl
         return claims, derivations, owners
     except InvalidArgument as exc:
         raise InputError(str(exc)) from None
+
+
+@contextlib.contextmanager
+def _prints_to_stderr() -> Iterator[None]:
+    """While a user's code runs in this process (a file imported, a derivation checked), what it prints goes to
+    stderr, from Python and to file descriptor 1 alike: stdout holds only the report (a claim's check prints to
+    stderr too: :mod:`icl_verify.running.workers`)."""
+    sys.stdout.flush()
+    try:
+        fds: tuple[int, int] | None = (sys.stdout.fileno(), sys.stderr.fileno())
+    except (OSError, ValueError, AttributeError):  # streams without a file descriptor (replaced, as by a test)
+        fds = None
+    saved = None if fds is None else os.dup(fds[0])
+    try:
+        if fds is not None:
+            os.dup2(fds[1], fds[0])
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stderr.flush()
+        if fds is not None and saved is not None:
+            os.dup2(saved, fds[0])
+            os.close(saved)
 
 
 def chosen_families(fams: list[Family], names: Sequence[str]) -> list[Family]:
@@ -270,7 +294,8 @@ def command(
     from icl_verify.running.verdict_cache import VerdictCache
 
     cache = None if store is None else VerdictCache(store.folder)
-    claims, derivations, owners = _gather(targets, only)
+    with _prints_to_stderr():
+        claims, derivations, owners = _gather(targets, only)
     try:
         checked = runner.check_claims(
             claims,
@@ -285,10 +310,14 @@ def command(
             timeout=timeout,
             on_result=None if as_json or summary else _stream,
         )
-        steps = [d.check() for d in derivations]
-    except KeyboardInterrupt:
-        click.echo("interrupted: every worker stopped; verdicts finished so far are kept in the cache", err=True)
-        sys.exit(130)
+        with _prints_to_stderr():
+            steps = [d.check() for d in derivations]
+    except KeyboardInterrupt as exc:
+        from icl_verify.cli.main import ignore_interruptions, status_after, what_ended
+
+        ignore_interruptions()
+        click.echo(f"{what_ended(exc)}: every worker stopped; verdicts finished so far are kept in the cache", err=True)
+        sys.exit(status_after(exc))
     results = checked.results
 
     def render(cached: frozenset[str]) -> str:
