@@ -334,3 +334,16 @@ def test_a_numeric_refutation_caused_by_binary_literals_says_so() -> None:
     verdict, residual = confirm(sides, {"x": 2.0**60})
     assert verdict is Confirmation.CONFIRMED
     assert residual.startswith("32 ") and "caused by binary floating-point literals" in residual
+
+
+def test_empty_evidence_is_no_evidence() -> None:
+    # an exact check at no size, a residual with no parts, a comparison of two empty arrays: UNPROVEN, never VERIFIED
+    none = iv.Explicit(lambda **size: sp.Integer(0), [])
+    no_parts = iv.Explicit(lambda **size: [], [{}])
+    empty = Numeric(st.just({"k": 1}), lambda c: (np.zeros(0), np.zeros(0)))
+    for check in (none, no_parts, empty):
+        assert iv.check(iv.Claim("empty", "test", "x + 1 = x", checks=(check,))).verdict is iv.Verdict.UNPROVEN
+    assert (
+        iv.check(iv.Claim("empty", "test", "x + 1 = x", checks=(iv.Symbolic(lambda: []),))).verdict
+        is iv.Verdict.UNPROVEN
+    )

@@ -246,6 +246,7 @@ class _Tally:
     """What the search met besides passing cases: draws outside the domain and failures not confirmed."""
 
     evaluated: int = 0
+    compared: int = 0  # passing cases that compared at least one value
     rejected: int = 0
     why_rejected: str = ""
     unconfirmed: dict[Confirmation, int] = field(default_factory=dict)
@@ -327,7 +328,8 @@ class Numeric(Check):
         seen.append(_sizes_of(case))
         tally.count(seen[-1])
         try:
-            ok, err, tol = compare_with_tolerance(_compared(self.compare, case), self.rtol, self.atol)
+            result = _compared(self.compare, case)
+            ok, err, tol = compare_with_tolerance(result, self.rtol, self.atol)
         except HypothesisException:  # assume() in a compare: Hypothesis' own control flow
             raise
         except OUTSIDE_DOMAIN as exc:
@@ -336,6 +338,7 @@ class Numeric(Check):
         except Exception as exc:  # a crash or a malformed comparison at a case is no counterexample
             raise _BrokenCase(case, exc) from exc
         if ok:
+            tally.compared += bool(np.size(result[0]))
             return False
         if not strict and err > GROSS * tol:
             return True
@@ -395,6 +398,9 @@ class Numeric(Check):
                 "iv.scalar(low=..., exclude=...), or fix the side"
             )
             return Evidence(self.kind, Status.ERROR, detail, seconds)
+        if not tally.compared:  # every case compared two empty arrays: no evidence
+            detail = f"no case compared any value ({tally.evaluated} cases, seed {seed}): no evidence"
+            return Evidence(self.kind, Status.UNDECIDED, detail, seconds)
         detail = f"{tally.evaluated - tally.rejected} random cases pass (seed {seed})"
         if any(seen):
             detail += f"; {_coverage(seen)}"
