@@ -14,7 +14,7 @@ from icl_verify.core.claims import Claim, Result
 from icl_verify.core.derivation import DerivationResult
 from icl_verify.core.evidence import MAX_RESIDUAL_CHARS, Kind, StepStatus
 from icl_verify.core.ledger import undermined, validate
-from icl_verify.output import ledger, render
+from icl_verify.output import ledger, render, strict_json
 from icl_verify.running import registry, runner
 from icl_verify.running.verdict_cache import VerdictCache
 
@@ -90,9 +90,12 @@ def summary_line(results: Sequence[Result]) -> str:
 
 
 def _tally(checked: Sequence[Result | DerivationResult], noun: str) -> str:
-    """'N <noun>: counts per verdict — all as expected' (or how many were not); '0 <noun>' when there are none."""
+    """'N <noun>: counts per verdict — all as expected' (or how many were not); '0 <noun>' when there are none.
+    ``noun`` is plural ('claims'); one is '1 claim'."""
     if not checked:
         return f"0 {noun}"
+    if len(checked) == 1:
+        noun = noun.removesuffix("s")
     counts: dict[str, int] = {}
     for r in checked:
         counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
@@ -151,15 +154,9 @@ def to_json(
 
     ``derivations`` are the checked derivations; ``cached`` names the results read from the cache.
     """
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        pkg_version = version("icl-verify")
-    except PackageNotFoundError:
-        pkg_version = "unknown"
     return {
         "schema": SCHEMA_VERSION,
-        "icl_verify_version": pkg_version,
+        "icl_verify_version": strict_json.package_version(),
         "seed": seed,
         "max_examples": max_examples,
         "ok": all(r.as_expected for r in [*results, *derivations]),
