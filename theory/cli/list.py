@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 
 import click
 
@@ -27,7 +28,7 @@ def command(as_json: bool) -> None:
         record = {"schema": LIST_SCHEMA, "icl_verify_version": package_version(), "claims": claims}
         click.echo(strict_json.dumps(record, indent=2))
         return
-    columns = shutil.get_terminal_size().columns if click.get_text_stream("stdout").isatty() else None
+    columns = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
     for line in table(claims, columns):
         click.echo(line)
 
