@@ -30,7 +30,9 @@ from icl_verify.core.claims import Claim, Result
 from icl_verify.core.derivation import Derivation, DerivationResult
 from icl_verify.core.evidence import MAX_RESIDUAL_CHARS, ControlStatus, Kind, Residual, Status, StepStatus
 
-MARKS = {  # words, not emoji: they read the same in every font, on the site, on GitHub and in a terminal
+MARKS: dict[
+    str, str
+] = {  # words, not emoji: they read the same in every font, on the site, on GitHub and in a terminal
     Status.PROVED: "proved",
     Status.VERIFIED: "verified",
     Status.REFUTED: "refuted",
@@ -44,7 +46,7 @@ MARKS = {  # words, not emoji: they read the same in every font, on the site, on
 }
 
 
-LATEX_MARKS = {  # in math mode
+LATEX_MARKS: dict[str, str] = {  # in math mode
     StepStatus.PROVED: r"\checkmark",
     StepStatus.REFUTED: r"\times",
     StepStatus.UNPROVEN: "?",
@@ -570,8 +572,8 @@ def counterexample_latex(cex: dict[str, Any] | None) -> str:
         )
     if cex["kind"] in (Kind.EXPLICIT, Kind.SYMBOLIC):
         where = _at_sizes(_sizes_latex(cex["sizes"]))
-        values = ",\\ ".join(f"{sp.latex(sp.Symbol(k))} = {_value_latex(str(v))}" for k, v in cex["values"].items())
-        at = f" with ${values}$" if values else ""
+        named = ",\\ ".join(f"{sp.latex(sp.Symbol(k))} = {_value_latex(str(v))}" for k, v in cex["values"].items())
+        at = f" with ${named}$" if named else ""
         return rf"Counterexample (exact){where}{at}: residual ${_value_latex(str(cex['exact_residual']))}$."
     values = cex["values"]
     estimate = latex_number(format_interval(values["estimate"], *values["interval"]))

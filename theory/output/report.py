@@ -159,7 +159,7 @@ def to_json(
         "icl_verify_version": strict_json.package_version(),
         "seed": seed,
         "max_examples": max_examples,
-        "ok": all(r.as_expected for r in [*results, *derivations]),
+        "ok": all(r.as_expected for r in results) and all(d.as_expected for d in derivations),
         "summary": summary_line(results),
         "claims": [{**r.to_dict(), "cached": r.claim.name in cached} for r in results],
         "builds_on_failed": {name: list(roots) for name, roots in undermined(results).items()},
