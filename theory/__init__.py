@@ -46,6 +46,11 @@ from typing import TYPE_CHECKING, Any
 from icl_verify.core import display
 
 if TYPE_CHECKING:  # the names of _EXPORTS, imported eagerly for mypy and IDEs only (explicit re-exports)
+    from icl_verify.blocks.backend import abs as abs
+    from icl_verify.blocks.backend import exp as exp
+    from icl_verify.blocks.backend import log as log
+    from icl_verify.blocks.backend import sqrt as sqrt
+    from icl_verify.blocks.linalg import matpow as matpow
     from icl_verify.core.caches import clear_caches as clear_caches
     from icl_verify.core.checks.base import Check as Check
     from icl_verify.core.checks.base import Found as Found
