@@ -334,8 +334,9 @@ def skewness_limit(n: int) -> float:
 
 
 ROUNDING = 1e-12
-"""The interval's half-width is at least this fraction of the mean |lhs| + |rhs| (relative to their scale):
-rounding in the sides, not randomness, where lhs − rhs is (almost) constant."""
+"""The interval's half-width is at least this fraction of the largest entry's mean |lhs| + |rhs|: rounding in
+the sides, not randomness, where lhs − rhs is (almost) constant — for a small entry too, whose rounding comes
+from the large terms that the products mix into it."""
 
 
 def interval_of(lhs: np.ndarray, rhs: np.ndarray) -> Interval:
@@ -350,7 +351,8 @@ def interval_of(lhs: np.ndarray, rhs: np.ndarray) -> Interval:
         diff = left - right
         mean = diff.mean(axis=0)
         spread = diff.std(axis=0, ddof=1)
-        floor = ROUNDING * (np.abs(left) + np.abs(right)).mean(axis=0)
+        # one floor for every entry: an entry's rounding comes from terms as large as the largest (products mix them)
+        floor = ROUNDING * float(np.max((np.abs(left) + np.abs(right)).mean(axis=0), initial=0.0))
         half = Z * spread / math.sqrt(len(diff)) + floor
         centred = diff - mean
         third = (centred**3).mean(axis=0)

@@ -647,6 +647,8 @@ def _inv_mod(a: int) -> int:
 
 def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a · b mod p in int64 without overflow: b split in 16-bit halves (entries < 2³¹, sizes < 256)."""
+    if a.shape[1] != b.shape[0]:
+        raise Unsupported(f"a product of shapes {a.shape} and {b.shape}: not well formed")
     high, low = b >> 16, b & 0xFFFF
     return ((a @ high % PRIME) * 65536 + a @ low) % PRIME
 
@@ -727,7 +729,10 @@ class _Point:
         if isinstance(m, Transpose):
             return self.matrix(m.arg, not t)
         if isinstance(m, MatAdd):
-            return reduce(lambda x, y: (x + y) % PRIME, (self.matrix(a, t) for a in m.args))
+            terms = [self.matrix(a, t) for a in m.args]
+            if len({x.shape for x in terms}) > 1:  # NumPy would broadcast a 1 × 1 term: no sum of matrices
+                raise Unsupported(f"terms of shapes {sorted({x.shape for x in terms})} added: not well formed")
+            return reduce(lambda x, y: (x + y) % PRIME, terms)
         if isinstance(m, MatMul):
             c = self.scalar(sp.Mul(*(a for a in m.args if not isinstance(a, MatrixExpr))))
             factors = [self.matrix(a, t) for a in m.args if isinstance(a, MatrixExpr)]
