@@ -3,8 +3,8 @@
 Sources, cited statement by statement:
 
 * The Matrix Cookbook (Petersen & Pedersen, version of November 15, 2012): §1 basics, trace and
-  determinant (equations (1)–(31)), §3.2 exact relations for inverses (155)–(167), §6.2/§7.8
-  expectations, §8.1–8.2 Gaussian moments (372)–(383) and the quartic forms of §8.2.4, §9.1 block
+  determinant (equations (1)–(31)), §3.1–3.2 inverses (145), (155)–(167), §7.8 the Wishart
+  mean (343), §8.1–8.2 Gaussian moments (372)–(383) and the quartic forms of §8.2.4, §9.1 block
   matrices (397)–(402) and the Schur complement of §9.1.5. A Gaussian x ~ N(m, Σ) is written
   x = m + z with z ~ N(0, Σ) (``iv.gaussian`` draws mean zero).
 * Isserlis (1918) and Wick's theorem for Gaussian product moments; the fourth cumulant of iid entries.
@@ -924,7 +924,7 @@ def _gaussian(**matrices: Any) -> dict[str, Any]:
 
 
 def _gaussian_moments() -> list[Entry]:
-    """§8.2 (and §6.2, §7.8): moments of x ~ N(m, Σ), written x = m + z, of linear, quadratic, cubic and quartic forms."""
+    """§8.2 (and §7.8): moments of x ~ N(m, Σ), written x = m + z, of linear, quadratic, cubic and quartic forms."""
     A, B, C, D = (iv.matrix("n", "n") for _ in range(4))
     k_by_n = iv.matrix("k", "n")
 
@@ -1447,7 +1447,7 @@ def _inequalities() -> list[Entry]:
     return [
         *pair(
             "am-gm-two",
-            f"{HLP}, §2.5 (AM–GM)",
+            f"{HLP} (AM–GM)",
             r"\tfrac{x + y}{2} \ge \sqrt{xy},\ x, y > 0",
             xy,
             lambda x, y: (x + y) / 2,
@@ -1460,7 +1460,7 @@ def _inequalities() -> list[Entry]:
         ),
         *pair(
             "am-gm-squares",
-            f"{HLP}, §2.5 (AM–GM for squares)",
+            f"{HLP} (AM–GM for squares)",
             r"a^2 + b^2 \ge 2ab",
             ab,
             lambda a, b: a**2 + b**2,
@@ -1471,7 +1471,7 @@ def _inequalities() -> list[Entry]:
         ),
         *pair(
             "am-gm-three-cubes",
-            f"{HLP}, §2.5 (AM–GM for three cubes)",
+            f"{HLP} (AM–GM for three cubes)",
             r"x^3 + y^3 + z^3 \ge 3xyz,\ x, y, z \ge 0",
             xyz,
             lambda x, y, z: x**3 + y**3 + z**3,
@@ -1482,7 +1482,7 @@ def _inequalities() -> list[Entry]:
         ),
         *pair(
             "cauchy-schwarz-two-terms",
-            f"{HLP}, §2.4 (Cauchy–Schwarz)",
+            f"{HLP} (Cauchy–Schwarz)",
             r"(a c + b d)^2 \le (a^2 + b^2)(c^2 + d^2)",
             {**ab, "c": SCALAR, "d": SCALAR},
             lambda a, b, c, d: (a * c + b * d) ** 2,
@@ -1493,7 +1493,7 @@ def _inequalities() -> list[Entry]:
         ),
         *pair(
             "cauchy-schwarz-vectors",
-            f"{HLP}, §2.4 (Cauchy–Schwarz)",
+            f"{HLP} (Cauchy–Schwarz)",
             r"(u^\top v)^2 \le (u^\top u)(v^\top v)",
             {"u": COLUMN, "v": COLUMN},
             lambda u, v: (u.T @ v) @ (u.T @ v),
@@ -1505,7 +1505,7 @@ def _inequalities() -> list[Entry]:
         ),
         *pair(
             "cauchy-schwarz-frobenius",
-            f"{HLP}, §2.4 (Cauchy–Schwarz for the trace inner product)",
+            f"{HLP} (Cauchy–Schwarz for the trace inner product)",
             r"\operatorname{Tr}(A^\top B)^2 \le \operatorname{Tr}(A^\top A)\operatorname{Tr}(B^\top B)",
             {"A": iv.matrix("n", "m"), "B": iv.matrix("n", "m")},
             lambda A, B: trace(A.T @ B) ** 2,
@@ -1529,7 +1529,7 @@ def _inequalities() -> list[Entry]:
         ),
         *pair(
             "bernoulli-cube",
-            f"{HLP}, §2.4 (Bernoulli's inequality, exponent 3)",
+            "Bernoulli's inequality, exponent 3",
             r"(1 + x)^3 \ge 1 + 3x,\ x \ge -1",
             {"x": iv.scalar(low=-1)},
             lambda x: (1 + x) ** 3,
@@ -1540,7 +1540,7 @@ def _inequalities() -> list[Entry]:
         ),
         *pair(
             "bernoulli-every-exponent",
-            f"{HLP}, §2.4 (Bernoulli's inequality)",
+            "Bernoulli's inequality",
             r"(1 + x)^K \ge 1 + Kx,\ x \ge -1,\ K \in \mathbb{N}",
             {"x": iv.scalar(low=-1), "K": iv.integer(low=0)},
             lambda x, K: (1 + x) ** K,
@@ -1552,7 +1552,7 @@ def _inequalities() -> list[Entry]:
         ),
         *pair(
             "square-of-sum",
-            f"{HLP}, §2.4 (Cauchy–Schwarz with two terms)",
+            f"{HLP} (Cauchy–Schwarz with two terms)",
             r"(a + b)^2 \le 2(a^2 + b^2)",
             ab,
             lambda a, b: (a + b) ** 2,
@@ -1564,7 +1564,7 @@ def _inequalities() -> list[Entry]:
         ),
         *pair(
             "triangle-inequality",
-            f"{HLP}, §2.1 (the triangle inequality)",
+            "the triangle inequality",
             r"|a + b| \le |a| + |b|",
             ab,
             lambda a, b: abs(a + b),
@@ -1576,7 +1576,7 @@ def _inequalities() -> list[Entry]:
         ),
         *pair(
             "reverse-triangle-inequality",
-            f"{HLP}, §2.1 (the reverse triangle inequality)",
+            "the reverse triangle inequality",
             r"\big||a| - |b|\big| \le |a - b|",
             ab,
             lambda a, b: abs(abs(a) - abs(b)),
@@ -1587,7 +1587,7 @@ def _inequalities() -> list[Entry]:
         ),
         *pair(
             "young-with-epsilon",
-            f"{HLP}, §8.3 (Young's inequality, p = q = 2, with a weight)",
+            f"{HLP} (Young's inequality, p = q = 2, with a weight)",
             r"ab \le \tfrac{\varepsilon}{2} a^2 + \tfrac{1}{2\varepsilon} b^2,\ \varepsilon > 0",
             {**ab, "eps": POSITIVE},
             lambda a, b, eps: a * b,
@@ -1598,7 +1598,7 @@ def _inequalities() -> list[Entry]:
         ),
         *pair(
             "young-four-thirds",
-            f"{HLP}, §8.3 (Young's inequality, p = 4, q = 4/3, written for a, c = b^(1/3) ≥ 0)",
+            f"{HLP} (Young's inequality, p = 4, q = 4/3, written for a, c = b^(1/3) ≥ 0)",
             r"a c^3 \le \tfrac{a^4}{4} + \tfrac{3 c^4}{4},\ a, c \ge 0",
             {"a": iv.scalar(low=0), "c": iv.scalar(low=0)},
             lambda a, c: a * c**3,
@@ -1609,7 +1609,7 @@ def _inequalities() -> list[Entry]:
         ),
         *pair(
             "exponential-above-tangent",
-            f"{HLP}, §2.5 (e^x ≥ 1 + x)",
+            "convexity of exp: the tangent at 0",
             r"e^x \ge 1 + x",
             {"x": SCALAR},
             lambda x: exp(x),
@@ -1621,7 +1621,7 @@ def _inequalities() -> list[Entry]:
         ),
         *pair(
             "logarithm-below-tangent",
-            f"{HLP}, §2.5 (log x ≤ x − 1)",
+            "concavity of log: the tangent at 1",
             r"\log x \le x - 1,\ x > 0",
             {"x": POSITIVE},
             lambda x: log(x),
@@ -1634,7 +1634,7 @@ def _inequalities() -> list[Entry]:
         ),
         *pair(
             "schur-inequality",
-            "Schur's inequality, t = 1 (Hardy, Littlewood & Pólya 1952, §2.18)",
+            "Schur's inequality, t = 1",
             r"x(x - y)(x - z) + y(y - x)(y - z) + z(z - x)(z - y) \ge 0,\ x, y, z \ge 0",
             xyz,
             lambda x, y, z: x * (x - y) * (x - z) + y * (y - x) * (y - z) + z * (z - x) * (z - y),
@@ -1656,7 +1656,7 @@ def _inequalities() -> list[Entry]:
         ),
         *pair(
             "engel-form",
-            f"{HLP}, §2.4 (Cauchy–Schwarz in Engel's form)",
+            f"{HLP} (Cauchy–Schwarz in Engel's form)",
             r"\frac{a^2}{x} + \frac{b^2}{y} \ge \frac{(a + b)^2}{x + y},\ x, y > 0",
             {**ab, **xy},
             lambda a, b, x, y: a**2 / x + b**2 / y,
@@ -1668,7 +1668,7 @@ def _inequalities() -> list[Entry]:
         ),
         *pair(
             "quadratic-mean-above-arithmetic-mean",
-            f"{HLP}, §2.9 (power means)",
+            f"{HLP} (power means)",
             r"\sqrt{\tfrac{a^2 + b^2}{2}} \ge \tfrac{a + b}{2}",
             ab,
             lambda a, b: sqrt((a**2 + b**2) / 2),
