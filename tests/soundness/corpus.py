@@ -128,7 +128,6 @@ def _basics() -> list[Entry]:
             lambda A, B: inverse(B) @ inverse(A),
             lambda A, B: inverse(A) @ inverse(B),
             "order of the factors",
-            fast=True,
         ),
         *pair(
             "cookbook-2-inverse-of-triple-product",
@@ -149,6 +148,7 @@ def _basics() -> list[Entry]:
             lambda A: inverse(A).T,
             lambda A: inverse(A),
             "transpose dropped",
+            fast=True,
         ),
         *pair(
             "cookbook-4-transpose-of-sum",
@@ -312,6 +312,7 @@ def _determinants() -> list[Entry]:
             lambda A: det(A),
             lambda A: -det(A),
             "sign",
+            fast=True,
         ),
         *pair(
             "cookbook-21-determinant-of-product",
@@ -584,7 +585,6 @@ def _inverses() -> list[Entry]:
             lambda A, B, C: inverse(A) - inverse(A) @ C @ inverse(inverse(B) + C.T @ inverse(A) @ C) @ C.T @ inverse(A),
             lambda A, B, C: inverse(A) + inverse(A) @ C @ inverse(inverse(B) + C.T @ inverse(A) @ C) @ C.T @ inverse(A),
             "sign of the correction",
-            fast=True,
         ),
         *pair(
             "cookbook-157-woodbury",
@@ -641,6 +641,7 @@ def _inverses() -> list[Entry]:
             lambda A, n: A @ inverse(A + eye(n, A)),
             lambda A, n: inverse(A) @ inverse(A + eye(n, A)),
             "A⁻¹ in place of A",
+            fast=True,
         ),
         *pair(
             "cookbook-162-searle",
@@ -711,7 +712,6 @@ def _inverses() -> list[Entry]:
             lambda A, B, k: A @ inverse(eye(k, A) + B @ A),
             lambda A, B, k: A @ inverse(eye(k, A) - B @ A),
             "sign",
-            fast=True,
         ),
         *pair(
             "ridge-push-through",
