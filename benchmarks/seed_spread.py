@@ -11,8 +11,16 @@ project's 2-core machine), so it can run in pieces::
 ``--jsonl`` appends one line per (claim, seed) and skips pairs already in the file; ``--summary``
 only reads it. The table printed has, per claim, the verdict counts over the seeds, the min/max of
 the measured interval's ends against the band predicted ± tolerance, and for a sequential check how
-many runs its deciding look used (seeds per run count); a claim whose verdict differs
-between seeds is marked ``FLIPS``. The exit status is 1 when any claim flips.
+many runs its deciding look used (seeds per run count), and the spread ÷ half-width: half the range of the
+point estimates over the seeds divided by the median half-width of the intervals. For an interval that covers
+what varies between seeds it is ≈ 1 at 32 seeds (the range of 32 normal draws is ≈ 4.1 σ, a 95 % half-width
+≈ 2 σ); far above 1 the interval misses a source of variance the seeds show — for a trained model, the
+training run (docs/performance.md, "Error rates of measured verdicts"; the target is ≤ 1.5). A claim whose
+verdict differs between seeds is marked ``FLIPS``. The exit status is 1 when any claim flips.
+
+The held-out confirmation runs it at seeds never used in design, with bands and designs frozen::
+
+    python benchmarks/seed_spread.py --seeds 1000-1031 --jsonl heldout.jsonl
 """
 
 from __future__ import annotations
@@ -23,6 +31,8 @@ import json
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from icl_verify import Kind, Measured, check
 from icl_verify.core.claims import Claim
@@ -65,6 +75,7 @@ def record(claim: Claim, seed: int) -> dict:
     if estimates:  # a sequential check's last look is the one that decided
         e, runs = estimates[-1]
         row |= {"value": e.value, "low": e.low, "high": e.high, "predicted": e.predicted, "tolerance": e.tolerance}
+        row |= {"test": str(e.test), "level": e.level}
         if runs is not None:
             row["runs"] = runs
     return row
@@ -77,14 +88,28 @@ def load(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def _band(row: dict) -> str:
+    """The claim's band, or its one-sided bound."""
+    p, t, test = row["predicted"], row["tolerance"], row.get("test", "equivalence")
+    return f"[{p - t:.4g}, {p + t:.4g}]" if test == "equivalence" else f"{test} {p:.4g}"
+
+
+def _spread_ratio(rows: list[dict]) -> str:
+    """Half the range of the point estimates over the seeds ÷ the median interval half-width ("–" when the
+    intervals have no width, e.g. a one-run read-out)."""
+    values = [r["value"] for r in rows]
+    half = float(np.median([(r["high"] - r["low"]) / 2 for r in rows]))
+    return f"{(max(values) - min(values)) / 2 / half:.2g}" if half > 0 else "–"
+
+
 def summary(rows: list[dict]) -> bool:
     """Print the per-claim table; True when some claim's verdict differs between seeds."""
     by_claim: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
         by_claim[row["claim"]].append(row)
     flips = False
-    print("| claim | seeds | verdicts | low min–max | high min–max | band | runs used | s/seed |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| claim | seeds | verdicts | low min–max | high min–max | band | spread ÷ half-width | runs used | s/seed |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, group in by_claim.items():
         counts = Counter(r["verdict"] for r in group)
         flip = len(counts) > 1
@@ -93,12 +118,12 @@ def summary(rows: list[dict]) -> bool:
         measured = [r for r in group if "low" in r]  # an ERROR row has no estimate
         if measured:
             lows, highs = [r["low"] for r in measured], [r["high"] for r in measured]
-            p, t = measured[0]["predicted"], measured[0]["tolerance"]
             ends = (
-                f"{min(lows):.4g} – {max(lows):.4g} | {min(highs):.4g} – {max(highs):.4g} | [{p - t:.4g}, {p + t:.4g}]"
+                f"{min(lows):.4g} – {max(lows):.4g} | {min(highs):.4g} – {max(highs):.4g} | {_band(measured[0])}"
+                f" | {_spread_ratio(measured)}"
             )
         else:
-            ends = "– | – | –"
+            ends = "– | – | – | –"
         mean_s = sum(r["seconds"] for r in group) / len(group)
         runs = Counter(r["runs"] for r in group if "runs" in r)  # a sequential check's runs at its last look
         used = ", ".join(f"{n} runs × {c}" for n, c in sorted(runs.items())) or "–"

@@ -17,7 +17,7 @@ PUBLIC = {
     "Claim", "Numeric", "Explicit", "Measured", "Estimate", "Derivation", "Step", "check", "check_all",
     "Verdict", "Evidence", "Result", "Report", "Figure", "clear_caches", "compare_with_tolerance",
     "statement", "matrix", "scalar", "load_family",
-    "gaussian", "iid", "expect", "trace", "argmin", "integer", "recursion",
+    "gaussian", "iid", "expect", "trace", "argmin", "integer", "recursion", "matpow", "exp", "log", "sqrt", "abs",
     "Check", "Found", "Symbolic", "Corrected", "NoControl", "Kind", "Status", "ControlStatus", "StepStatus",
     "IclVerifyError", "InvalidArgument",
 }  # fmt: skip

@@ -15,6 +15,7 @@ The public API for writing and checking claims::
                           lhs=iv.expect(lambda x: ...), rhs=...)   # also iv.iid, iv.trace, iv.argmin(loss, over=)
     every_k = iv.statement(..., symbols={..., "K": iv.integer(low=0)},
                            lhs=iv.recursion(base=..., step=..., over="K"), rhs=...)  # PROVED by induction
+    iv.matpow(M, K), iv.log(x), iv.exp(x), iv.sqrt(x), iv.abs(x)  # one meaning on SymPy and NumPy sides
     claim = iv.Claim(name=..., source=..., statement=..., checks=(iv.Numeric(cases, compare),))
     result = iv.check(claim, seed=0)        # an iv.Result with an iv.Verdict
     report = iv.check_all()                 # every built-in claim, in worker processes, through the verdict cache
@@ -74,6 +75,11 @@ _EXPORTS = {
     "argmin": "icl_verify.core.optimality",
     "integer": "icl_verify.core.induction",
     "recursion": "icl_verify.core.induction",
+    "matpow": "icl_verify.blocks.linalg",
+    "exp": "icl_verify.blocks.backend",
+    "log": "icl_verify.blocks.backend",
+    "sqrt": "icl_verify.blocks.backend",
+    "abs": "icl_verify.blocks.backend",
     "Derivation": "icl_verify.core.derivation",
     "Step": "icl_verify.core.derivation",
     "Figure": "icl_verify.core.figure",

@@ -13,21 +13,29 @@ For positive values spread over orders of magnitude, whose plain mean a t-interv
 :func:`spending_levels` makes such intervals valid under repeated looks (a group-sequential design):
 the error α is spent over the looks by the Lan–DeMets O'Brien–Fleming-type spending function
 α(t) = 2 − 2Φ(z_{1−α/2}/√t) (Lan & DeMets 1983, Biometrika 70(3), eq. 2.2; O'Brien & Fleming 1979),
-t the fraction of the runs seen, and look k's interval is taken at level 1 − (α(t_k) − α(t_{k−1})).
-By the union bound the chance that *any* look's interval misses the true value is at most
-Σ_k (α(t_k) − α(t_{k−1})) = α(1) = α, whatever the dependence between the looks — a conservative
-form of the spending design (the exact one solves for boundaries under the joint normal law of the
-looks; Jennison & Turnbull 2000, §7.2), valid for any interval that is valid at its own level.
+t the fraction of the runs seen. The boundaries are the exact ones (:func:`spending_boundaries`): under the
+canonical joint law of the looks' standardised estimates — jointly normal, corr(Z_j, Z_k) = √(t_j/t_k)
+(Jennison & Turnbull 2000, §3.1 and §7.2) — look k's boundary c_k solves P(|Z_1| < c_1, …, |Z_k| < c_k) =
+1 − α(t_k), and look k's interval is taken at level 2Φ(c_k) − 1: the intervals are repeated confidence
+intervals (Jennison & Turnbull 2000, §9.1), which hold at every look at once with probability 1 − α. For a
+t-interval of few runs the joint law is only approximately the canonical one; the coverage tests
+(tests/numerics/shared/test_stats.py) measure it at the run counts the claims use. The union bound
+Σ_k (α(t_k) − α(t_{k−1})) = α, which this replaced, was valid for any dependence but conservative.
+
+:func:`holm` and :func:`benjamini_hochberg` read a family of p-values together: which hypotheses are
+rejected with the family-wise error rate held at α (Holm 1979, Scand. J. Statist. 6(2)) or the false-discovery
+rate at α (Benjamini & Hochberg 1995, JRSS B 57(1), valid for independent or positively dependent tests).
 """
 
 from __future__ import annotations
 
+import functools
 from types import ModuleType
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special
+from scipy import integrate, optimize, special
 
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import (
@@ -194,23 +202,122 @@ def obrien_fleming_spent(fraction: float, alpha: float = 0.05) -> float:
     return float(2 * special.ndtr(-z / np.sqrt(t)))
 
 
-def spending_levels(looks: ArrayLike, alpha: float = 0.05) -> list[float]:
-    """Confidence level of each look's interval when runs are looked at after ``looks[k]`` runs (the last
-    look is the cap): 1 − (α(t_k) − α(t_{k−1})) with t_k = looks[k]/looks[−1] (:func:`obrien_fleming_spent`).
-
-    The levels' errors sum to α, so the intervals hold together — at every look at once — with
-    probability ≥ 1 − α (union bound). A single look keeps the fixed-sample level 1 − α.
-
-    >>> [round(x, 4) for x in spending_levels([4, 8])]
-    [0.9944, 0.9556]
-    >>> [round(x, 12) for x in spending_levels([6])]  # α(1) = α up to rounding in Φ and Φ⁻¹
-    [0.95]
-    """
+def _look_fractions(looks: ArrayLike) -> np.ndarray:
+    """The information fractions t_k = looks[k]/looks[−1] of increasing positive run counts ``looks``."""
     n = finite_array("looks", looks, ndim=1)
     if n.size == 0 or np.any(n < 1) or np.any(n != np.round(n)) or np.any(np.diff(n) <= 0):
         raise InvalidArgument(f"looks must be increasing positive run counts, got {n.tolist()}")
-    spent = [obrien_fleming_spent(float(k / n[-1]), alpha) for k in n]
-    return [1 - (b - a) for a, b in zip([0.0, *spent[:-1]], spent)]
+    return n / n[-1]
+
+
+MIN_ALPHA = 1e-12
+"""The smallest α :func:`spending_boundaries` takes (boundaries of z ≈ 7 and beyond are not error rates one runs at)."""
+
+GRID = 1001
+"""Points of the Simpson grid over each look's continuation region in :func:`spending_boundaries`."""
+
+
+def spending_boundaries(looks: ArrayLike, alpha: float = 0.05) -> list[float]:
+    """Two-sided boundaries c_k of the looks at ``looks`` runs (the last the cap) that spend α by
+    :func:`obrien_fleming_spent` under the canonical joint law: P(|Z_j| < c_j for j ≤ k) = 1 − α(t_k) exactly.
+
+    c_1 = z_{1−α(t_1)/2}; each later c_k is the root of that equation given c_1 … c_{k−1}. The probability is
+    computed by the recursive numerical integration of Armitage, McPherson & Rowe (1969, JRSS A 132(2)) in the
+    form of Jennison & Turnbull (2000, §19.2): Z_k√t_k = B(t_k) is a Brownian motion at the looks, so the
+    sub-density of B(t_k) on the paths that stayed inside every earlier boundary is the previous one convolved
+    with the N(0, t_k − t_{k−1}) increment, integrated by Simpson's rule on :data:`GRID` points. Two looks at half
+    and all the runs: 2.772, then 1.979 (the union bound's second boundary was z_{1−(0.05 − 0.0056)/2} = 2.010).
+
+    >>> [round(c, 3) for c in spending_boundaries([4, 8])]
+    [2.772, 1.979]
+    """
+    t = _look_fractions(looks)
+    alpha = confidence_level("alpha", alpha)
+    if alpha < MIN_ALPHA:
+        raise InvalidArgument(f"alpha must be at least {MIN_ALPHA:g} for spending boundaries, got {alpha!r}")
+    return list(_boundaries(tuple(float(x) for x in t), alpha))
+
+
+@functools.lru_cache(maxsize=64)
+def _boundaries(fractions: tuple[float, ...], alpha: float) -> tuple[float, ...]:
+    """:func:`spending_boundaries` at validated information fractions (cached: a sequential check asks at every run)."""
+    t = np.asarray(fractions)
+    spent = [obrien_fleming_spent(float(x), alpha) for x in t]
+    bounds = [float(-special.ndtri(alpha / 2) / np.sqrt(t[0]))]  # α(t_1)/2 = Φ(−z_{1−α/2}/√t_1), without underflow
+    edge = bounds[0] * np.sqrt(t[0])
+    grid = np.linspace(-edge, edge, GRID)
+    density = np.exp(-(grid**2) / (2 * t[0])) / np.sqrt(2 * np.pi * t[0])  # B(t_1) inside the first boundary
+    for k in range(1, t.size):
+        sd = np.sqrt(t[k] - t[k - 1])
+
+        args = (np.sqrt(t[k]), sd, grid, density, 1 - spent[k])
+        bounds.append(float(optimize.brentq(_stay_gap, 0.1, 40.0, args=args, xtol=1e-12)))
+        edge = bounds[-1] * np.sqrt(t[k])
+        new = np.linspace(-edge, edge, GRID)
+        kernel = np.exp(-((new[:, None] - grid[None, :]) ** 2) / (2 * sd**2)) / (sd * np.sqrt(2 * np.pi))
+        grid, density = new, integrate.simpson(kernel * density[None, :], x=grid, axis=1)
+    return tuple(bounds)
+
+
+def _stay_gap(c: float, root_t: float, sd: float, grid: np.ndarray, density: np.ndarray, target: float) -> float:
+    """P(inside every boundary so far and |B(t)| < c√t) − target, from the sub-density of the previous look on its
+    grid and the N(0, sd²) increment to this one."""
+    reach = c * root_t
+    inside = special.ndtr((reach - grid) / sd) - special.ndtr((-reach - grid) / sd)
+    return float(integrate.simpson(density * inside, x=grid)) - target
+
+
+def spending_levels(looks: ArrayLike, alpha: float = 0.05) -> list[float]:
+    """Confidence level 2Φ(c_k) − 1 of each look's interval, c_k the exact boundaries of
+    :func:`spending_boundaries`: the looks' intervals hold all at once with probability 1 − α (canonical joint
+    law). A single look keeps the fixed-sample level 1 − α.
+
+    >>> [round(x, 4) for x in spending_levels([4, 8])]
+    [0.9944, 0.9522]
+    >>> [round(x, 12) for x in spending_levels([6])]  # α(1) = α up to rounding in Φ and Φ⁻¹
+    [0.95]
+    """
+    return [float(1 - 2 * special.ndtr(-c)) for c in spending_boundaries(looks, alpha)]
+
+
+def _p_values(p_values: ArrayLike) -> np.ndarray:
+    """``p_values`` as a non-empty 1-d array of numbers in [0, 1]."""
+    p = finite_array("p_values", p_values, ndim=1)
+    if p.size == 0 or np.any((p < 0) | (p > 1)):
+        raise InvalidArgument(f"p_values must be a non-empty list of numbers in [0, 1], got {p.tolist()}")
+    return p
+
+
+def holm(p_values: ArrayLike, alpha: float = 0.05) -> list[bool]:
+    """Which hypotheses Holm's step-down procedure rejects with the family-wise error rate at most ``alpha``
+    (any dependence): sorted p_(1) ≤ … ≤ p_(m), reject while p_(i) ≤ α/(m − i + 1), stop at the first that is not.
+
+    >>> holm([0.01, 0.04, 0.03, 0.005])  # 0.005 ≤ 0.05/4, 0.01 ≤ 0.05/3, then 0.03 > 0.05/2
+    [True, False, False, True]
+    """
+    p, alpha = _p_values(p_values), confidence_level("alpha", alpha)
+    order = np.argsort(p, kind="stable")
+    passes = p[order] <= alpha / (p.size - np.arange(p.size))
+    stop = p.size if passes.all() else int(np.argmin(passes))
+    reject = np.zeros(p.size, dtype=bool)
+    reject[order[:stop]] = True
+    return reject.tolist()
+
+
+def benjamini_hochberg(p_values: ArrayLike, alpha: float = 0.05) -> list[bool]:
+    """Which hypotheses the Benjamini–Hochberg step-up procedure rejects with the false-discovery rate at most
+    ``alpha`` (independent or positively dependent tests): the largest i with p_(i) ≤ iα/m, and every smaller p.
+
+    >>> benjamini_hochberg([0.01, 0.04, 0.03, 0.005])  # 0.04 ≤ 4·0.05/4: all four
+    [True, True, True, True]
+    """
+    p, alpha = _p_values(p_values), confidence_level("alpha", alpha)
+    order = np.argsort(p, kind="stable")
+    below = np.flatnonzero(p[order] <= alpha * np.arange(1, p.size + 1) / p.size)
+    reject = np.zeros(p.size, dtype=bool)
+    if below.size:
+        reject[order[: below[-1] + 1]] = True
+    return reject.tolist()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -228,6 +335,9 @@ FUZZ = {
     "fit_line": Fuzz(lambda: {"x": np.arange(5.0), "y": 2 * np.arange(5.0) + 1, "level": 0.9}),
     "obrien_fleming_spent": Fuzz(lambda: {"fraction": 0.5, "alpha": 0.05}),
     "spending_levels": Fuzz(lambda: {"looks": np.array([2.0, 4.0]), "alpha": 0.05}),
+    "spending_boundaries": Fuzz(lambda: {"looks": np.array([2.0, 4.0]), "alpha": 0.05}),
+    "holm": Fuzz(lambda: {"p_values": np.array([0.01, 0.2]), "alpha": 0.05}),
+    "benjamini_hochberg": Fuzz(lambda: {"p_values": np.array([0.01, 0.2]), "alpha": 0.05}),
     "first_crossing": Fuzz(
         lambda: {"times": logged_series()["times"], "values": np.array([0.1, 0.4, 0.8, 1.0]), "threshold": 0.5},
         infinite=("values",),

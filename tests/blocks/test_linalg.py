@@ -83,3 +83,40 @@ def test_layer_norm_of_symbolic_size_matches_the_explicit_one():
     # and against the formula: mean 3, variance 14/3
     expected = sp.Matrix([-2, -1, 3]) / sp.sqrt(sp.Rational(14, 3) + sp.Rational(1, 10))
     assert sp.simplify(explicit.subs(values) - expected) == sp.zeros(3, 1)
+
+
+@FAST
+@given(matrices(3, 3, 2.0))
+def test_matpow_is_the_matrix_power_on_both_sides(m):
+    """M³ is M·M·M (not NumPy's element-wise cube), M⁰ = I; the exact SymPy value on the same entries agrees."""
+    cube = b.matpow(m, 3)
+    np.testing.assert_allclose(cube, m @ m @ m, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(b.matpow(m, 0), np.eye(3))
+    exact = b.matpow(_exact(m), 3)
+    assert exact == _exact(m) * _exact(m) * _exact(m)
+    np.testing.assert_allclose(np.array(exact, dtype=float), cube, rtol=1e-9, atol=1e-9)
+
+
+def test_matpow_keeps_a_symbolic_exponent_and_refuses_a_non_integer_one():
+    k = sp.Symbol("K", integer=True, nonnegative=True)
+    a = MatrixSymbol("A", n, n)
+    assert b.matpow(a, k) == sp.MatPow(a, k) and b.matpow(a, 2) == a * a
+    assert b.matpow(MatrixSymbol("A", 2, 2), 0) == sp.Identity(2)
+    assert b.matpow(sp.Symbol("x"), 3) == sp.Symbol("x") ** 3  # a scalar
+    with pytest.raises(InvalidArgument, match="integer exponent"):
+        b.matpow(np.eye(2), 1.5)
+    with pytest.raises(InvalidArgument, match="integer exponent"):
+        b.matpow(a, sp.Rational(1, 2))
+    with pytest.raises(InvalidArgument, match="square"):
+        b.matpow(np.ones((2, 3)), 2)
+
+
+def test_elementary_functions_on_both_sides():
+    x = sp.Symbol("x", positive=True)
+    assert b.log(x) == sp.log(x) and b.exp(x) == sp.exp(x) and b.sqrt(x) == sp.sqrt(x) and b.abs(-x) == x
+    assert b.log(np.e) == pytest.approx(1.0) and b.abs(-2.5) == 2.5 and b.sqrt(9.0) == 3.0
+    m = np.array([[1.0, 4.0]])
+    np.testing.assert_allclose(b.log(b.exp(m)), m)
+    assert b.sqrt(sp.Matrix([[4, 9]])) == sp.Matrix([[2, 3]])
+    with pytest.raises(InvalidArgument, match="concrete size"):
+        b.log(MatrixSymbol("A", n, n))

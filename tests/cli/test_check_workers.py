@@ -103,11 +103,12 @@ def test_ctrl_c_stops_every_worker_within_a_second_and_exits_130(tmp_path, jobs)
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
-            groups |= {os.getpgid(proc.pid)} | set(_children(proc.pid))  # a worker leads a group of its own
-            if _count(groups) == 1 + 2 * int(jobs):  # the command, each worker and the process its claim started
+            groups |= {os.getpgid(proc.pid)} | set(_descendants(proc.pid))  # a job's process leads a group of its own
+            # the command, per worker its template, the process of its job and the process its claim started
+            if _count(groups) == 1 + 3 * int(jobs):
                 break
             time.sleep(0.2)
-        assert _count(groups) == 1 + 2 * int(jobs)
+        assert _count(groups) == 1 + 3 * int(jobs)
         os.killpg(os.getpgid(proc.pid), signal.SIGINT)  # Ctrl-C in a terminal reaches the foreground group
         sent = time.monotonic()
         out, err = proc.communicate(timeout=30)
@@ -138,10 +139,103 @@ def _processes() -> list[tuple[int, int, int, str]]:
     return found
 
 
-def _children(pid: int) -> list[int]:
-    return [p for p, parent, _, _ in _processes() if parent == pid]
+def _descendants(pid: int) -> list[int]:
+    """The processes below ``pid``."""
+    found, todo = [], [pid]
+    while todo:
+        above = todo.pop()
+        below = [p for p, parent, _, _ in _processes() if parent == above]
+        found += below
+        todo += below
+    return found
 
 
 def _count(groups: set[int]) -> int:
     """The live (not zombie) processes of ``groups``."""
     return sum(group in groups and state != "Z" for _, _, group, state in _processes())
+
+
+ESCAPING = """
+import subprocess, sys, time
+from icl_verify import Claim, Symbolic
+
+SLEEP = [sys.executable, "-c", "import time; time.sleep(600)"]
+
+def hangs():
+    subprocess.Popen(SLEEP)  # in the claim's process group
+    subprocess.Popen(SLEEP, start_new_session=True)  # in a session of its own
+    time.sleep(600)
+
+FIRST = Claim("escapes-first", "s", "s", (Symbolic(hangs),))
+SECOND = Claim("escapes-second", "s", "s", (Symbolic(hangs),))
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL])
+def test_no_process_outlives_the_command_whatever_ends_it(tmp_path, signum):
+    path = tmp_path / "escaping.py"
+    path.write_text(ESCAPING)
+    command = [sys.executable, "-c", "from icl_verify.cli.main import main; main()", "check", str(path)]
+    proc = subprocess.Popen(
+        [*command, "--no-cache", "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    seen: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and len(_sleeping(seen)) < 4:  # two per claim, both claims started
+            seen |= set(_descendants(proc.pid))
+            time.sleep(0.2)
+        assert len(_sleeping(seen)) == 4
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=30)  # no process left holds its stdout or stderr
+        time.sleep(0.5)
+        assert _alive(seen) == []
+    finally:
+        for pid in seen | {proc.pid}:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    if signum != signal.SIGKILL:
+        assert proc.returncode == 128 + signum
+        name = signal.Signals(signum).name
+        assert err.strip().splitlines() == [
+            f"terminated by {name}: every worker stopped; verdicts finished so far are kept in the cache"
+        ]
+
+
+def _alive(pids: set[int]) -> list[int]:
+    """The processes of ``pids`` still running (not zombies)."""
+    return [pid for pid, _, _, state in _processes() if pid in pids and state != "Z"]
+
+
+def _sleeping(pids: set[int]) -> list[int]:
+    """The processes of ``pids`` that a claim of ESCAPING started."""
+    found = []
+    for pid in pids:
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/cmdline", "rb") as f:
+            if b"time.sleep(600)" in f.read():
+                found.append(pid)
+    return found
+
+
+def test_two_ctrl_c_in_quick_succession_still_exit_130(tmp_path):
+    path = tmp_path / "hanging.py"
+    path.write_text(HANGING)
+    start = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); from icl_verify.cli.main import main; main()"
+    command = [sys.executable, "-c", start, "check", str(path), "--no-cache", "--jobs", "2"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, text=True)
+    seen: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and len(_sleeping(seen)) < 2:
+            seen |= set(_descendants(proc.pid))
+            time.sleep(0.2)
+        for _ in range(2):
+            os.killpg(proc.pid, signal.SIGINT)
+            time.sleep(0.2)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        for pid in seen | {proc.pid}:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and _alive(seen) == []

@@ -141,7 +141,16 @@ def test_corrected_forms_must_match_the_claims_checks():
 
 
 def test_enum_values_are_the_report_strings():
-    assert [k.value for k in Kind] == ["symbolic", "explicit", "numeric", "measured", "control", "worker"]
+    assert [k.value for k in Kind] == [
+        "symbolic",
+        "explicit",
+        "numeric",
+        "measured",
+        "monte_carlo",
+        "control",
+        "consistency",
+        "worker",
+    ]
     assert [s.value for s in Status] == ["proved", "verified", "refuted", "undecided", "error"]
     assert [s.value for s in ControlStatus] == ["passed", "failed", "waived", "missing", "undecided", "error"]
     assert [s.value for s in StepStatus] == ["proved", "refuted", "unproven", "error"]
@@ -152,6 +161,16 @@ def test_enum_values_are_the_report_strings():
 
 # ---------------------------------------------------------------------------------------------
 # One verdict module for claims and derivations
+
+
+def test_a_proof_and_a_refutation_are_a_contradiction_in_a_claim_but_not_in_a_derivation():
+    # two steps may be a proved one and a refuted one; two checks of one claim that say so contradict each other
+    claim = iv.check(iv.Claim("c", "t", "s", (Fixed("proved"), Fixed("refuted"))))
+    assert claim.verdict is iv.Verdict.ERROR and claim.evidence[-1].kind == Kind.CONSISTENCY
+    marked = DerivationResult(
+        iv.Derivation("d", "t", "s", X, [iv.Step(X, "a"), iv.Step(X, "b")]), (StepMark("proved"), StepMark("refuted"))
+    )
+    assert marked.verdict is iv.Verdict.REFUTED
 
 
 @dataclass(frozen=True)
@@ -176,7 +195,7 @@ X = sp.Symbol("x")
 @pytest.mark.parametrize("holds", [True, False])
 @pytest.mark.parametrize(
     "statuses",
-    [("proved",), ("refuted",), ("error",), ("proved", "proved"), ("proved", "refuted"), ("refuted", "error")],
+    [("proved",), ("refuted",), ("error",), ("proved", "proved"), ("refuted", "error")],
 )
 def test_a_claim_and_a_derivation_with_the_same_statuses_get_the_same_verdict_and_summary(statuses, holds):
     corrected = None if holds else iv.NoControl("a test")

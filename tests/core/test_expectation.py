@@ -51,7 +51,7 @@ def test_a_gaussian_moment_identity_is_proved_for_symbolic_d():
     assert [(e.kind, e.status) for e in result.evidence] == [
         ("symbolic", "proved"),
         ("explicit", "verified"),
-        ("measured", "verified"),
+        ("monte_carlo", "verified"),
     ]
 
 
@@ -63,8 +63,9 @@ def test_a_false_gaussian_moment_identity_is_refuted_at_d_1_with_its_witness():
     assert cex["kind"] == "explicit" and cex["sizes"] == {"d": 1}
     value = sp.Rational(cex["values"]["Lambda[0, 0]"])
     assert sp.Rational(cex["exact_residual"]) == value**2 != 0
-    measured = next(e for e in result.evidence if e.kind == "measured")
-    assert measured.status == "refuted" and measured.counterexample["sizes"] == {"d": 1}
+    # (xᵀx)² is too skewed (sample skewness ≈ 9 at d = 1) for its 5-standard-error interval to refute
+    measured = next(e for e in result.evidence if e.kind == "monte_carlo")
+    assert measured.status == "undecided" and "heavy-tailed" in measured.detail
     assert all(e.status == "passed" for e in result.evidence if e.kind == "control")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import icl_verify as iv
+from icl_verify.blocks import eye
 
 RELAX = {"x0": iv.scalar(), "c": iv.scalar(), "eta": iv.scalar(), "K": iv.integer(low=0)}
 STEPS = iv.recursion(base=lambda x0: x0, step=lambda prev, eta, c: (1 - eta) * prev + eta * c, over="K")
@@ -113,3 +114,112 @@ def test_an_integer_declared_with_its_name_is_drawn_like_a_size():
                          lhs=lambda x, K: x * K, rhs=lambda x, K: K * x)  # fmt: skip
     result = iv.check(claim, max_examples=10)
     assert result.verdict is iv.Verdict.VERIFIED and "K∈{1,2}" in result.evidence[0].detail
+
+
+# K steps of gradient descent on ½(w − w*)ᵀS(w − w*): w_{k+1} = w_k − η(S w_k − S w*), solved in closed form
+GD_QUADRATIC = {
+    "S": iv.matrix("d", "d"),
+    "w0": iv.matrix("d", 1),
+    "wstar": iv.matrix("d", 1),
+    "eta": iv.scalar(),
+    "K": iv.integer(low=0),
+}
+GD_ITERATES = iv.recursion(
+    base=lambda w0: w0, step=lambda prev, S, eta, wstar: prev - eta * (S @ prev - S @ wstar), over="K"
+)
+# Σ_{k<K} (I − ηS)^k ηS, the matrix that K steps apply to w* − w0
+GEOMETRIC = iv.recursion(
+    base=lambda S: 0 * S, step=lambda prev, S, eta, K, d: prev + iv.matpow(eye(d, S) - eta * S, K) @ (eta * S), over="K"
+)
+
+
+def _gd_closed_form(extra: int):
+    return lambda S, w0, wstar, eta, K, d: wstar + iv.matpow(eye(d, S) - eta * S, K + extra) @ (w0 - wstar)
+
+
+def _geometric_sum(extra: int):
+    return lambda S, eta, K, d: eye(d, S) - iv.matpow(eye(d, S) - eta * S, K + extra)
+
+
+MATRIX_RECURSIONS = {
+    "gd-closed-form": (GD_QUADRATIC, GD_ITERATES, _gd_closed_form),
+    "geometric-matrix-sum": ({k: GD_QUADRATIC[k] for k in ("S", "eta", "K")}, GEOMETRIC, _geometric_sum),
+}
+
+
+@pytest.mark.parametrize("name", MATRIX_RECURSIONS)
+def test_a_matrix_recursion_is_proved_by_induction_with_matrix_powers(name):
+    """w_K = w* + (I − ηS)^K (w0 − w*) and Σ_{k<K} (I − ηS)^k ηS = I − (I − ηS)^K: the step needs
+    (I − ηS)^{K+1} = (I − ηS)(I − ηS)^K and S(I − ηS)^K = (I − ηS)^K S."""
+    symbols, lhs, rhs = MATRIX_RECURSIONS[name]
+    result = iv.check(iv.statement(name, "t", "s", symbols=symbols, lhs=lhs, rhs=rhs(0)), max_examples=30)
+    assert result.verdict is iv.Verdict.PROVED, result.evidence[0].detail
+    induction, explicit, numeric = result.evidence
+    assert induction.detail.startswith("proved by induction on K") and "Mᴷ⁺¹ = Mᴷ·M" in induction.detail
+    assert explicit.status == "verified" and numeric.status == "verified"
+
+
+@pytest.mark.parametrize("name", MATRIX_RECURSIONS)
+def test_the_exponent_k_plus_1_is_refuted_at_k_0_by_the_base_case(name):
+    """With (I − ηS)^{K+1} the base case K = 0 is w0 − w* − (I − ηS)(w0 − w*) = ηS(w0 − w*) ≠ 0 (resp. −ηS ≠ 0)."""
+    symbols, lhs, rhs = MATRIX_RECURSIONS[name]
+    claim = iv.statement(name, "t", "s", symbols=symbols, lhs=lhs, rhs=rhs(1), holds=False, corrected=rhs(0))
+    result = iv.check(claim, max_examples=30)
+    assert result.verdict is iv.Verdict.REFUTED and result.as_expected
+    induction = result.evidence[0]
+    assert induction.status == "refuted" and "the base case K = 0 is false" in induction.detail
+    assert "d = 1" in induction.detail  # the smallest size refutes
+    assert result.counterexample["sizes"] == {"d": 1, "K": 0}
+    assert all(e.status == "passed" for e in result.evidence if e.kind == "control")
+
+
+def test_a_step_that_does_not_reduce_refutes_nothing():
+    """S^K T ≠ T S^K in general, but the statement Σ… with a commuting-looking step is only undecided, never refuted."""
+    symbols = {"S": iv.matrix("d", "d"), "T": iv.matrix("d", "d"), "K": iv.integer(low=0)}
+    lhs = iv.recursion(base=lambda T: T, step=lambda prev, S: S @ prev, over="K")  # S^K T
+    claim = iv.statement("s", "t", "s", symbols=symbols, lhs=lhs, rhs=lambda S, T, K: T @ iv.matpow(S, K),
+                         holds=False, no_control="a false commutation")  # fmt: skip
+    result = iv.check(claim, max_examples=30)
+    assert result.evidence[0].status == "undecided" and "the step does not reduce to 0" in result.evidence[0].detail
+    assert result.verdict is iv.Verdict.REFUTED  # by the exact and numeric checks at K = 1, d = 2
+    assert result.counterexample["sizes"] == {"d": 2, "K": 1}
+
+
+def test_a_recursion_is_a_value_inside_an_expression():
+    """x_K − c = (1 − η)^K (x0 − c) with lhs written ``STEPS - (lambda c: c)``; c − x_K and x_K − 1 too."""
+    assert (STEPS - 1)(x0=3.0, c=1.0, eta=0.5, K=2) == 1.0  # low = 1: one step from x0 = 3 gives 2
+    assert (2 - STEPS)(x0=3.0, c=1.0, eta=0.5, K=2) == 0.0
+    gap = iv.statement("gap", "t", "s", symbols=RELAX, lhs=STEPS - (lambda c: c),
+                       rhs=lambda x0, c, eta, K: (1 - eta) ** K * (x0 - c))  # fmt: skip
+    result = iv.check(gap, max_examples=30)
+    assert result.verdict is iv.Verdict.PROVED and result.evidence[0].detail.startswith("proved by induction")
+    flipped = iv.statement("flipped", "t", "s", symbols=RELAX, lhs=(lambda c: c) - STEPS,
+                           rhs=lambda x0, c, eta, K: (1 - eta) ** K * (x0 - c), holds=False,
+                           corrected=lambda x0, c, eta, K: -((1 - eta) ** K) * (x0 - c))  # fmt: skip
+    assert iv.check(flipped, max_examples=30).verdict is iv.Verdict.REFUTED
+
+
+def test_the_gd_error_written_with_the_recursion_is_proved_and_its_twin_refuted():
+    """w_K − w* = (I − ηS)^K (w0 − w*): the recursion shifted by w*."""
+    error = lambda extra: lambda S, w0, wstar, eta, K, d: iv.matpow(eye(d, S) - eta * S, K + extra) @ (w0 - wstar)  # noqa: E731
+    lhs = GD_ITERATES - (lambda wstar: wstar)
+    assert (
+        iv.check(
+            iv.statement("gd-error", "t", "s", symbols=GD_QUADRATIC, lhs=lhs, rhs=error(0)), max_examples=20
+        ).verdict
+        is iv.Verdict.PROVED
+    )
+    twin = iv.statement(
+        "gd-error-k1", "t", "s", symbols=GD_QUADRATIC, lhs=lhs, rhs=error(1), holds=False, corrected=error(0)
+    )
+    result = iv.check(twin, max_examples=20)
+    assert (
+        result.verdict is iv.Verdict.REFUTED and result.as_expected and "base case K = 0" in result.evidence[0].detail
+    )
+
+
+def test_a_recursion_is_shifted_only_by_numbers_and_sides():
+    with pytest.raises(iv.InvalidArgument, match="shifted by a number or a function"):
+        STEPS - "c"
+    with pytest.raises(iv.InvalidArgument, match="shifted by a number or a function"):
+        STEPS - STEPS

@@ -88,11 +88,8 @@ def test_false_identities_are_refuted_at_their_minimal_size_with_an_exact_witnes
 
 
 def test_a_claim_no_procedure_decides_is_unproven():
-    # Sylvester's det(I + AB) = det(I + BA) is true, but no procedure here decides determinants.
-    size = sp.Symbol("n", integer=True, positive=True)
-    A, B = MatrixSymbol("A", size, size), MatrixSymbol("B", size, size)
-    sylvester = Symbolic(lambda: det(Identity(size) + A @ B) - det(Identity(size) + B @ A))
-    result = check(Claim("sylvester", "s", "det(I + AB) = det(I + BA)", (sylvester,)))
+    # tr((A + B)⁻¹A) + tr((A + B)⁻¹B) = n is true, but A + B has no single longest word to reduce by
+    result = check(Claim("split", "s", "tr((A + B)⁻¹A) + tr((A + B)⁻¹B) = n", (Symbolic(_undecided_trace),)))
     assert result.verdict is Verdict.UNPROVEN and not result.as_expected
 
 
@@ -162,8 +159,13 @@ def _squares():
 A_, B_ = MatrixSymbol("A", n, n), MatrixSymbol("B", n, n)
 
 
+def _undecided_trace():
+    """tr((A + B)⁻¹A) + tr((A + B)⁻¹B) − n: zero, and undecided for every size by the procedures here."""
+    return trace((A_ + B_).I * A_) + trace((A_ + B_).I * B_) - n
+
+
 def test_an_undecided_dimension_free_control_is_undecided_not_failed():
-    # Sylvester: det(I + AB) = det(I + BA) is true but undecided for every size; the numeric control passes.
+    # the corrected form's symbolic counterpart is true but undecided for every size; the numeric control passes.
     claim = Claim(
         "commute",
         "s",
@@ -171,7 +173,7 @@ def test_an_undecided_dimension_free_control_is_undecided_not_failed():
         (Symbolic(lambda: A_ * B_ - B_ * A_), Numeric(_squares(), lambda c: (c["A"] @ c["B"], c["B"] @ c["A"]))),
         holds=False,
         corrected=Corrected(
-            symbolic=lambda: det(Identity(n) + A_ * B_) - det(Identity(n) + B_ * A_),
+            symbolic=_undecided_trace,
             numeric=lambda c: (c["A"] @ c["B"], (c["B"].T @ c["A"].T).T),
         ),
     )
@@ -244,7 +246,7 @@ def test_a_refutation_whose_only_control_is_undecided_is_not_as_expected():
         "AB = BA",
         (Symbolic(lambda: A_ * B_ - B_ * A_),),
         holds=False,
-        corrected=Corrected(symbolic=lambda: det(Identity(n) + A_ * B_) - det(Identity(n) + B_ * A_)),
+        corrected=Corrected(symbolic=_undecided_trace),
     )
     result = check(claim)
     assert result.verdict is Verdict.REFUTED and result.evidence[-1].status == "undecided"

@@ -75,3 +75,78 @@ def test_a_wrong_expected_loss_minimiser_is_refuted_at_d_1():
 def test_argmin_over_an_undeclared_or_matrix_symbol_is_refused():
     with pytest.raises(iv.InvalidArgument, match=r"must name a declared iv\.scalar"):
         iv.statement("bad", "t", "s", symbols=GAUSSIAN, lhs=iv.argmin(ONE_STEP_LOSS, over="Lambda"), rhs=_best_step)
+
+
+# ---------------------------------------------------------------------------------------------
+# The second-order condition (issue 39, reproduction 8): no sign assumed for a trace of three covariances
+
+THREE = {
+    "x": iv.gaussian("d", cov="L1"),
+    "y": iv.gaussian("d", cov="L2"),
+    "w": iv.gaussian("d", cov="L3"),
+    "L1": iv.matrix("d", "d"),
+    "L2": iv.matrix("d", "d"),
+    "L3": iv.matrix("d", "d"),
+    "eta": iv.scalar(),
+}
+
+
+def test_a_trace_of_three_positive_definite_matrices_can_be_negative():
+    """By hand: Λ₁Λ₂ = [[−4, −6], [12, 17]], so tr(Λ₁Λ₂Λ₃) = (−20 + 12) + (−24 + 17) = −15; each Λ has
+    positive trace and determinant (1, 4, 1), so is positive definite."""
+    from icl_verify.core.optimality import positive_trace
+
+    l1, l2, l3 = sp.Matrix([[1, -2], [-2, 5]]), sp.Matrix([[4, 4], [4, 5]]), sp.Matrix([[5, -2], [-2, 1]])
+    assert [m.det() for m in (l1, l2, l3)] == [1, 4, 1] and all(m.trace() > 0 for m in (l1, l2, l3))
+    assert (l1 * l2 * l3).trace() == -15
+    d = sp.Symbol("d", positive=True, integer=True)
+    a, b, c = (sp.MatrixSymbol(n, d, d) for n in ("L1", "L2", "L3"))
+    names = {"L1", "L2", "L3"}
+    assert positive_trace(sp.Trace(a * a * b), names) and positive_trace(sp.Trace(a), names)
+    assert not positive_trace(sp.Trace(a * b * c), names) and not positive_trace(sp.Trace(a * b * a * b), names)
+    assert not positive_trace(sp.Trace(a * sp.MatrixSymbol("M", d, d)), names)
+
+
+def test_a_false_argmin_with_a_trace_of_three_covariances_is_not_proved():
+    """argmin_η E[η² xᵀyyᵀwwᵀx − 2η] = 1/tr(Λ₁Λ₂Λ₃) is stationary, but L″ = 2 tr(Λ₁Λ₂Λ₃) can be negative."""
+    claim = iv.statement("three-covariances", "t", "s", symbols=THREE,
+                         lhs=iv.argmin(iv.expect(lambda x, y, w, eta: eta**2 * iv.trace(x.T @ y @ y.T @ w @ w.T @ x)
+                                                 - 2 * eta), over="eta"),
+                         rhs=lambda L1, L2, L3: 1 / iv.trace(L1 @ L2 @ L3))  # fmt: skip
+    result = iv.check(claim, max_examples=5)
+    assert result.verdict is iv.Verdict.REFUTED
+    proof, explicit = result.evidence[0], result.evidence[1]
+    assert proof.status == "undecided" and explicit.status == "refuted"
+    cex = result.counterexample
+    assert cex["kind"] == "explicit" and cex["sizes"] == {"d": 2}
+    value = sp.Rational(cex["exact_residual"])
+    matrices = [sp.Matrix(2, 2, lambda i, j, k=k: sp.Rational(cex["values"][f"L{k}[{min(i, j)}, {max(i, j)}]"]))
+                for k in (1, 2, 3)]  # fmt: skip
+    assert all(m.is_positive_definite for m in matrices)
+    assert value == 2 * (matrices[0] * matrices[1] * matrices[2]).trace() and value <= 0
+    for seed in range(1, 4):  # never PROVED nor VERIFIED, whatever the seed of the draws
+        assert iv.check(claim, seed=seed, max_examples=5).verdict is iv.Verdict.REFUTED
+
+
+def test_the_same_argmin_with_two_covariances_is_proved_by_the_positivity_rule():
+    """argmin_η E[η² xᵀyyᵀx − 2η] = 1/tr(Λ₁Λ₂): L″ = 2 tr(Λ₁Λ₂) > 0 (tr(AB) > 0 for A, B ≻ 0)."""
+    claim = iv.statement("two-covariances", "t", "s", symbols=THREE,
+                         lhs=iv.argmin(iv.expect(lambda x, y, eta: eta**2 * iv.trace(x.T @ y @ y.T @ x) - 2 * eta),
+                                       over="eta"),
+                         rhs=lambda L1, L2: 1 / iv.trace(L1 @ L2))  # fmt: skip
+    result = iv.check(claim, max_examples=5)
+    assert result.verdict is iv.Verdict.PROVED
+    assert "tr(AB) > 0" in result.evidence[0].detail and result.evidence[1].status == "verified"
+
+
+def test_the_curvature_draws_respect_the_declared_domain():
+    """argmin_η E[η² t xᵀx − 2η] = 1/(t tr Λ) for t > 0: L″ = 2t tr Λ > 0 there, so the exact draws (t drawn
+    positive, as declared; each draw also checked against the declared relations) never refute it."""
+    symbols = {**GAUSSIAN, "t": iv.scalar(positive=True)}
+    claim = iv.statement("scaled-step", "t", "s", symbols=symbols,
+                         lhs=iv.argmin(iv.expect(lambda x, eta, t: eta**2 * t * iv.trace(x.T @ x) - 2 * eta),
+                                       over="eta"),
+                         rhs=lambda t, Lambda: 1 / (t * iv.trace(Lambda)))  # fmt: skip
+    result = iv.check(claim, max_examples=5)
+    assert result.verdict is iv.Verdict.PROVED
+    assert result.evidence[1].status == "verified" and "exact draws" in result.evidence[1].detail

@@ -278,3 +278,72 @@ def test_scalar_domains_are_drawn_and_refused_when_inconsistent() -> None:
         iv.scalar(low=3, high=0)
     with pytest.raises(InvalidArgument, match="exclude must be a list of numbers"):
         iv.scalar(exclude="1")
+
+
+def test_an_spd_matrix_is_symmetric_in_the_proof_too() -> None:
+    # tr(BᵀA) = tr((BᵀA)ᵀ) = tr(AᵀB) = tr(AB) = tr(BA) when Aᵀ = A; false for a general A (A = E₁₂, B = E₁₂)
+    statement = dict(lhs=lambda A, B: trace(B.T @ A), rhs=lambda A, B: trace(B @ A))
+    spd = {"A": iv.matrix("n", "n", spd=True), "B": iv.matrix("n", "n")}
+    assert (
+        _verdict(iv.statement("sym", "trace", "tr(BᵀA) = tr(BA), A SPD", symbols=spd, **statement))[0]
+        is iv.Verdict.PROVED
+    )
+    twin = iv.statement(
+        "gen", "trace", "the same, A general", symbols=SQUARE, holds=False, no_control="twin", **statement
+    )
+    assert _verdict(twin)[0] is iv.Verdict.REFUTED
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(32))
+def test_the_rounding_reproductions_are_proved_at_every_seed_0_to_31(seed: int) -> None:
+    square = {"A": iv.matrix("n", "n")}
+    claims = [
+        iv.statement("d1", "Cookbook (18)", "det(AB)", symbols=SQUARE, lhs=DETERMINANTS[0][2], rhs=DETERMINANTS[0][3]),
+        iv.statement("d2", "Cookbook (19)", "det(Aᵀ)", symbols=square, lhs=DETERMINANTS[1][2], rhs=DETERMINANTS[1][3]),
+        iv.statement(
+            "ch",
+            "Cayley–Hamilton",
+            "2 × 2",
+            symbols={"A": iv.matrix(2, 2)},
+            lhs=lambda A: trace(A @ A @ A) - 1.5 * trace(A) * trace(A @ A) + 0.5 * trace(A) ** 3,
+            rhs=lambda A: 0 * trace(A),
+        ),
+        iv.statement(
+            "inv3",
+            "Cookbook §3.2",
+            "(A³)⁻¹ = (A⁻¹)³",
+            symbols={"A": iv.matrix("n", "n", spd=True)},
+            lhs=lambda A: inverse(A @ A @ A),
+            rhs=lambda A: inverse(A) @ inverse(A) @ inverse(A),
+        ),
+        iv.statement(
+            "inv", "Cookbook (145)", "(AB)⁻¹", symbols=SQUARE, lhs=COOKBOOK_INVERSES[0][1], rhs=COOKBOOK_INVERSES[0][2]
+        ),
+    ]
+    assert [_verdict(c, seed)[0] for c in claims] == [iv.Verdict.PROVED] * len(claims)
+
+
+def test_a_numeric_refutation_caused_by_binary_literals_says_so() -> None:
+    # as binary rationals 0.1 = 3602879701896397/2⁵⁵, 0.2 = 3602879701896397/2⁵⁴, 0.3 = 5404319552844595/2⁵⁴,
+    # so 0.1 + 0.2 − 0.3 = (10808639105689191 − 10808639105689190)/2⁵⁵ = 2⁻⁵⁵: at x = 2⁶⁰ the residual is 32
+    sides = Sides(
+        lambda c: (0.1 * c["x"] + 0.2 * c["x"], 0.3 * c["x"]),
+        lambda c, decimal=False: exact_residuals(lambda x: 0.1 * x + 0.2 * x, lambda x: 0.3 * x, c, decimal),
+    )
+    verdict, residual = confirm(sides, {"x": 2.0**60})
+    assert verdict is Confirmation.CONFIRMED
+    assert residual.startswith("32 ") and "caused by binary floating-point literals" in residual
+
+
+def test_empty_evidence_is_no_evidence() -> None:
+    # an exact check at no size, a residual with no parts, a comparison of two empty arrays: UNPROVEN, never VERIFIED
+    none = iv.Explicit(lambda **size: sp.Integer(0), [])
+    no_parts = iv.Explicit(lambda **size: [], [{}])
+    empty = Numeric(st.just({"k": 1}), lambda c: (np.zeros(0), np.zeros(0)))
+    for check in (none, no_parts, empty):
+        assert iv.check(iv.Claim("empty", "test", "x + 1 = x", checks=(check,))).verdict is iv.Verdict.UNPROVEN
+    assert (
+        iv.check(iv.Claim("empty", "test", "x + 1 = x", checks=(iv.Symbolic(lambda: []),))).verdict
+        is iv.Verdict.UNPROVEN
+    )

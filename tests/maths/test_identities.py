@@ -155,3 +155,120 @@ def test_clearing_denominators_proves_rational_identities_of_any_shape_without_r
 def test_clearing_denominators_never_proves_a_non_identity(name):
     assert cleared_zero(NON_IDENTITIES[name]) is False
     assert cleared_zero(X * (X.T * X).I * X.T - Identity(n)) is False
+
+
+K = sp.Symbol("K", integer=True, nonnegative=True)
+eta = sp.Symbol("eta")
+G = Identity(n) - eta * A  # the gradient-descent iteration matrix I − ηA
+
+POWER_IDENTITIES = {
+    "M^(K+1) = M·M^K": sp.MatPow(G, K + 1) - G * sp.MatPow(G, K),
+    "M^(K+1) = M^K·M": sp.MatPow(G, K + 1) - sp.MatPow(G, K) * G,
+    "M^(2K+1) = M^K·M·M^K": sp.MatPow(A, 2 * K + 1) - sp.MatPow(A, K) * A * sp.MatPow(A, K),
+    "A commutes with (I − ηA)^K": A * sp.MatPow(G, K) - sp.MatPow(G, K) * A,
+    "(I − ηA)⁻¹ commutes with A^K": G.I * sp.MatPow(A, K) - sp.MatPow(A, K) * G.I,
+    "((I − ηA)^K)ᵀ = (I − ηAᵀ)^K": sp.Transpose(sp.MatPow(G, K)) - sp.MatPow(Identity(n) - eta * A.T, K),
+    "I^K = I": sp.MatPow(Identity(n), K) - Identity(n),
+    "tr(A^K B A) = tr(A^(K+1) B)": Trace(sp.MatPow(A, K) * B * A) - Trace(sp.MatPow(A, K + 1) * B),
+}
+
+POWER_NON_IDENTITIES = {  # false for some K and matrices: never proved
+    "B commutes with A^K": B * sp.MatPow(A, K) - sp.MatPow(A, K) * B,
+    "A commutes with (A + B)^K": A * sp.MatPow(A + B, K) - sp.MatPow(A + B, K) * A,
+    "Aᵀ commutes with A^K": A.T * sp.MatPow(A, K) - sp.MatPow(A, K) * A.T,
+    "M^(K+1) = M^K": sp.MatPow(G, K + 1) - sp.MatPow(G, K),
+    "(AB)^K = A^K B^K": sp.MatPow(A * B, K) - sp.MatPow(A, K) * sp.MatPow(B, K),
+}
+
+
+@pytest.mark.parametrize("name", POWER_IDENTITIES)
+def test_powers_with_a_symbolic_exponent_are_proved_by_their_canonical_form(name):
+    decision = decide(POWER_IDENTITIES[name], seed=0)
+    assert decision.holds is True and decision.failure == 0, decision.how
+
+
+@pytest.mark.parametrize("name", POWER_NON_IDENTITIES)
+def test_false_power_identities_are_never_proved(name):
+    decision = decide(POWER_NON_IDENTITIES[name], seed=0)
+    assert decision.holds is None and "symbolic exponent" in decision.how
+
+
+def test_a_refutation_is_reported_at_the_smallest_sizes():
+    decision = decide(commutator(A, B), seed=0)  # AB = BA holds at n = 1, fails at n = 2
+    assert decision.holds is False and decision.sizes == {n: 2}
+    assert decide(X.T * X - lam * Identity(d), seed=0).sizes == {d: 1, n: 2}
+
+
+Ank, Bkn = MatrixSymbol("A", n, k), MatrixSymbol("B", k, n)
+c = sp.Symbol("c")
+RIDGE = (X.T * X + lam * Identity(d)).I  # G = (XᵀX + λI_d)⁻¹, X n × d
+
+TRACE_AND_DETERMINANT_IDENTITIES = {  # name: (residual, the theorem the evidence must cite)
+    "tr(XGXᵀ) = d − λ tr G": (Trace(X * RIDGE * X.T) - (d - lam * Trace(RIDGE)), "M⁻¹M = MM⁻¹ = I"),
+    "tr(X(XᵀX)⁻¹Xᵀ) = d": (Trace(X * (X.T * X).I * X.T) - d, "M⁻¹M = MM⁻¹ = I"),
+    "Sylvester": (Determinant(Identity(n) + Ank * Bkn) - Determinant(Identity(k) + Bkn * Ank), "Sylvester"),
+    "determinant lemma": (
+        Determinant(A + u * v.T) - Determinant(A) * (1 + Trace(v.T * A.I * u)),
+        "matrix determinant lemma",
+    ),
+    "det(cA) = cⁿ det A": (Determinant(c * A) - c**n * Determinant(A), "det(cA) = cⁿ det A"),
+    "det(AB) = det A det B": (Determinant(A * B) - Determinant(A) * Determinant(B), "Binet–Cauchy"),
+    "det A · det A⁻¹ = 1": (Determinant(A) * Determinant(A.I) - 1, "det(M⁻¹) = 1 / det M"),
+}
+
+TRACE_AND_DETERMINANT_TWINS = {  # name: (residual, sizes of the smallest refutation)
+    "tr(XGXᵀ) = n − λ tr G": (Trace(X * RIDGE * X.T) - (n - lam * Trace(RIDGE)), {d: 1, n: 2}),
+    "tr(X(XᵀX)⁻¹Xᵀ) = n": (Trace(X * (X.T * X).I * X.T) - n, {d: 1, n: 2}),
+    "det(I_n + AB) = det(I_k − BA)": (
+        Determinant(Identity(n) + Ank * Bkn) - Determinant(Identity(k) - Bkn * Ank),
+        {k: 1, n: 2},
+    ),
+    "det(A + uvᵀ) = det A (1 + uᵀA⁻¹v)": (
+        Determinant(A + u * v.T) - Determinant(A) * (1 + Trace(u.T * A.I * v)),
+        {n: 2},
+    ),
+    "det(cA) = c det A": (Determinant(c * A) - c * Determinant(A), {n: 2}),
+    "det(A + B) = det A + det B": (Determinant(A + B) - Determinant(A) - Determinant(B), {n: 2}),  # n = 1: a + b
+}
+
+
+@pytest.mark.parametrize("name", TRACE_AND_DETERMINANT_IDENTITIES)
+def test_traces_of_inverses_and_determinants_are_proved_for_every_size_citing_the_theorem(name):
+    residual, theorem = TRACE_AND_DETERMINANT_IDENTITIES[name]
+    decision = decide(residual, seed=0)
+    assert decision.holds is True and decision.failure == 0, decision.how
+    assert decision.how.startswith("reduced to 0 for every size by") and theorem in decision.how
+
+
+@pytest.mark.parametrize("name", TRACE_AND_DETERMINANT_TWINS)
+def test_false_twins_of_trace_and_determinant_identities_are_refuted_at_their_smallest_sizes(name):
+    residual, sizes = TRACE_AND_DETERMINANT_TWINS[name]
+    decision = decide(residual, seed=0)
+    assert decision.holds is False and decision.sizes == sizes, decision.how
+
+
+def test_an_irreducible_trace_of_an_inverse_says_what_was_tried():
+    # tr((A + B)⁻¹) = tr(A⁻¹) + tr(B⁻¹) is false: the reduction does not claim it, an exact evaluation refutes it
+    residual = Trace((A + B).I) - Trace(A.I) - Trace(B.I)
+    assert identities.reduced_zero(residual)[0] is False
+    assert decide(residual, seed=0).holds is False
+    # tr((A + B)⁻¹A) + tr((A + B)⁻¹B) = n is true, but A + B has no single longest word: undecided, with what was tried
+    decision = decide(Trace((A + B).I * A) + Trace((A + B).I * B) - n, seed=0)
+    assert decision.holds is None and "not reduced to 0 (theorems tried: none applied" in decision.how
+
+
+def test_the_trace_of_a_matrix_identity_is_proved_by_the_identity():
+    decision = decide(Trace(IDENTITIES["Woodbury, square"]), seed=0)
+    assert decision.holds is True and decision.how.startswith("the trace of a matrix identity: clearing denominators")
+
+
+def test_the_reduction_never_divides_by_a_coefficient_that_vanishes_at_some_sizes():
+    # M = (n − d)·XᵀX + λI: rewriting M⁻¹XᵀX = (I − λM⁻¹)/(n − d) holds only for n ≠ d, and n = d is not
+    # a negligible set of sizes; the reduction refuses to divide by a coefficient with a size in it (this
+    # residual happens to be 0 at n = d too, but the argument would not show it)
+    m_inv = ((n - d) * X.T * X + lam * Identity(d)).I
+    residual = (n - d) * Trace(m_inv * X.T * X) - (d - lam * Trace(m_inv))
+    assert identities.reduced_zero(residual)[0] is False
+    # with a real scalar coefficient the same rewriting is valid (c ≠ 0 on a dense set) and proves it
+    c_inv = (c * X.T * X + lam * Identity(d)).I
+    assert identities.reduced_zero(c * Trace(c_inv * X.T * X) - (d - lam * Trace(c_inv)))[0] is True

@@ -12,7 +12,15 @@ from sympy.matrices.expressions import Identity, MatrixSymbol, Trace
 
 from icl_verify.experiments import lsa
 from icl_verify.families.optimal_lsa import moments as optimal_moments
-from icl_verify.maths.moments import Law, commutative_value, expectation, normal_form, trace_gradient
+from icl_verify.maths.moments import (
+    MAX_PAIRINGS,
+    Law,
+    OutsideFragment,
+    commutative_value,
+    expectation,
+    normal_form,
+    trace_gradient,
+)
 
 N, D = sp.symbols("N d", positive=True, integer=True)
 S2, KAPPA = sp.symbols("s2 kappa", positive=True)
@@ -145,7 +153,7 @@ def test_rademacher_enumeration():
     mean_cube = sp.Rational(sum(int(np.trace(np.linalg.matrix_power(x.T @ x, 3))) for x in signs), len(signs))
     law = {X: Law.iid(1, 1)}
     assert expectation(Trace(X.T * X * X.T * X), law).subs({N: n, D: d}) == mean_s2
-    with pytest.raises(ValueError, match="above the fourth"):
+    with pytest.raises(OutsideFragment, match="above the fourth"):
         expectation(Trace(X.T * X * X.T * X * X.T * X), law)
     # the sixth moment is fixed for a Gaussian law only; the Rademacher value differs from it
     gaussian_cube = expectation(Trace(X.T * X * X.T * X * X.T * X), {X: Law.gaussian(1)}).subs({N: n, D: d})
@@ -247,3 +255,65 @@ def test_a_mutable_matrix_covariance_and_factor_give_the_wishart_moment():
 
 def test_a_mutable_matrix_is_its_own_expectation():
     assert sp.Matrix(expectation(sp.Matrix([[1, 2], [3, 4]]), {})) == sp.Matrix([[1, 2], [3, 4]])
+
+
+# ---------------------------------------------------------------------------------------------
+# The fragment: polynomials in the random symbols, moments the law fixes, pairings bounded (issue 39)
+
+
+def test_a_random_symbol_under_an_inverse_or_a_root_is_outside_the_fragment():
+    """E[X (XᵀX)⁻¹ Xᵀ] and E √tr(XᵀX) are no polynomial moments: never computed as if XᵀX were constant."""
+    law = {X: Law.gaussian(LAM)}
+    with pytest.raises(OutsideFragment, match="inside"):
+        expectation(X * (X.T * X).I * X.T, law)
+    with pytest.raises(OutsideFragment, match="unsupported scalar factor"):
+        expectation(sp.sqrt(Trace(X.T * X)), law)
+    with pytest.raises(OutsideFragment, match="unsupported scalar factor"):
+        expectation(X.T * X / Trace(X.T * X), law)
+
+
+def test_a_constant_scalar_factor_is_a_coefficient_and_a_trace_factor_is_a_moment():
+    """E[XᵀX / tr Λ] = N Λ / tr Λ; E[tr(XᵀX) XᵀX] = N² tr(Λ) Λ + 2N Λ² (Isserlis)."""
+    law = {X: Law.gaussian(LAM)}
+    assert same(expectation(X.T * X / Trace(LAM), law), N * LAM / Trace(LAM))
+    assert same(expectation(Trace(X.T * X) * X.T * X, law), N**2 * Trace(LAM) * LAM + 2 * N * LAM * LAM)
+
+
+def test_an_iid_law_of_kurtosis_three_is_not_gaussian_beyond_the_fourth_moment():
+    """κ = 3 fixes E r⁴ = 3s⁴ only: the three-point law ±√3 has E r⁶ = 9, a Gaussian 15."""
+    with pytest.raises(OutsideFragment, match="above the fourth"):
+        expectation(Trace(X.T * X * X.T * X * X.T * X), {X: Law.iid(1, 3)})
+    fourth = expectation(Trace(X.T * X * X.T * X), {X: Law.iid(1, 3)})
+    assert sp.expand(fourth - expectation(Trace(X.T * X * X.T * X), {X: Law.gaussian(1)})) == 0
+
+
+def test_a_scalar_gaussian_moment_has_its_closed_form():
+    """E z²ᵏ = (2k − 1)!! σ²ᵏ for z ~ N(0, σ²), k up to 10 (19!! = 654729075 pairings), odd moments 0."""
+    z, s2 = MatrixSymbol("z", 1, 1), sp.Symbol("s2", positive=True)
+    for k in (1, 2, 5, 10):
+        got = expectation(Trace(z * z.T) ** k, {z: Law.gaussian(s2)})
+        assert sp.expand(got - sp.factorial2(2 * k - 1) * s2**k) == 0
+    assert expectation(Trace(z * z.T) ** 3 * Trace(z), {z: Law.gaussian(s2)}) == 0
+
+
+def test_pairings_beyond_the_bound_are_outside_the_fragment():
+    """E (xᵀx)⁷ for x of symbolic dimension has 13!! = 135135 pairings: refused at once, not enumerated."""
+    x = MatrixSymbol("x", 1, D)
+    assert sp.factorial2(13) > MAX_PAIRINGS >= sp.factorial2(11)
+    with pytest.raises(OutsideFragment, match="pairings"):
+        expectation(Trace(x * x.T) ** 7, {x: Law.gaussian(1)})
+
+
+def test_a_transposed_covariance_comes_out_untransposed():
+    assert expectation(X.T * X * LAM.T, {X: Law.gaussian(LAM)}) == N * LAM**2
+
+
+def test_an_inner_product_of_vectors_leaves_the_matrix_product():
+    """At a node of dimension 1 a product factorises: m bᵀ m mᵀ = tr(bᵀm) m mᵀ. For a column x = zᵀ with
+    z ~ N(0, Λ) a row: E[x bᵀx xᵀ] = 0 (odd) and E[x xᵀ b bᵀ x xᵀ] = E[(bᵀx)² x xᵀ] = 2Λbbᵀ Λ + (bᵀΛb) Λ (Isserlis)."""
+    m, b = MatrixSymbol("m", D, 1), MatrixSymbol("b", D, 1)
+    assert same(normal_form(m * b.T * m * m.T), Trace(b.T * m) * m * m.T)
+    z = MatrixSymbol("z", 1, D)
+    assert same(expectation(z.T * b.T * z.T * z, {z: Law.gaussian(LAM)}), sp.ZeroMatrix(D, D))
+    assert same(expectation(z.T * z * b * b.T * z.T * z, {z: Law.gaussian(LAM)}),
+                2 * LAM * b * b.T * LAM + Trace(b.T * LAM * b) * LAM)  # fmt: skip

@@ -38,7 +38,7 @@ def _refuted_commute():
 
 def test_result_markdown_shows_every_row_the_counterexample_and_the_residual():
     text = render.result_markdown(_refuted_commute())
-    assert "| symbolic | ❌ refuted | lhs − rhs ≠ 0 exactly at a random point with n = 3" in text  # decided exactly
+    assert "| symbolic | ❌ refuted | lhs − rhs ≠ 0 exactly at a random point with n = 2" in text  # the smallest
     assert "| numeric | ❌ refuted |" in text
     assert "| control | ✅ passed | numeric: the corrected form at the shrunk counterexample" in text
     assert "at sizes `k` = 2:" in text  # a size's name is code, not italic math

@@ -135,8 +135,8 @@ def test_a_wrong_step_in_a_derivation_expected_to_hold_exits_1(user_file):
 
 
 def test_an_unproven_step_is_never_a_pass(tmp_path):
-    # Sylvester's det(I + AB) = det(I + BA): true, but no procedure here decides determinants for every size,
-    # and no small size refutes it — so the step stays unproven, and the derivation is not as expected.
+    # tr((A + B)⁻¹A) + tr((A + B)⁻¹B) = n: true, but no procedure here decides it for every size (A + B has no
+    # single longest word to reduce by), and no small size refutes it — the step stays unproven, not as expected.
     path = tmp_path / "matrices.py"
     path.write_text(
         textwrap.dedent(
@@ -145,10 +145,9 @@ def test_an_unproven_step_is_never_a_pass(tmp_path):
             import icl_verify as iv
 
             n = sp.Symbol("n", positive=True, integer=True)
-            A, B, I = sp.MatrixSymbol("A", n, n), sp.MatrixSymbol("B", n, n), sp.Identity(n)
-            sylvester = iv.Derivation(
-                "sylvester", "Sylvester", "s", start=sp.Determinant(I + A * B), steps=[iv.Step(sp.Determinant(I + B * A), "swap")]
-            )
+            A, B = sp.MatrixSymbol("A", n, n), sp.MatrixSymbol("B", n, n)
+            start = sp.Trace((A + B).I * A) + sp.Trace((A + B).I * B)
+            split = iv.Derivation("split", "split", "s", start=start, steps=[iv.Step(n * sp.Integer(1), "tr I")])
             """
         )
     )

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import sys
 import textwrap
 
@@ -124,3 +127,92 @@ def test_two_files_that_would_write_one_document_are_a_usage_error(tmp_path):
     out = tmp_path / "out"
     _assert_usage_error(_invoke("docs", str(one), str(two), "--out", str(out)), "would both write", "'notes'")
     assert not out.exists()
+
+
+COMMAND = [sys.executable, "-c", "from icl_verify.cli.main import main; main(prog_name='icl-verify')"]
+
+
+@pytest.mark.parametrize("status", [0, 3])
+def test_os_exit_while_importing_is_a_usage_error_not_a_silent_exit(tmp_path, status):
+    path = tmp_path / "underscore_exits.py"
+    path.write_text(HEADER + _claim("c", "never-seen") + f"import os\nos._exit({status})\n")
+    done = subprocess.run([*COMMAND, "check", str(path), "--no-cache"], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.strip().splitlines() == [
+        f"icl-verify check: error: claims file {str(path)!r} failed to import: it called os._exit({status})"
+    ]
+
+
+def test_a_process_the_file_forks_while_importing_still_ends_with_os_exit(tmp_path):
+    marker = tmp_path / "child-ran-on"
+    path = tmp_path / "forks.py"
+    path.write_text(
+        HEADER
+        + _claim("c", "forks-at-import")
+        + f"import os\nif os.fork() == 0:\n    os._exit(0)\nelse:\n    os.wait()\nopen({str(marker)!r}, 'a').write('x')\n"
+    )
+    assert registry.load_file(path)[0].name == "forks-at-import"
+    assert marker.read_text() == "x"  # the child ended at its os._exit: it did not go on importing
+
+
+@pytest.mark.parametrize("statement", ["raise GeneratorExit", "class Odd(BaseException): pass\nraise Odd('odd')"])
+def test_any_base_exception_while_importing_is_a_usage_error(tmp_path, statement):
+    path = tmp_path / "odd.py"
+    path.write_text(HEADER + _claim("c", "never-seen") + statement + "\n")
+    _assert_usage_error(_invoke("check", str(path)), "failed to import", statement.split("(")[0].split()[-1])
+
+
+def test_ctrl_c_while_the_file_imports_exits_130(tmp_path):
+    path = tmp_path / "slow_import.py"
+    path.write_text("import sys, time\nprint('importing', file=sys.stderr, flush=True)\ntime.sleep(60)\n")
+    start = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); " + COMMAND[2]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", start, "check", str(path), "--no-cache"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr.readline() == "importing\n"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and out == ""
+    assert err.strip().splitlines() == ["icl-verify: error: interrupted"]
+
+
+def _not_regular(tmp_path, kind: str):
+    path = tmp_path / f"{kind}.py"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        path.symlink_to("/dev/zero")
+    else:
+        path.symlink_to(path)  # a loop
+    return path
+
+
+@pytest.mark.parametrize(
+    ("kind", "reason"),
+    [("fifo", "is not a regular file"), ("device", "is not a regular file"), ("loop", "Too many levels")],
+)
+def test_a_target_that_is_not_a_regular_file_is_a_usage_error_at_once(tmp_path, kind, reason):
+    path = _not_regular(tmp_path, kind)
+    for cache in (["--no-cache"], ["--cache-dir", str(tmp_path / "cache")]):
+        done = subprocess.run([*COMMAND, "check", str(path), *cache], capture_output=True, text=True, timeout=120)
+        assert (done.returncode, done.stdout) == (2, ""), done.stderr
+        assert len(done.stderr.splitlines()) == 1 and reason in done.stderr and str(path) in done.stderr
+
+
+@pytest.mark.parametrize(
+    "head", [b"\xef\xbb\xbf", b"# -*- coding: latin-1 -*-\n"], ids=["utf-8-bom", "latin-1-coding-line"]
+)
+def test_a_file_python_decodes_loads_as_python_decodes_it(tmp_path, head):
+    path = tmp_path / "encoded.py"
+    text = HEADER + _claim("c", "encoded") + "NOTE = 'café'\n"
+    path.write_bytes(head + text.encode("latin-1" if b"latin" in head else "utf-8"))
+    fam = registry.load_family(path)
+    assert [c.name for c in fam.claims] == ["encoded"] and fam.module.NOTE == "café"
+    line = 3 + head.count(b"\n")  # the claim's line, a coding line counted
+    assert fam.locations == (f"{path}:{line}",)

@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from icl_verify import Claim, Symbolic
+from icl_verify import Claim, Evidence, Symbolic
 from icl_verify.cli.main import main
 from icl_verify.output import report
 from icl_verify.running import depends, registry, runner, sources, store, verdict_cache
 from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key
 
+VERIFIED_ROW = (Evidence("numeric", "verified", "100 random cases pass", 0.0),)  # the evidence of a VERIFIED outcome
 KEY_INPUTS = {"sources": "p" * 64, "seed": 0, "max_examples": 100}
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -192,7 +193,7 @@ def test_a_corrupt_entry_is_ignored_and_rebuilt(user_file, tmp_path, garbage):
 
 def test_an_entry_stored_under_another_key_is_not_used(tmp_path):
     cache = VerdictCache(tmp_path)
-    outcome = Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, 1.0, depends.Depends({}, {}))
+    outcome = Outcome(verdict_cache.Verdict.VERIFIED, VERIFIED_ROW, 0, 100, 1.0, depends.Depends({}, {}))
     cache.put("a" * 64, outcome)
     assert cache.get("a" * 64) == outcome
     (tmp_path / ("a" * 64 + ".json")).rename(tmp_path / ("b" * 64 + ".json"))
@@ -202,7 +203,7 @@ def test_an_entry_stored_under_another_key_is_not_used(tmp_path):
 def test_concurrent_writers_leave_a_complete_entry_and_no_temporary_file(tmp_path):
     cache = VerdictCache(tmp_path)
     nothing = depends.Depends({}, {})
-    outcomes = [Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, float(k), nothing) for k in range(8)]
+    outcomes = [Outcome(verdict_cache.Verdict.VERIFIED, VERIFIED_ROW, 0, 100, float(k), nothing) for k in range(8)]
     threads = [threading.Thread(target=lambda o=o: [cache.put("k" * 64, o) for _ in range(20)]) for o in outcomes]
     for t in threads:
         t.start()
@@ -317,7 +318,7 @@ def test_a_helper_that_does_not_parse_is_hashed_not_followed(tmp_path):
 FAR_HELPER_CLAIMS = """
 import importlib, sys
 from pathlib import Path
-from icl_verify import Claim, Symbolic
+from icl_verify import Claim, Evidence, Symbolic
 
 FAR = Path(__file__).resolve().parent.parent / "elsewhere"
 sys.path.insert(0, str(FAR))
@@ -505,6 +506,30 @@ def test_caches_opened_at_once_on_a_new_folder_share_one_complete_secret(tmp_pat
     secret = (tmp_path / "new" / store.SECRET).read_bytes()
     assert len(opened) == 8 and len(secret) == 32
     assert sorted(p.name for p in (tmp_path / "new").iterdir()) == [store.SECRET]  # no temporary file left
-    outcome = Outcome(verdict_cache.Verdict.VERIFIED, (), 0, 100, 1.0, depends.Depends({}, {}))
+    outcome = Outcome(verdict_cache.Verdict.VERIFIED, VERIFIED_ROW, 0, 100, 1.0, depends.Depends({}, {}))
     opened[0].put("s" * 64, outcome)
     assert all(cache.get("s" * 64) == outcome for cache in opened)  # every one reads what another wrote
+
+
+def test_a_dependency_replaced_by_a_fifo_no_longer_holds_and_is_never_waited_on(tmp_path):
+    helper = tmp_path / "helper.py"
+    helper.write_text("X = 1\n")
+    recorded = depends.Depends.record([helper], [])
+    assert recorded.still_holds()
+    helper.unlink()
+    os.mkfifo(helper)  # no writer: reading it would block forever
+    assert not recorded.still_holds()
+
+
+def test_a_file_edited_after_it_was_imported_keeps_no_verdict_under_its_new_content(tmp_path):
+    # The window of the issue (an edit while check imports the file) made deterministic: the file is edited
+    # between its import and the computing of its key; the verdict of what ran must not be filed under the edit.
+    path = tmp_path / "edited.py"
+    claim = 'import icl_verify as iv\nC = iv.Claim("edited", "s", "s", (iv.Symbolic(lambda: {}),))\n'
+    path.write_text(claim.format(0))  # what is imported: PROVED
+    cache = VerdictCache(tmp_path / "cache")
+    imported = registry.load_file(path)
+    path.write_text(claim.format(1))  # what the file holds from now on: REFUTED
+    assert runner.check_claims(imported, files=[str(path)], jobs=1, cache=cache).results[0].verdict.value == "PROVED"
+    again = runner.check_claims(registry.load_file(path), files=[str(path)], jobs=1, cache=cache)
+    assert again.cached == frozenset() and again.results[0].verdict.value == "REFUTED"

@@ -14,8 +14,9 @@ from icl_verify.blocks.attention import (
     softmax_attention,
     w_zsl,
 )
+from icl_verify.blocks.backend import abs, exp, eye, log, sqrt
 from icl_verify.blocks.kinetics import kinetics_flow
-from icl_verify.blocks.linalg import broadcast, det, inverse, ones, softmax, trace
+from icl_verify.blocks.linalg import broadcast, det, inverse, matpow, ones, softmax, trace
 from icl_verify.blocks.lsa import (
     Head,
     context_tokens,
@@ -42,6 +43,7 @@ from icl_verify.blocks.nonlinear import gelu, layer_norm, sgd_step
 
 __all__ = [
     "Head",
+    "abs",
     "broadcast",
     "context_tokens",
     "delta_w",
@@ -49,6 +51,8 @@ __all__ = [
     "demo_mass",
     "det",
     "dual_form",
+    "exp",
+    "eye",
     "gd_gradient",
     "gd_step",
     "gd_steps",
@@ -59,9 +63,11 @@ __all__ = [
     "kinetics_flow",
     "layer_norm",
     "linear_attention",
+    "log",
     "lsa_layer",
     "lsa_prediction",
     "lsa_update",
+    "matpow",
     "ones",
     "preconditioned_gd_step",
     "query_token",
@@ -72,6 +78,7 @@ __all__ = [
     "sherman_morrison",
     "softmax",
     "softmax_attention",
+    "sqrt",
     "theta_gd",
     "theta_gdpp",
     "trace",

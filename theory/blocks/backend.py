@@ -63,7 +63,15 @@ def is_matrix(value: Any) -> bool:
 
 
 def elementwise(fn_sympy: Callable[[sp.Expr], sp.Expr], fn_numpy: Callable[[Any], Any], x: Any) -> Any:
-    """Apply a scalar function entry by entry (to an explicit matrix on the symbolic side)."""
+    """Apply a scalar function entry by entry (to an explicit matrix on the symbolic side).
+
+    A matrix expression of symbolic size has no entries to apply it to: :class:`InvalidArgument`.
+    """
+    if isinstance(x, MatrixExpr) and not all(sp.sympify(d).is_Integer for d in x.shape):
+        raise InvalidArgument(
+            f"{getattr(fn_sympy, '__name__', fn_sympy)} applies entry by entry: it needs a matrix of concrete size, "
+            f"got shape {tuple(x.shape)} (a scalar, e.g. a trace, is fine)"
+        )
     if isinstance(x, MatrixExpr):
         x = sp.Matrix(x.as_explicit())
     if isinstance(x, sp.MatrixBase):
@@ -72,8 +80,21 @@ def elementwise(fn_sympy: Callable[[sp.Expr], sp.Expr], fn_numpy: Callable[[Any]
 
 
 def exp(x: Any) -> Any:
-    """Element-wise exponential."""
+    """The exponential of a scalar (or element-wise): ``sp.exp`` on the symbolic side, ``np.exp`` on arrays."""
     return elementwise(sp.exp, np.exp, x)
+
+
+def log(x: Any) -> Any:
+    """The natural logarithm of a scalar (or element-wise): ``sp.log`` on the symbolic side, ``np.log`` on arrays.
+
+    Where it is undefined (x ≤ 0) the NumPy value is NaN, a draw outside the domain.
+    """
+    return elementwise(sp.log, np.log, x)
+
+
+def abs(x: Any) -> Any:  # the public name iv.abs; this module never needs the builtin
+    """The absolute value of a scalar (or element-wise): ``sp.Abs`` on the symbolic side, ``np.abs`` on arrays."""
+    return elementwise(sp.Abs, np.abs, x)
 
 
 def erf(x: Any) -> Any:
@@ -82,7 +103,7 @@ def erf(x: Any) -> Any:
 
 
 def sqrt(x: Any) -> Any:
-    """Square root of a scalar (or element-wise)."""
+    """The square root of a scalar (or element-wise): ``sp.sqrt`` on the symbolic side, ``np.sqrt`` on arrays."""
     return elementwise(sp.sqrt, np.sqrt, x)
 
 
@@ -96,14 +117,17 @@ def total(m: Any) -> Any:
 
 
 def inverse(m: Any) -> Any:
-    """The matrix inverse (``Inverse`` on the symbolic side) of a square matrix.
+    """The matrix inverse (``Inverse`` on the symbolic side) of a square matrix; of a scalar (a 1 × 1
+    product), its reciprocal.
 
     A matrix that is not square, whatever its sizes, is a usage error naming its shape: for symbolic
     sizes n and d the inverse of an n × d matrix is undefined unless n = d, which a statement would
-    declare with one size name.
+    declare with one size name. A NumPy stack of matrices is inverted along its last two axes.
     """
     shape = getattr(m, "shape", ())
-    if len(shape) != 2 or sp.sympify(shape[0] - shape[1]) != 0:
+    if len(shape) == 0:
+        return 1 / m
+    if len(shape) < 2 or sp.sympify(shape[-2] - shape[-1]) != 0:
         raise InvalidArgument(f"inverse needs a square matrix, got shape {tuple(shape)}")
     if isinstance(m, MatrixExpr):
         return m.I

@@ -1,9 +1,10 @@
-"""Trace, determinant, inverse, all-ones matrices, scalar broadcast and softmax, on both sides.
+"""Trace, determinant, inverse, matrix powers, all-ones matrices, scalar broadcast and softmax, on both sides.
 
 SymPy side: a matrix of symbolic size gives ``Trace``, ``Determinant``, ``Inverse`` and
 ``OneMatrix`` expressions, which the symbolic check decides for every size
-(:mod:`icl_verify.maths.identities`); an explicit matrix gives its exact value. NumPy side: the
-floating-point value.
+(:mod:`icl_verify.maths.identities`), and :func:`matpow` a ``MatPow`` whose exponent may be a symbol
+(an integer parameter K, proved by induction); an explicit matrix gives its exact value. NumPy side:
+the floating-point value (``numpy.linalg.matrix_power``: never NumPy's element-wise ``**``).
 """
 
 from __future__ import annotations
@@ -12,13 +13,13 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
-from sympy.matrices.expressions import Determinant, MatrixExpr, OneMatrix, Trace
+from sympy.matrices.expressions import Determinant, MatPow, MatrixExpr, OneMatrix, Trace
 
 from icl_verify.blocks.backend import exp, inverse, is_matrix, is_symbolic
 from icl_verify.errors import InvalidArgument
 from icl_verify.maths.tolerance import Magnitude
 
-__all__ = ["broadcast", "det", "inverse", "ones", "softmax", "trace"]
+__all__ = ["broadcast", "det", "inverse", "matpow", "ones", "softmax", "trace"]
 
 
 def _square(name: str, m: Any) -> None:
@@ -53,6 +54,29 @@ def _det_magnitude(m: Magnitude) -> Any:
     """A bound on the terms of det M from their magnitudes |M|: Σ over permutations of ∏ |m_iσ(i)| = perm |M|
     ≤ ∏_i Σ_j |m_ij| (each term takes one entry per row). det |M| would bound nothing: it cancels."""
     return np.prod(np.sum(m, axis=1))
+
+
+def matpow(m: Any, k: Any) -> Any:
+    """The matrix power Mᵏ of a square matrix (M·M·…·M, k factors; M⁰ = I), the same on both sides.
+
+    SymPy side: ``MatPow(M, k)``, ``k`` an integer or an integer symbol (the K of ``iv.integer``); NumPy
+    side: ``numpy.linalg.matrix_power`` (a negative ``k`` inverts). A scalar (a 1 × 1 value) is raised to ``k``.
+
+    >>> import numpy as np
+    >>> matpow(np.array([[1.0, 1.0], [0.0, 1.0]]), 3).tolist()
+    [[1.0, 3.0], [0.0, 1.0]]
+    """
+    if not is_matrix(m):
+        return m**k
+    _square("matpow", m)
+    if is_symbolic(m, k):
+        if isinstance(k, (float, np.floating)) or not sp.sympify(k).is_integer:
+            raise InvalidArgument(f"matpow needs an integer exponent, got {k!r}")
+        base = m if isinstance(m, MatrixExpr) else sp.ImmutableMatrix(m)
+        return MatPow(base, k) if isinstance(base, MatrixExpr) and not sp.sympify(k).is_Integer else base ** int(k)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise InvalidArgument(f"matpow needs an integer exponent, got {k!r}")
+    return np.linalg.matrix_power(m, int(k))
 
 
 def ones(rows: Any, cols: Any = 1, like: Any = None) -> Any:

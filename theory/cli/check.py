@@ -18,9 +18,10 @@ is kept whole: the same command again prints its report without loading the clai
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import click
@@ -64,6 +65,29 @@ def _gather(targets: tuple[str, ...], only: Sequence[str] = ()) -> tuple[list[Cl
         return claims, derivations, owners
     except InvalidArgument as exc:
         raise InputError(str(exc)) from None
+
+
+@contextlib.contextmanager
+def _prints_to_stderr() -> Iterator[None]:
+    """While a user's code runs in this process (a file imported, a derivation checked), what it prints goes to
+    stderr, from Python and to file descriptor 1 alike: stdout holds only the report (a claim's check prints to
+    stderr too: :mod:`icl_verify.running.workers`)."""
+    sys.stdout.flush()
+    try:
+        fds: tuple[int, int] | None = (sys.stdout.fileno(), sys.stderr.fileno())
+    except (OSError, ValueError, AttributeError):  # streams without a file descriptor (replaced, as by a test)
+        fds = None
+    saved = None if fds is None else os.dup(fds[0])
+    try:
+        if fds is not None:
+            os.dup2(fds[1], fds[0])
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stderr.flush()
+        if fds is not None and saved is not None:
+            os.dup2(saved, fds[0])
+            os.close(saved)
 
 
 def chosen_families(fams: list[Family], names: Sequence[str]) -> list[Family]:
@@ -210,6 +234,11 @@ def _stream(result: Result) -> None:
     type=count(1, MAX_EXAMPLES),
     help="Random cases per numeric check.",
 )
+@click.option(
+    "--require-proof",
+    is_flag=True,
+    help="Exit 1 unless every claim and derivation expected to hold is PROVED (by default VERIFIED is no failure).",
+)
 @runner_options
 def command(
     targets: tuple[str, ...],
@@ -218,6 +247,7 @@ def command(
     only: tuple[str, ...],
     seed: int,
     max_examples: int,
+    require_proof: bool,
     jobs: int | None,
     executor: str,
     scheduler: str | None,
@@ -229,7 +259,8 @@ def command(
 
     TARGETS are names of claims or derivations and/or paths to Python files of claims; none means
     every built-in claim, then every built-in derivation. A file checks the claims and derivations
-    it defines, with those named beside it. The exit status is 1 when one is not as expected.
+    it defines, with those named beside it. The exit status is 1 when one is not as expected (with
+    --require-proof, also when one expected to hold is not PROVED).
 
     Each claim is checked in a worker process: one that exits, dies or runs past --timeout is
     ERROR and the others are still checked. Verdict lines are printed as claims complete, then
@@ -253,6 +284,7 @@ def command(
     before = frozenset(sys.modules)
     store = None if no_cache else open_store(cache_dir)
     options = {"json": as_json, "summary": summary, "family": list(only), "seed": seed, "max_examples": max_examples}
+    options |= {"require_proof": True} if require_proof else {}
     key = None if store is None else replay.run_key(targets, options)
     if store is not None and key is not None and (kept := replay.served(store, key)) is not None:
         click.echo(kept[0], nl=False)
@@ -262,7 +294,8 @@ def command(
     from icl_verify.running.verdict_cache import VerdictCache
 
     cache = None if store is None else VerdictCache(store.folder)
-    claims, derivations, owners = _gather(targets, only)
+    with _prints_to_stderr():
+        claims, derivations, owners = _gather(targets, only)
     try:
         checked = runner.check_claims(
             claims,
@@ -277,10 +310,14 @@ def command(
             timeout=timeout,
             on_result=None if as_json or summary else _stream,
         )
-        steps = [d.check() for d in derivations]
-    except KeyboardInterrupt:
-        click.echo("interrupted: every worker stopped; verdicts finished so far are kept in the cache", err=True)
-        sys.exit(130)
+        with _prints_to_stderr():
+            steps = [d.check() for d in derivations]
+    except KeyboardInterrupt as exc:
+        from icl_verify.cli.main import ignore_interruptions, status_after, what_ended
+
+        ignore_interruptions()
+        click.echo(f"{what_ended(exc)}: every worker stopped; verdicts finished so far are kept in the cache", err=True)
+        sys.exit(status_after(exc))
     results = checked.results
 
     def render(cached: frozenset[str]) -> str:
@@ -290,10 +327,21 @@ def command(
 
     printed = render(checked.cached)
     status = 0 if all(r.as_expected for r in [*results, *steps]) else 1
+    if require_proof and _unproved(results, steps):
+        click.echo("not proved for every size: " + ", ".join(_unproved(results, steps)), err=True)
+        status = 1
     if store is not None and key is not None:
         _keep(store, key, checked, steps, before, status, render)
     click.echo(printed, nl=False)
     sys.exit(status)
+
+
+def _unproved(results: Sequence[Result], steps: Sequence[DerivationResult]) -> list[str]:
+    """The claims and derivations expected to hold that are not PROVED (what --require-proof fails on)."""
+    from icl_verify.core.verdicts import Verdict
+
+    claims = [r.claim.name for r in results if r.claim.holds and r.verdict is not Verdict.PROVED]
+    return claims + [d.derivation.name for d in steps if d.derivation.holds and d.verdict is not Verdict.PROVED]
 
 
 def _keep(

@@ -37,6 +37,18 @@ USER_FAMILY = "user"
 """The family of a claim that no built-in family module declares."""
 
 
+def expectation(expect: str | None, holds: bool) -> Verdict | None:
+    """A statement's ``expect`` as the claim's: ``"proved"`` → PROVED; ``"verified"`` or ``None`` → VERIFIED for a
+    statement expected to hold (a true statement VERIFIED is not a failure unless a proof is asked for)."""
+    if expect not in (None, "proved", "verified"):
+        raise InvalidArgument(f"expect must be 'proved' or 'verified', got {expect!r}")
+    if not holds:
+        if expect is not None:
+            raise InvalidArgument("expect is for statements expected to hold: holds=False expects REFUTED")
+        return None
+    return Verdict.PROVED if expect == "proved" else Verdict.VERIFIED
+
+
 @dataclass(frozen=True, init=False)
 class Corrected:
     """The corrected form of a claim expected to be false: for each kind of check, its counterpart.
@@ -109,6 +121,7 @@ class Claim:
     note: str = ""
     assumptions: tuple[str, ...] = ()  # e.g. ("isotropic inputs", "W0 = 0"), for the claims ledger
     builds_on: tuple[str, ...] = ()  # names of the claims this one relies on, for the claims ledger
+    expect: Verdict | None = None  # a true claim's expected verdict (PROVED or VERIFIED); None: derived from its checks
 
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):
@@ -118,6 +131,7 @@ class Claim:
             raise InvalidArgument(f"claim {self.name!r}: checks must be a non-empty tuple of checks, got {checks!r}")
         object.__setattr__(self, "checks", tuple(checks))
         self._check_corrected()
+        self._check_expect()
         for key in ("assumptions", "builds_on"):
             value = getattr(self, key)
             if not isinstance(value, tuple) or not all(isinstance(v, str) and v for v in value):
@@ -139,6 +153,16 @@ class Claim:
             forms = ", ".join(map(str, stray))
             raise InvalidArgument(f"claim {self.name!r}: corrected has a form for {forms}, but its checks are {kinds}")
 
+    def _check_expect(self) -> None:
+        if self.expect is None:
+            return
+        if self.expect not in (Verdict.PROVED, Verdict.VERIFIED) or not self.holds:
+            raise InvalidArgument(
+                f"claim {self.name!r}: expect must be PROVED or VERIFIED for a claim expected to hold, got {self.expect!r}"
+            )
+        if self.expect is Verdict.PROVED and not any(c.proves for c in self.checks):
+            raise InvalidArgument(f"claim {self.name!r}: expect=PROVED needs a check that proves for every size")
+
     @property
     def kinds(self) -> tuple[str, ...]:
         """The kinds of this claim's checks, in order."""
@@ -146,7 +170,11 @@ class Claim:
 
     @property
     def expected(self) -> Verdict:
-        """PROVED for a true claim with a check that proves for every size, VERIFIED for another true one, else REFUTED."""
+        """REFUTED for a claim expected to be false; else ``expect`` if given, else PROVED for a claim with a check
+        that proves for every size, VERIFIED for another. A claim expecting VERIFIED is also as expected when PROVED
+        (it holds at the strongest level reached)."""
+        if self.holds and self.expect is not None:
+            return self.expect
         return verdicts.expected(self.holds, any(c.proves for c in self.checks))
 
     def check(self, seed: int = 0, max_examples: int = 100) -> Result:
@@ -178,9 +206,15 @@ class Result:
         return ControlStatus.FAILED in self._controls
 
     @property
+    def _wanted(self) -> Verdict:
+        """The expected verdict, PROVED counting as VERIFIED (a proof is more than was asked for)."""
+        expected = self.claim.expected
+        return self.verdict if expected is Verdict.VERIFIED and self.verdict is Verdict.PROVED else expected
+
+    @property
     def as_expected(self) -> bool:
         """The expected verdict, reached by a refutation that discriminates (no failed control)."""
-        return verdicts.as_expected(self.verdict, self.claim.expected, self._controls)
+        return verdicts.as_expected(self.verdict, self._wanted, self._controls)
 
     @property
     def counterexample(self) -> dict[str, Any] | None:
@@ -199,7 +233,9 @@ class Result:
     @property
     def summary(self) -> str:
         """One line: the verdict in words, e.g. 'refuted, as expected' or 'refuted, but the control failed'."""
-        return verdicts.summary(self.verdict, self.claim.expected, self.claim.holds, self._controls)
+        line = verdicts.summary(self.verdict, self._wanted, self.claim.holds, self._controls)
+        unproved = self.verdict is Verdict.VERIFIED and any(c.proves for c in self.claim.checks)
+        return f"{line} — no proof found for every size" if unproved and self.as_expected else line
 
     def _repr_markdown_(self) -> str | None:
         return display.markdown(self)

@@ -4,7 +4,8 @@ A :class:`Derivation` starts from an expression and rewrites it step by step; ev
 states the new expression, a one-line justification and the paper's equation label. Checking
 a derivation decides, for each step, whether the previous expression minus the new one is
 zero: ``proved`` (SymPy reduced it to 0), ``refuted`` (an exact non-zero witness) or
-``unproven`` (SymPy could not decide — never a pass), or ``error`` (the check itself crashed).
+``unproven`` (nothing decided it — never a pass; its mark says why and at which sizes the difference is
+exactly 0), or ``error`` (the check itself crashed).
 The derivation is PROVED only when every step is; a step that errs makes it ERROR, whatever the
 other steps say. ``holds=False`` declares a derivation expected to fail (a printed derivation with
 a wrong step): its expected verdict is REFUTED.
@@ -26,7 +27,7 @@ from icl_verify.core.claims import USER_FAMILY
 from icl_verify.core.evidence import StepStatus
 from icl_verify.core.verdicts import Verdict
 from icl_verify.errors import InvalidArgument
-from icl_verify.maths.symbolic import as_explicit, find_witness
+from icl_verify.maths.symbolic import as_explicit, find_witness, is_zero
 
 
 @dataclass(frozen=True)
@@ -170,8 +171,12 @@ def _decide_step(before: Any, after: Any) -> StepMark:
     answer = decision(difference, seed=0)
     if answer.holds is True:
         return StepMark(StepStatus.PROVED, None if answer.how == REDUCED else {"proof": answer.how})
+    zero_at = []
     for size in _small_sizes(difference):
         concrete = as_explicit(difference.xreplace(size) if size else difference)[0]
+        if is_zero(concrete) is True:
+            zero_at.append(", ".join(f"{k} = {v}" for k, v in size.items()) or "the given sizes")
+            continue
         witness = find_witness(concrete)
         if witness is not None:
             values, value, _ = witness
@@ -181,7 +186,8 @@ def _decide_step(before: Any, after: Any) -> StepMark:
             )
     if answer.holds is False:  # an exact non-zero value at sizes beyond the small ones
         return StepMark(StepStatus.REFUTED, {"difference": answer.how})
-    return StepMark(StepStatus.UNPROVEN)
+    covered = f"exactly 0 at {'; '.join(zero_at)}" if zero_at else "no exact witness of a difference at small sizes"
+    return StepMark(StepStatus.UNPROVEN, {"reason": f"not proved for every size: {answer.how}; {covered}"})
 
 
 SMALL_SIZES = (1, 2, 3)

@@ -24,6 +24,7 @@ class Kind(StrEnum):
     EXPLICIT = "explicit"
     NUMERIC = "numeric"
     MEASURED = "measured"
+    MONTE_CARLO = "monte_carlo"  # an expectation by random draws (icl_verify.core.expectation.MonteCarlo)
     CONTROL = "control"
     CONSISTENCY = "consistency"  # two checks of one claim contradict each other
     WORKER = "worker"

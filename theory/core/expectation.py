@@ -13,10 +13,14 @@ definition :func:`expectation_checks` derives:
 * explicit — the same at small concrete sizes with every deterministic matrix written out entry
   by entry (covariances symmetric), so a residual with free symbols such as tr(Λ²) or d/N that is
   not identically zero is refuted by an exact rational witness at the smallest size showing it;
-* numeric — Monte Carlo at sizes and values drawn by Hypothesis: :data:`SAMPLES` seeded draws,
-  a normal-approximation interval of half-width :data:`Z` standard errors around the mean of
-  lhs − rhs. 0 outside it refutes (probability ≤ 6e-7 per case for a true identity); inside it
-  and narrower than :data:`RELATIVE` of the sides' magnitude verifies; wider is undecided.
+* Monte Carlo — at sizes and values drawn by Hypothesis: :data:`SAMPLES` seeded draws, a
+  normal-approximation interval of half-width :data:`Z` standard errors around the mean of
+  lhs − rhs, computed on the integrand divided by its largest drawn magnitude. 0 outside it
+  refutes when the integrand's sample skewness is within :func:`skewness_limit` (then a true
+  identity is refuted with probability ≤ 1.1e-6 per case, to first order in the Edgeworth
+  expansion); a heavier tail (x¹² of a Gaussian) cannot refute and leaves the check undecided.
+  Inside it and narrower than :data:`RELATIVE` of the sides' magnitude verifies; wider is
+  undecided. Its evidence is of kind ``monte_carlo``: a statistical refutation is a candidate.
 """
 
 from __future__ import annotations
@@ -36,16 +40,19 @@ from hypothesis.strategies import SearchStrategy
 from sympy.matrices.expressions import MatrixExpr, MatrixSymbol, Trace
 
 from icl_verify.core.checks.base import Check, Found, parts
+from icl_verify.core.checks.explicit import Explicit
+from icl_verify.core.checks.symbolic import Symbolic
 from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, counterexample
 from icl_verify.errors import InvalidArgument
-from icl_verify.maths.moments import Law, expectation, normal_form
+from icl_verify.maths.exact import exact
+from icl_verify.maths.moments import Law, OutsideFragment, expectation, normal_form
 from icl_verify.maths.strategies import source_independent_draws
 
 SAMPLES = 20_000
 """Monte Carlo draws per case."""
 
 Z = 5.0
-"""Half-width of the interval in standard errors: P(|N(0,1)| > 5) ≈ 5.7e-7, the chance a true identity is refuted per case."""
+"""Half-width of the interval in standard errors: P(|N(0,1)| > 5) ≈ 5.7e-7 (twice that within :func:`skewness_limit`)."""
 
 RELATIVE = 0.2
 """An interval narrower than this fraction of the sides' magnitude decides VERIFIED."""
@@ -172,9 +179,46 @@ def _scalar(value: Any) -> Any:
 
 
 def expected(side: Callable[..., Any], values: Mapping[str, Any], laws: Mapping[MatrixSymbol, Law], call) -> Any:
-    """E[side] by the moment algebra when ``side`` is an :class:`Expect`, else the side in normal form."""
-    value = _scalar(call(side, values))
+    """E[side] by the moment algebra when ``side`` is an :class:`Expect`, else the side in normal form.
+
+    A NumPy value (``eye(d, d)`` at a concrete size) is taken as the exact numbers it holds.
+    """
+    value = _scalar(exact(call(side, values)))
     return expectation(value, laws) if isinstance(side, Expect) else normal_form(value)
+
+
+class _WithinFragment:
+    """A check whose form takes moments: outside the fragment of the moment algebra it is undecided, with the reason."""
+
+    kind: ClassVar[str]
+
+    def run(self, seed: int, max_examples: int) -> Found:
+        t0 = time.perf_counter()
+        try:
+            return super().run(seed, max_examples)  # type: ignore[misc]
+        except OutsideFragment as exc:
+            return Found(Evidence(self.kind, Status.UNDECIDED, outside(exc), time.perf_counter() - t0))
+
+    def control_at(self, at: Any, corrected: Any) -> Evidence:
+        try:
+            return super().control_at(at, corrected)  # type: ignore[misc]
+        except OutsideFragment as exc:
+            return Evidence(Kind.CONTROL, ControlStatus.UNDECIDED, f"{self.kind}: {outside(exc)}", 0.0)
+
+
+def outside(exc: OutsideFragment) -> str:
+    """Why the moment algebra does not decide an expectation, and what checks it instead."""
+    return f"not decided by the moment algebra: {exc}; the Monte Carlo check covers it"
+
+
+@dataclass(frozen=True)
+class MomentSymbolic(_WithinFragment, Symbolic):
+    """:class:`Symbolic` on E[lhs] − E[rhs]; undecided outside the moment algebra's fragment."""
+
+
+@dataclass(frozen=True)
+class MomentExplicit(_WithinFragment, Explicit):
+    """:class:`Explicit` on E[lhs] − E[rhs] at concrete sizes; undecided outside the moment algebra's fragment."""
 
 
 def explicit_entries(expr: Any, symmetric: set[str]) -> Any:
@@ -185,8 +229,10 @@ def explicit_entries(expr: Any, symmetric: set[str]) -> Any:
             return sp.ImmutableMatrix(m.rows, m.cols, lambda i, j: m[min(i, j), max(i, j)])
         return sp.ImmutableMatrix(m.as_explicit())
 
-    explicit = expr.xreplace({m: entries(m) for m in expr.atoms(MatrixSymbol)})
-    return sp.expand(explicit.doit())
+    explicit = expr.xreplace({m: entries(m) for m in expr.atoms(MatrixSymbol)}).doit()
+    if isinstance(explicit, MatrixExpr):  # e.g. I + Matrix(...): entry by entry
+        explicit = sp.ImmutableMatrix(explicit.as_explicit())
+    return sp.expand(explicit)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -238,38 +284,128 @@ def samples_of(value: Any, n: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class Interval:
+    """The Monte Carlo interval of E[lhs − rhs] at one case, at its worst entry, in the sides' own units.
+
+    ``mean ± half``; ``scale`` the largest |lhs|, |rhs| drawn (the integrand is divided by it before
+    any statistic, so entries near 1e-230 neither underflow nor give a zero-width interval);
+    ``skewness`` the sample skewness of that entry; ``finite`` False when a draw overflowed or was
+    undefined (NaN, inf): such a case decides nothing.
+    """
+
+    mean: float
+    half: float
+    scale: float
+    skewness: float
+    draws: int
+    finite: bool = True
+
+    @property
+    def excludes_zero(self) -> bool:
+        return self.finite and abs(self.mean) > self.half
+
+    @property
+    def heavy(self) -> bool:
+        """The normal approximation is not to be trusted at Z: skewness beyond :func:`skewness_limit`."""
+        return not abs(self.skewness) <= skewness_limit(self.draws)
+
+    @property
+    def refutes(self) -> bool:
+        return self.excludes_zero and not self.heavy
+
+    def text(self) -> str:
+        return f"[{self.mean - self.half:.3g}, {self.mean + self.half:.3g}]"
+
+
+def skewness_limit(n: int) -> float:
+    """The largest sample skewness γ at which the interval mean ± Z·se may refute, for ``n`` draws.
+
+    The first Edgeworth term of the Studentized mean's tail is φ(z) γ (2z² + 1) / (6√n) (Hall 1992,
+    *The Bootstrap and Edgeworth Expansion*, §2.6); it is at most the normal tail φ(z)/z at z = Z
+    when γ ≤ 6√n / (Z (2Z² + 1)) — 3.3 for 20 000 draws and Z = 5. Within it a true identity is
+    refuted with probability ≤ 2 · 2(1 − Φ(Z)) ≈ 1.1e-6 per case (to first order); beyond it
+    (x¹² of a Gaussian has γ ≈ 10³) the sample standard deviation understates the spread and the
+    case cannot refute.
+    """
+    return 6 * math.sqrt(n) / (Z * (2 * Z**2 + 1))
+
+
+ROUNDING = 1e-12
+"""The interval's half-width is at least this fraction of the mean |lhs| + |rhs| (relative to their scale):
+rounding in the sides, not randomness, where lhs − rhs is (almost) constant."""
+
+
+def interval_of(lhs: np.ndarray, rhs: np.ndarray) -> Interval:
+    """The :class:`Interval` of E[lhs − rhs] from (n, k) draws of each side."""
+    with np.errstate(all="ignore"):
+        scale = float(max(np.max(np.abs(lhs), initial=0.0), np.max(np.abs(rhs), initial=0.0)))
+        if not math.isfinite(scale):
+            return Interval(math.nan, math.nan, scale, math.nan, len(lhs), finite=False)
+        if scale == 0.0:
+            return Interval(0.0, 0.0, 0.0, 0.0, len(lhs))
+        left, right = lhs / scale, rhs / scale
+        diff = left - right
+        mean = diff.mean(axis=0)
+        spread = diff.std(axis=0, ddof=1)
+        floor = ROUNDING * (np.abs(left) + np.abs(right)).mean(axis=0)
+        half = Z * spread / math.sqrt(len(diff)) + floor
+        centred = diff - mean
+        third = (centred**3).mean(axis=0)
+        skew = np.where(spread > 0, third / np.where(spread > 0, spread, 1.0) ** 3, 0.0)
+    worst = int(np.argmax(np.abs(mean) - half))
+    return Interval(float(mean[worst] * scale), float(half[worst] * scale), scale, float(skew[worst]), len(diff))
+
+
+@dataclass(frozen=True)
 class MonteCarlo(Check):
     """``sides(case, n, rng)`` returns (lhs, rhs) sampled ``n`` times as (n, k) arrays; E[lhs] = E[rhs] is checked.
 
     Cases are drawn by Hypothesis and a refutation shrunk to the smallest sizes; each case's draws
-    are seeded by the check's seed.
+    are seeded by the check's seed. A case refutes when its :class:`Interval` excludes 0 and its
+    integrand is not heavy-tailed (:func:`skewness_limit`); a heavy-tailed case that would refute
+    leaves the check undecided. ``only_sampled`` (non-empty) says that the declared laws are not
+    fixed by what is sampled (an iid law of given variance and kurtosis, sampled as one three-point
+    law): then a pass is no verification, only the text's note, while a refutation still stands —
+    the sampled law is one of the declared ones.
+
+    Its evidence is of kind ``monte_carlo``: a refutation by random draws, a candidate that no
+    exact computation has confirmed.
     """
 
     cases: SearchStrategy[Mapping[str, Any]]
     sides: Callable[[Mapping[str, Any], int, np.random.Generator], tuple]
+    only_sampled: str = ""
 
-    kind: ClassVar[str] = Kind.MEASURED
+    kind: ClassVar[str] = Kind.MONTE_CARLO
     rank: ClassVar[int] = 3
 
-    def interval(self, case: Mapping[str, Any], seed: int, sides=None) -> tuple[float, float, float]:
-        """(mean of lhs − rhs at the worst entry, its half-width Z·se, the sides' magnitude) at ``case``."""
-        lhs, rhs = (sides or self.sides)(case, SAMPLES, np.random.default_rng(seed))
-        diff = lhs - rhs
-        mean = diff.mean(axis=0)
-        half = Z * diff.std(axis=0, ddof=1) / math.sqrt(SAMPLES)
-        worst = int(np.argmax(np.abs(mean) - half))
-        scale = max(float(np.max(np.abs(lhs.mean(axis=0)))), float(np.max(np.abs(rhs.mean(axis=0)))))
-        return float(mean[worst]), float(half[worst]), scale
+    def interval(self, case: Mapping[str, Any], seed: int, sides=None) -> Interval:
+        """The interval of E[lhs − rhs] at ``case`` from :data:`SAMPLES` draws seeded by ``seed``.
+
+        A side undefined at a draw (a singular matrix to invert, a division by zero) makes the case
+        undefined (``finite`` False): it is skipped and counted, like a rejected draw.
+        """
+        try:
+            with np.errstate(all="ignore"):
+                lhs, rhs = (sides or self.sides)(case, SAMPLES, np.random.default_rng(seed))
+        except (np.linalg.LinAlgError, ZeroDivisionError, FloatingPointError, OverflowError):
+            return Interval(math.nan, math.nan, math.nan, math.nan, SAMPLES, finite=False)
+        return interval_of(lhs, rhs)
 
     def run(self, seed: int, max_examples: int) -> Found:
         t0 = time.perf_counter()
-        widest = [0.0, 0]
+        seen = {"cases": 0, "heavy": 0, "undefined": 0, "widest": 0.0}
 
         def refutes(case: Mapping[str, Any]) -> bool:
-            mean, half, scale = self.interval(case, seed)
-            widest[1] += 1
-            widest[0] = max(widest[0], half / scale if scale > 0 else 0.0)
-            return abs(mean) > half + 1e-12 * scale
+            found = self.interval(case, seed)
+            seen["cases"] += 1
+            if not found.finite:
+                seen["undefined"] += 1
+                return False
+            magnitude = found.scale
+            seen["widest"] = max(seen["widest"], found.half / magnitude if magnitude > 0 else 0.0)
+            seen["heavy"] += found.excludes_zero and found.heavy
+            return found.refutes
 
         config = settings(
             settings.get_profile("default"), max_examples=min(max_examples, MONTE_CARLO_CASES), database=None,
@@ -280,22 +416,48 @@ class MonteCarlo(Check):
             with source_independent_draws():
                 case = find(self.cases, refutes, settings=config, random=random.Random(seed))
         except NoSuchExample:
-            text = f"{widest[1]} cases × {SAMPLES} draws: E[lhs − rhs] = 0 within ±{Z:g} standard errors (seed {seed})"
-            if widest[0] <= RELATIVE:
-                return Found(Evidence(self.kind, Status.VERIFIED, text, time.perf_counter() - t0))
-            detail = f"interval too wide to decide (half-width {widest[0]:.2g} of the magnitude): {text}"
-            return Found(Evidence(self.kind, Status.UNDECIDED, detail, time.perf_counter() - t0))
-        mean, half, _ = self.interval(case, seed)
+            return Found(self._passed(seen, seed, time.perf_counter() - t0))
+        found = self.interval(case, seed)
         sizes = {k: int(v) for k, v in case.items() if type(v) is int}
         values = {k: v for k, v in case.items() if k not in sizes}
-        cex = counterexample(self.kind, sizes, values, abs(mean), half, seed, interval=[mean - half, mean + half])
-        detail = f"at {sizes}: E[lhs − rhs] ∈ [{mean - half:.3g}, {mean + half:.3g}] excludes 0 ({SAMPLES} draws, seed {seed})"
+        mean, half = found.mean, found.half
+        measured = {"estimate": mean, "interval": [mean - half, mean + half], "predicted": 0.0}
+        cex = counterexample(self.kind, sizes, values | measured, abs(mean), half, seed, interval=measured["interval"])
+        detail = (
+            f"Monte Carlo at {sizes}: E[lhs − rhs] ∈ {found.text()} excludes 0 ({SAMPLES} draws, seed {seed}, "
+            f"sample skewness {found.skewness:.2g}); a statistical refutation, not confirmed exactly"
+        )
         return Found(Evidence(self.kind, Status.REFUTED, detail, time.perf_counter() - t0, cex), (case, seed))
+
+    def _passed(self, seen: Mapping[str, Any], seed: int, seconds: float) -> Evidence:
+        """No case refuted: verified, or undecided when too wide, heavy-tailed, undefined or only the sampled law."""
+        decided = seen["cases"] - seen["undefined"]
+        text = f"{decided} cases × {SAMPLES} draws (seed {seed})"
+        if seen["undefined"]:
+            text += f"; {seen['undefined']} case(s) with an undefined or overflowing draw skipped"
+        why = ""
+        if decided == 0:
+            detail = (
+                f"Monte Carlo: every one of {seen['cases']} cases had an undefined or overflowing draw (a singular "
+                "matrix, a division by zero): declare the inputs' domain (iv.matrix(..., spd=True), iv.scalar(positive=True))"
+            )
+            return Evidence(self.kind, Status.ERROR, detail, seconds)
+        if seen["heavy"]:
+            limit = skewness_limit(SAMPLES)
+            why = f"heavy-tailed integrand: {seen['heavy']} case(s) excluded 0 with sample skewness above {limit:.2g}"
+        elif seen["widest"] > RELATIVE:
+            why = f"interval too wide to decide (half-width {seen['widest']:.2g} of the magnitude)"
+        elif self.only_sampled:
+            why = self.only_sampled
+        if why:
+            return Evidence(self.kind, Status.UNDECIDED, f"Monte Carlo undecided, {why}: {text}", seconds)
+        verified = f"Monte Carlo: E[lhs − rhs] = 0 within ±{Z:g} standard errors at every case, {text}"
+        return Evidence(self.kind, Status.VERIFIED, verified, seconds)
 
     def control_at(self, at: tuple, corrected: Callable[..., tuple]) -> Evidence:
         """The corrected sides at the same case and seed: the interval must contain 0."""
         case, seed = at
-        mean, half, _ = self.interval(case, seed, corrected)
-        ok = abs(mean) <= half
-        detail = f"measured: the corrected form at the same case, E[lhs − rhs] ∈ [{mean - half:.3g}, {mean + half:.3g}]"
+        found = self.interval(case, seed, corrected)
+        ok = found.finite and not found.excludes_zero
+        detail = f"Monte Carlo: the corrected form at the same case, E[lhs − rhs] ∈ {found.text()}"
         return Evidence(Kind.CONTROL, ControlStatus.PASSED if ok else ControlStatus.FAILED, detail, 0.0)

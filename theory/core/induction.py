@@ -13,6 +13,11 @@ every K ≥ low, as the Newton family's ``newton-residual-squares`` does by hand
   sides are recursions; with a closed-form rhs, lhs_step(rhs(K)) − rhs(K + 1) reduces to 0.
 
 Both reduced to 0 ⇒ PROVED by induction on K (for every size, as the reductions are dimension-free).
+Each residual is decided as the symbolic check decides one, matrix powers with the symbolic
+exponent included (``iv.matpow(M, K)``: Mᴷ⁺¹ = Mᴷ·M, Mᴷ commuting with M, :mod:`icl_verify.maths.identities`).
+A base case decided non-zero refutes the statement at K = low; a step that is not 0 only leaves it
+undecided (the hypothesis may be too weak). A recursion may be used inside an expression
+(``rec - (lambda wstar: wstar)``, ``1 - rec``): a shift and a sign, which the step inverts.
 Without a recursion the statement is VERIFIED over the K values drawn.
 """
 
@@ -29,10 +34,12 @@ from hypothesis import strategies as st
 from sympy.matrices.expressions import MatrixExpr, MatrixSymbol
 
 from icl_verify.core.checks.base import Check, Found, parts
-from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, explain
+from icl_verify.core.checks.symbolic import REDUCED, decision
+from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, counterexample, explain
 from icl_verify.errors import InvalidArgument
+from icl_verify.maths.identities import Decision
 from icl_verify.maths.strategies import wide_integers
-from icl_verify.maths.symbolic import is_zero
+from icl_verify.maths.symbolic import definite_value, max_abs
 
 PREVIOUS = "prev"
 """The name of a step's argument that receives the value at K."""
@@ -96,30 +103,87 @@ def _select(fn: Callable[..., Any], values: Mapping[str, Any]) -> Any:
     return fn(**{p: values[p] for p in _parameters(fn)})
 
 
+Term = Any
+"""A term added to a recursion's value: a number, or a function of the declared symbols (a side)."""
+
+
 @dataclass(frozen=True)
 class Recursion:
-    """A side defined by ``base`` (its value at K = ``low``) and ``step`` (value at K ↦ value at K + 1)."""
+    """A side defined by ``base`` (its value at K = ``low``) and ``step`` (value at K ↦ value at K + 1).
+
+    It can be used in an expression with numbers and sides: ``rec - 1``, ``rec - (lambda wstar: wstar)``,
+    ``c - rec`` — the value is ``sign`` · (the iterate) + the sum of ``terms``, an invertible map of the
+    iterate, so the step still carries the value at K to the value at K + 1.
+    """
 
     base: Callable[..., Any]
     step: Callable[..., Any]
     over: str
     low: int = 1
+    sign: int = 1
+    terms: tuple[Term, ...] = ()
 
     def inputs(self) -> list[str]:
-        """The symbols and sizes the side takes: those of base and step, and the integer parameter."""
-        names = [*_parameters(self.base), *_parameters(self.step), self.over]
-        return [n for n in dict.fromkeys(names) if n != PREVIOUS]
+        """The symbols and sizes the side takes: those of base, step and terms, and the integer parameter."""
+        sides = [t for t in self.terms if callable(t)]
+        names = [*_parameters(self.base), *_parameters(self.step), *(p for t in sides for p in _parameters(t))]
+        return [n for n in dict.fromkeys([*names, self.over]) if n != PREVIOUS]
+
+    def _value(self, iterate: Any, values: Mapping[str, Any], inverse: bool = False) -> Any:
+        """sign · iterate + Σ terms (``inverse``: the iterate behind the value ``iterate``; sign = ±1)."""
+        offset = [_select(t, values) if callable(t) else t for t in self.terms]
+        if inverse:
+            return self.sign * (iterate - sum(offset[1:], offset[0])) if offset else self.sign * iterate
+        return self.sign * iterate + sum(offset[1:], offset[0]) if offset else self.sign * iterate
+
+    def first(self, values: Mapping[str, Any]) -> Any:
+        """The value at K = ``low``."""
+        return self._value(_select(self.base, values), values)
 
     def next(self, prev: Any, k: Any, values: Mapping[str, Any]) -> Any:
         """The value at k + 1 from the value ``prev`` at k."""
-        return _select(self.step, {**values, PREVIOUS: prev, self.over: k})
+        iterate = self._value(prev, values, inverse=True)
+        return self._value(_select(self.step, {**values, PREVIOUS: iterate, self.over: k}), values)
 
     def __call__(self, **values: Any) -> Any:
         """The value at K = ``values[over]`` (an int), by iterating the step from the base."""
         value = _select(self.base, values)
         for k in range(self.low, int(values[self.over])):
-            value = self.next(value, k, values)
-        return value
+            value = _select(self.step, {**values, PREVIOUS: value, self.over: k})
+        return self._value(value, values)
+
+    def _plus(self, term: Term, sign: int = 1) -> Recursion:
+        if not (callable(term) or isinstance(term, (int, float, sp.Expr))) or isinstance(term, (bool, Recursion)):
+            raise InvalidArgument(
+                f"a recursion can be shifted by a number or a function of the declared symbols, got {term!r}"
+            )
+        if sign < 0:
+            term = _negated(term) if callable(term) else -term
+        return replace(self, terms=(*self.terms, term))
+
+    def __add__(self, term: Term) -> Recursion:
+        return self._plus(term)
+
+    __radd__ = __add__
+
+    def __sub__(self, term: Term) -> Recursion:
+        return self._plus(term, -1)
+
+    def __neg__(self) -> Recursion:
+        return replace(self, sign=-self.sign, terms=tuple(-t if not callable(t) else _negated(t) for t in self.terms))
+
+    def __rsub__(self, term: Term) -> Recursion:
+        return (-self)._plus(term)
+
+
+def _negated(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """−fn, with fn's parameters (the symbols it takes)."""
+
+    def negated(**values: Any) -> Any:
+        return -_select(fn, values)
+
+    negated.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
+    return negated
 
 
 def recursion(*, base: Callable[..., Any], step: Callable[..., Any], over: str) -> Recursion:
@@ -150,13 +214,22 @@ def _hypothesis(value: Any) -> Any:
     return sp.Symbol("Z_K")
 
 
-def induction_residuals(lhs: Any, rhs: Any, over: str, values: Mapping[str, Any], low: int) -> dict[str, list]:
+@dataclass(frozen=True)
+class Residuals:
+    """The residuals of an induction on K from ``low``: the base case (K = low) and the step (K → K + 1)."""
+
+    base: list[Any]
+    step: list[Any]
+    low: int
+
+
+def induction_residuals(lhs: Any, rhs: Any, over: str, values: Mapping[str, Any], low: int) -> Residuals:
     """The base and step residuals of ``lhs = rhs`` for every K ≥ ``low`` (``values``: symbolic sizes and symbols)."""
     k = values[over]
     at = lambda side, index: _select(side, {**values, over: index})  # noqa: E731
     start = {**values, over: sp.Integer(low)}
-    base_l = _select(lhs.base if isinstance(lhs, Recursion) else lhs, start)
-    base_r = _select(rhs.base if isinstance(rhs, Recursion) else rhs, start)
+    base_l = lhs.first(start) if isinstance(lhs, Recursion) else _select(lhs, start)
+    base_r = rhs.first(start) if isinstance(rhs, Recursion) else _select(rhs, start)
     if isinstance(lhs, Recursion) and isinstance(rhs, Recursion):
         z = _hypothesis(base_l)
         step = [a - b for a, b in zip(parts(lhs.next(z, k, values)), parts(rhs.next(z, k, values)))]
@@ -165,46 +238,73 @@ def induction_residuals(lhs: Any, rhs: Any, over: str, values: Mapping[str, Any]
     else:
         step = [a - b for a, b in zip(parts(at(lhs, k + 1)), parts(rhs.next(at(lhs, k), k, values)))]
     base = [a - b for a, b in zip(parts(base_l), parts(base_r))]
-    return {"base": [sp.expand(r) if not isinstance(r, MatrixExpr) else r for r in base], "step": step}
+    return Residuals([sp.expand(r) if not isinstance(r, MatrixExpr) else r for r in base], step, low)
+
+
+def _decide(part: str, residual: Any, seed: int) -> Decision:
+    """A residual decided as the symbolic check decides one; a step that is not 0 refutes nothing."""
+    found = decision(residual, seed)
+    if part == "step" and found.holds is False:
+        why = f"{found.how}; a step that does not reduce to 0 refutes nothing (the hypothesis may be too weak)"
+        return Decision(None, why)
+    return found
 
 
 @dataclass(frozen=True)
 class Induction(Check):
-    """``residuals()`` returns ``{"base": [...], "step": [...]}``; all reduced to 0 ⇒ PROVED by induction."""
+    """``residuals()`` returns the :class:`Residuals`; base and step decided 0 ⇒ PROVED by induction on ``over``.
 
-    residuals: Callable[[], Mapping[str, list]]
+    Each residual is decided like the symbolic check's (SymPy's reduction, then
+    :func:`icl_verify.maths.identities.decide`: canonical forms in which Mᴷ⁺¹ = Mᴷ·M and Mᴷ commutes
+    with M). A base case decided non-zero is a refutation at K = low (with the sizes it was found
+    at); a step that is not 0 leaves the statement undecided, never refuted.
+    """
+
+    residuals: Callable[[], Residuals]
     over: str
 
     kind: ClassVar[str] = Kind.SYMBOLIC
     proves: ClassVar[bool] = True
     rank: ClassVar[int] = 2
 
-    def _open(self, residuals: Callable[[], Mapping[str, list]]) -> tuple[str, Any] | None:
-        for part, items in residuals().items():
+    def _decisions(self, residuals: Residuals, seed: int) -> list[tuple[str, Any, Decision]]:
+        """(part, residual, decision) for each residual, stopping at the first that is not proved 0."""
+        out = []
+        for part, items in (("base", residuals.base), ("step", residuals.step)):
             for r in items:
-                if is_zero(r) is not True:
-                    return part, r
-        return None
+                out.append((part, r, _decide(part, r, seed)))
+                if out[-1][2].holds is not True:
+                    return out
+        return out
 
     def run(self, seed: int, max_examples: int) -> Found:
         t0 = time.perf_counter()
-        found = self._open(self.residuals)
-        if found is None:
+        residuals = self.residuals()
+        decided = self._decisions(residuals, seed)
+        seconds = lambda: time.perf_counter() - t0  # noqa: E731
+        part, residual, last = decided[-1]
+        if last.holds is True:
+            hows = [d.how for _, _, d in decided if d.how != REDUCED]
             detail = f"proved by induction on {self.over}: base case and step reduce to 0 for symbolic dimensions"
-            return Found(Evidence(self.kind, Status.PROVED, detail, time.perf_counter() - t0))
-        part, residual = found
-        detail = f"induction on {self.over}: the {part} does not reduce to 0"
-        return Found(
-            Evidence(self.kind, Status.UNDECIDED, detail, time.perf_counter() - t0, residual=explain(residual, None))
-        )
+            detail += "".join(f" ({how})" for how in dict.fromkeys(hows))
+            return Found(Evidence(self.kind, Status.PROVED, detail, seconds()))
+        if last.holds is False:  # the base case: false at K = low (and at the sizes in ``how``)
+            detail = f"induction on {self.over}: the base case {self.over} = {residuals.low} is false: {last.how}"
+            value = definite_value(residual) if last.sizes is None else None
+            cex = None
+            if value is not None:
+                cex = counterexample(self.kind, {self.over: residuals.low}, {}, max_abs(value), 0.0, None)
+            return Found(Evidence(self.kind, Status.REFUTED, detail, seconds(), cex, explain(residual, None)))
+        detail = f"induction on {self.over}: the {part} does not reduce to 0 ({last.how})"
+        return Found(Evidence(self.kind, Status.UNDECIDED, detail, seconds(), residual=explain(residual, None)))
 
-    def control_at(self, at: Any, corrected: Callable[[], Mapping[str, list]]) -> Evidence:
+    def control_at(self, at: Any, corrected: Callable[[], Residuals]) -> Evidence:
         """The corrected form's base and step must reduce to 0."""
         t0 = time.perf_counter()
-        found = self._open(corrected)
-        ok = found is None
+        part, _, last = self._decisions(corrected(), 0)[-1]
+        ok = last.holds is True
         detail = "symbolic: the corrected form is " + (
-            "proved by induction" if found is None else f"not proved: its {found[0]} is not 0"
+            "proved by induction" if ok else f"not proved: its {part} is not 0"
         )
         return Evidence(
             Kind.CONTROL, ControlStatus.PASSED if ok else ControlStatus.FAILED, detail, time.perf_counter() - t0

@@ -41,10 +41,12 @@ from icl_verify.core.checks.numeric import (
     side_values,
 )
 from icl_verify.core.checks.numeric import Sides as NumericSides
-from icl_verify.core.checks.symbolic import Symbolic
-from icl_verify.core.claims import Claim, Corrected, NoControl
+from icl_verify.core.checks.symbolic import Symbolic, decision
+from icl_verify.core.claims import Claim, Corrected, NoControl, expectation
 from icl_verify.core.expectation import (
     Expect,
+    MomentExplicit,
+    MomentSymbolic,
     MonteCarlo,
     RandomSpec,
     expected,
@@ -54,11 +56,12 @@ from icl_verify.core.expectation import (
     samples_of,
 )
 from icl_verify.core.induction import Induction, IntegerSpec, Recursion, bound, induction_residuals
-from icl_verify.core.optimality import Argmin, Optimality, conditions
+from icl_verify.core.optimality import Argmin, Optimality, StationaryExplicit, conditions
 from icl_verify.errors import InvalidArgument
 from icl_verify.maths.exact import entries, exact_case, floats_as_rationals
+from icl_verify.maths.scalars import declared
 from icl_verify.maths.strategies import Dimension, dimension, matrices, nonzero_matrices, reals, spd_matrices
-from icl_verify.maths.symbolic import as_explicit, grid
+from icl_verify.maths.symbolic import as_explicit, explicit_value, grid, is_zero
 from icl_verify.maths.tolerance import ATOL, RTOL, term_scale
 
 Size = str | int
@@ -197,7 +200,7 @@ def symbolic_values(symbols: Mapping[str, Spec], sizes: Mapping[str, Any]) -> di
     """Matrix symbols of the given (symbolic or integer) sizes and scalar symbols, by name."""
     dim = lambda s: sizes[s] if isinstance(s, str) else s  # noqa: E731
     return {
-        name: MatrixSymbol(name, dim(spec.rows), dim(spec.cols))
+        name: declared(name, dim(spec.rows), dim(spec.cols), (spec.rows == 1, spec.cols == 1))  # maths.scalars
         if isinstance(spec, MatrixSpec)
         else _scalar_symbol(name, spec)
         for name, spec in symbols.items()
@@ -320,7 +323,13 @@ class _Sides:
         names = size_names(self.symbols)
         sizes = {n: _size_symbol(n) for n in names}
         with floats_as_rationals():  # a literal 0.5 is the rational 1/2, not a 53-bit Float that rounds
-            return self._symmetric(residuals(self.lhs, self.rhs, {**symbolic_values(self.symbols, sizes), **sizes}))
+            found = self._symmetric(residuals(self.lhs, self.rhs, {**symbolic_values(self.symbols, sizes), **sizes}))
+        symmetric = _symmetric_names(self.symbols)
+        if not symmetric:
+            return found
+        # Aᵀ → A proves soundly (zero for every A, so for every symmetric A); a residual that is not proved so
+        # is decided with A = R + Rᵀ, every symmetric matrix, so that a refutation does not use a non-symmetric A
+        return [r if decision(r, 0).holds is True else _for_symmetric(r, symmetric) for r in found]
 
     def explicit(self, **sizes: int) -> list[Any]:
         values = symbolic_values(self.symbols, sizes)
@@ -348,9 +357,9 @@ class _Sides:
     def numeric(self, case: Mapping[str, Any]) -> tuple:
         return compare(self.lhs, self.rhs, case)
 
-    def exact(self, case: Mapping[str, Any]) -> list[Any]:
+    def exact(self, case: Mapping[str, Any], decimal: bool = False) -> list[Any]:
         """lhs − rhs at a drawn case in exact arithmetic (its floats as rationals; see :func:`exact_residuals`)."""
-        return exact_residuals(self.lhs, self.rhs, case)
+        return exact_residuals(self.lhs, self.rhs, case, decimal)
 
     def probe(self) -> str | None:
         """A message when the sides compute different things on NumPy arrays and on exact SymPy matrices.
@@ -365,16 +374,19 @@ class _Sides:
         return semantics_differ({"lhs": self.lhs, "rhs": self.rhs}, values)
 
 
-def exact_residuals(lhs: Callable[..., Any], rhs: Callable[..., Any], case: Mapping[str, Any]) -> list[Any]:
+def exact_residuals(
+    lhs: Callable[..., Any], rhs: Callable[..., Any], case: Mapping[str, Any], decimal: bool = False
+) -> list[Any]:
     """lhs − rhs at ``case`` with its floats as the rationals they are, evaluated by SymPy.
 
-    Raises what :data:`~icl_verify.core.checks.numeric.OUTSIDE_DOMAIN` lists where a side is undefined
-    there (a singular matrix), and :class:`Inexact` where a side needs NumPy numbers.
+    The float literals in the sides' code become binary rationals too, or with ``decimal`` the decimals
+    they print as. Raises what :data:`~icl_verify.core.checks.numeric.OUTSIDE_DOMAIN` lists where a side
+    is undefined there (a singular matrix), and :class:`Inexact` where a side needs NumPy numbers.
     """
     values = exact_case(case)
     try:
-        with floats_as_rationals():
-            out = [_evaluated(r) for r in residuals(lhs, rhs, values)]
+        with floats_as_rationals(decimal):
+            out = [explicit_value(r) for r in residuals(lhs, rhs, values)]
     except OUTSIDE_DOMAIN:
         raise
     except Exception as exc:  # a side that needs NumPy numbers (np.exp of a Rational, a float() of a matrix …)
@@ -385,15 +397,6 @@ def exact_residuals(lhs: Callable[..., Any], rhs: Callable[..., Any], case: Mapp
         if any(e.free_symbols or e.atoms(sp.Float) for e in entries(r)):
             raise Inexact("a side's exact value is not a number of SymPy's exact kinds")
     return out
-
-
-def _evaluated(value: Any) -> Any:
-    """An exact side's value with every unevaluated trace, determinant, inverse and product carried out."""
-    if isinstance(value, (sp.Basic, sp.MatrixBase)):
-        value = value.doit()
-    if isinstance(value, sp.MatrixExpr) and not isinstance(value, sp.MatrixBase):
-        value = value.as_explicit()
-    return as_explicit([value])[0] if isinstance(value, sp.Basic) else value
 
 
 PROBE_AGREEMENT = 1e-6
@@ -409,7 +412,7 @@ def semantics_differ(sides: Mapping[str, Callable[..., Any]], values: Mapping[st
             if any(a.dtype.kind not in "biuf" for a in approximate):
                 continue  # complex or non-numeric: the numeric check names it
             with floats_as_rationals():
-                exact_parts = [_evaluated(p) for p in parts(_call(fn, exact_case(values)))]
+                exact_parts = [explicit_value(p) for p in parts(_call(fn, exact_case(values)))]
             exact_values = [np.array([float(e) for e in entries(p)]) for p in exact_parts]
         except Exception:  # a side that does not run here is reported by the checks themselves
             continue
@@ -546,15 +549,43 @@ def _moment_residual(symbols: Mapping[str, Any], lhs: Any, rhs: Any, sizes: Mapp
     return expected(lhs, values, laws, _call) - expected(rhs, values, laws, _call)
 
 
+def _symmetric_names(symbols: Mapping[str, Any]) -> set[str]:
+    """The declared matrices that are symmetric: the covariances of Gaussian laws and the ``spd`` matrices."""
+    return _covariances(symbols) | {n for n, s in symbols.items() if isinstance(s, MatrixSpec) and s.spd}
+
+
+def _for_symmetric(residual: Any, names: set[str]) -> Any:
+    """``residual`` as an expression whose zero-testing over general matrices decides it over symmetric ones.
+
+    Aᵀ → A for each symmetric A; if SymPy does not then reduce it to 0, A → R + Rᵀ for a general
+    square matrix R named ``A_half``: every symmetric matrix is R + Rᵀ for some R (R = A/2), so the
+    residual vanishes for every symmetric A exactly when the substituted one vanishes for every R —
+    and the decision procedure for general matrices (identity testing over GF(p) included) applies
+    to it. (A residual zero for every positive definite A is zero for every symmetric one: it is a
+    rational function, and the positive definite matrices are open among the symmetric ones.)
+    """
+    if not isinstance(residual, sp.Basic):
+        return residual
+    symmetric = {m for m in residual.atoms(MatrixSymbol) if m.name in names}
+    if not symmetric:
+        return residual
+    residual = residual.replace(lambda e: isinstance(e, Transpose) and e.arg in symmetric, lambda e: e.arg)
+    if is_zero(residual) is True:
+        return residual
+    halves = {m: MatrixSymbol(f"{m.name}_half", *m.shape) for m in symmetric}
+    return residual.xreplace({m: h + h.T for m, h in halves.items()})
+
+
 def _moment_forms(symbols: Mapping[str, Any], lhs: Any, rhs: Any) -> dict[str, Any]:
-    """The counterpart of ``E[lhs] = E[rhs]`` for each check kind."""
-    covariances = _covariances(symbols)
+    """The counterpart of ``E[lhs] = E[rhs]`` for each check kind; covariances and ``spd`` matrices symmetric in each."""
+    symmetric = _symmetric_names(symbols)
 
     def symbolic() -> list[Any]:
-        return [_moment_residual(symbols, lhs, rhs, {n: _size_symbol(n) for n in size_names(symbols)})]
+        sizes = {n: _size_symbol(n) for n in size_names(symbols)}
+        return [_for_symmetric(_moment_residual(symbols, lhs, rhs, sizes), symmetric)]
 
     def explicit(**sizes: int) -> list[Any]:
-        return [explicit_entries(_moment_residual(symbols, lhs, rhs, sizes), covariances)]
+        return [explicit_entries(_moment_residual(symbols, lhs, rhs, sizes), symmetric)]
 
     def measured(case: Mapping[str, Any], n: int, rng: Any) -> tuple:
         values = dict(case) | {k: sample(spec, case, n, rng) for k, spec in _randoms(symbols).items()}
@@ -595,14 +626,23 @@ def _expectation_checks(
 ) -> list[Check]:
     _check_laws(symbols, {"lhs": lhs, "rhs": rhs})
     forms = _moment_forms(symbols, lhs, rhs)
-    checks: list[Check] = [Symbolic(forms[Symbolic.kind])] if symbolic else []
-    checks += [Explicit(forms[Explicit.kind], exact)] if explicit else []
-    checks.append(MonteCarlo(_moment_cases(symbols, ranges), forms[MonteCarlo.kind]))
+    checks: list[Check] = [MomentSymbolic(forms[Symbolic.kind])] if symbolic else []
+    checks += [MomentExplicit(forms[Explicit.kind], exact)] if explicit else []
+    iid = sorted(n for n, spec in _randoms(symbols).items() if spec.law == "iid")
+    only = (
+        f"{', '.join(iid)} sampled from one three-point law; iv.iid declares every law of that variance and "
+        "kurtosis, and laws agree on moments up to the fourth only"
+    )
+    checks.append(MonteCarlo(_moment_cases(symbols, ranges), forms[MonteCarlo.kind], only if iid else ""))
     return checks
 
 
 # ---------------------------------------------------------------------------------------------
 # Optimality: lhs=iv.argmin(loss, over="eta"), rhs the claimed minimiser (icl_verify.core.optimality)
+
+
+CURVATURE = "curvature"
+"""The key of L″(η*) at concrete sizes among the argmin forms (the explicit check's draws use it)."""
 
 
 def _argmin_forms(symbols: Mapping[str, Any], lhs: Argmin, rhs: Callable[..., Any]) -> dict[str, Any]:
@@ -627,13 +667,19 @@ def _argmin_forms(symbols: Mapping[str, Any], lhs: Argmin, rhs: Callable[..., An
     def explicit(**sizes: int) -> list[Any]:
         value, values = loss(sizes)
         slope = sp.diff(value, values[over]).subs(values[over], _call(rhs, values))
-        return [explicit_entries(sp.sympify(slope), covariances)]
+        return [explicit_entries(sp.sympify(slope), _symmetric_names(symbols))]
+
+    def curvature(**sizes: int) -> tuple[Any, list[Any]]:
+        value, values = loss(sizes)
+        second = sp.diff(value, values[over], 2).subs(values[over], _call(rhs, values))
+        given = _scalar_assumptions({k: v for k, v in symbols.items() if k != over}, values)
+        return explicit_entries(sp.sympify(second), _symmetric_names(symbols)), given
 
     def numeric(case: Mapping[str, Any]) -> tuple:
         star = {**case, over: float(np.asarray(_call(rhs, case), dtype=np.float64).ravel()[0])}
         return _call(lhs.loss, star), _call(lhs.loss, case)
 
-    forms: dict[str, Any] = {Symbolic.kind: symbolic, Explicit.kind: explicit}
+    forms: dict[str, Any] = {Symbolic.kind: symbolic, Explicit.kind: explicit, CURVATURE: curvature}
     return forms if _randoms(symbols) else forms | {Numeric.kind: numeric}
 
 
@@ -646,10 +692,12 @@ def _argmin_checks(
     timeout: float,
     symbolic: bool,
     explicit: bool,
+    definite_names: set[str],
 ) -> list[Check]:
-    """Both conditions of a minimum, stationarity at small sizes, and (deterministic losses) the numeric search for a lower value."""
+    """Both conditions of a minimum, stationarity and curvature draws at small sizes, and (deterministic losses) the numeric search for a lower value."""
     checks: list[Check] = [Optimality(forms[Symbolic.kind], over, int(timeout * 1000))] if symbolic else []
-    checks += [Explicit(forms[Explicit.kind], exact)] if explicit else []
+    definite = frozenset(definite_names)
+    checks += [StationaryExplicit(forms[Explicit.kind], exact, forms[CURVATURE], definite)] if explicit else []
     if Numeric.kind in forms:
         checks.append(NumericBound(drawn, forms[Numeric.kind], "<=", rtol, ATOL))
     return checks
@@ -826,6 +874,7 @@ def statement(
     rtol: float = RTOL,
     relation: str = "=",
     timeout: float = DEFAULT_TIMEOUT,
+    expect: str | None = None,
     **claim_fields: Any,
 ) -> Claim:
     """The :class:`Claim` ``lhs = rhs`` with its symbolic, explicit and numeric checks derived.
@@ -839,6 +888,8 @@ def statement(
     ``relation`` ``"<="``, ``">="``, ``"<"`` or ``">"`` states an inequality (:mod:`icl_verify.core.bounds`):
     decided by z3 within ``timeout`` seconds when every symbol is a scalar, else searched. Other
     keyword arguments (``note``, ``assumptions``, ``builds_on``, …) go to the :class:`Claim`.
+    ``expect="proved"`` asks for a proof for every size: a true statement only VERIFIED is then not as
+    expected (by default it is: VERIFIED or PROVED, :func:`~icl_verify.core.claims.expectation`).
     """
     _check_symbols(symbols)
     check_relation(relation, timeout)
@@ -875,7 +926,10 @@ def statement(
     forms: Callable[[Any], dict[str, Any]]
     if isinstance(lhs, Argmin):
         forms = lambda side: _argmin_forms(symbols, lhs, side)  # noqa: E731
-        checks = _argmin_checks(forms(rhs), lhs.over, cases(symbols, ranges), exact, rtol, timeout, symbolic, explicit)
+        checks = _argmin_checks(
+            forms(rhs), lhs.over, cases(symbols, ranges), exact, rtol, timeout, symbolic, explicit,
+            _symmetric_names(symbols),
+        )  # fmt: skip
     elif _randoms(symbols):
         checks = _expectation_checks(symbols, lhs, rhs, ranges, exact, symbolic=symbolic, explicit=explicit)
         _check_laws(symbols, {"corrected": corrected} if corrected is not None else {})
@@ -899,5 +953,6 @@ def statement(
         checks=tuple(checks),
         holds=holds,
         corrected=fixed,
+        expect=expectation(expect, holds),
         **claim_fields,
     )

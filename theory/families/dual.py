@@ -163,6 +163,7 @@ RELAXED_ICL = statement(
     sizes=ICL_SIZES,
     assumptions=(UNNORMALISED,),
     builds_on=("dai-dual-form-linear-layer",),
+    expect="proved",
 )
 
 

@@ -85,6 +85,7 @@ PROP1 = statement(
     rhs=one_gd_step,
     assumptions=(LINEAR_ATTENTION, CONTEXT_KEYS, SQUARED_LOSS),
     **STATEMENT_SIZES,
+    expect="proved",
 )
 
 
@@ -128,6 +129,7 @@ PROP1_QUERY_IN_KEYS_W0_ZERO = statement(
     assumptions=(LINEAR_ATTENTION, "keys and values from all tokens, the query included", "W0 = 0"),
     builds_on=("prop1-lsa-equals-gd-step",),
     **STATEMENT_SIZES,
+    expect="proved",
 )
 
 PROP1_P_ETA = statement(
@@ -221,6 +223,7 @@ K_LAYERS = statement(
     assumptions=(LINEAR_ATTENTION, CONTEXT_KEYS, SQUARED_LOSS, "W0 = 0"),
     builds_on=("prop1-lsa-equals-gd-step",),
     **STATEMENT_SIZES,
+    expect="proved",
 )
 K_LAYERS = replace(
     K_LAYERS,
@@ -246,6 +249,7 @@ DAMPING = statement(
     assumptions=(LINEAR_ATTENTION, CONTEXT_KEYS),
     builds_on=("prop1-lsa-equals-gd-step",),
     sizes=NUMERIC_SIZES,
+    expect="proved",
 )
 
 RESCALING = statement(
@@ -262,6 +266,7 @@ RESCALING = statement(
     explicit=False,
     assumptions=(LINEAR_ATTENTION,),
     sizes={"D": (1, 4), "T": (2, 5)},
+    expect="proved",
 )
 
 
@@ -293,6 +298,7 @@ GDPP = statement(
     assumptions=(LINEAR_ATTENTION, CONTEXT_KEYS, SQUARED_LOSS),
     builds_on=("prop1-lsa-equals-gd-step",),
     **STATEMENT_SIZES,
+    expect="proved",
 )
 
 
@@ -320,6 +326,7 @@ GDPP_CONDITIONING = statement(
     assumptions=("GD++ with γ shared by all tokens",),
     builds_on=("gdpp-update",),
     sizes=NUMERIC_SIZES,
+    expect="proved",
 )
 """Stated as the matrix identity Σ_i x_i' x_i'ᵀ = H − 2γH² + γ²H³ (H = Σ_i x_i x_iᵀ), a polynomial in H: same eigenvectors, each
 eigenvalue mapped by λ ↦ λ − 2γλ² + γ²λ³."""

@@ -65,6 +65,7 @@ CHANGE_OF_VARIABLES = statement(
     explicit_sizes={"Nx": (1, 2), "Ny": (1,), "N": (1, 2)},
     assumptions=("squared in-context loss L(W) = 1/(2N) Σ‖W x_i − y_i‖²",),
     note="R need not be invertible or symmetric; Σ^{1/2} (whitening) and an orthogonal U are the two uses.",
+    expect="proved",
 )
 
 

@@ -189,20 +189,25 @@ _CONVERTER_LOCK = threading.Lock()
 
 
 @contextmanager
-def floats_as_rationals() -> Iterator[None]:
+def floats_as_rationals(decimal: bool = False) -> Iterator[None]:
     """Within this block, a Python float meeting a SymPy number becomes the rational it is, not a 53-bit ``Float``.
 
     A side written ``1.5 * trace(A)`` evaluated at an exact point then stays exact (SymPy would otherwise
-    round every later operation to the float's precision). SymPy's conversion table of Python types is
-    restored on leaving; a lock keeps two threads of one process from interleaving the swap.
+    round every later operation to the float's precision). With ``decimal`` a float becomes the decimal
+    it prints as (0.1 → 1/10): what its author meant, to tell a refutation caused by binary literals.
+    SymPy's conversion table of Python types is restored on leaving; a lock keeps two threads of one
+    process from interleaving the swap.
 
     >>> with floats_as_rationals():
     ...     0.1 * sp.Rational(1, 3)
     3602879701896397/108086391056891904
+    >>> with floats_as_rationals(decimal=True):
+    ...     0.1 * sp.Rational(1, 3)
+    1/30
     """
     with _CONVERTER_LOCK:
         saved = _SYMPY_CONVERTER[float]
-        _SYMPY_CONVERTER[float] = sp.Rational
+        _SYMPY_CONVERTER[float] = (lambda x: sp.Rational(repr(x))) if decimal else sp.Rational
         try:
             yield
         finally:

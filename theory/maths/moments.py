@@ -23,16 +23,25 @@ and, for a matrix expression, one path between the ends: the matrix result. So
 E[XᵀX] = N Σ and E[XᵀX M XᵀX] = N² Σ M Σ + N Σ Mᵀ Σ + N tr(Σ M) Σ (Wishart moments, Gupta & Nagar
 2000, Ch. 3) come out for symbolic N, d and Σ.
 
-**What it cannot do.** Moments above the fourth of a non-Gaussian law (they are not fixed by
-variance and kurtosis), a fourth-cumulant node that meets a matrix other than the identity (that
-is a Hadamard-type sum Σ_a M_aa …, not a trace of products), correlated rows, and non-zero means:
-each raises ``ValueError``. Traces are canonical only up to rotation and reversal of
-symmetric factors; covariances are taken as symmetric.
+**The fragment it decides.** Polynomials in the random symbols: sums of products whose factors
+are random symbols (transposed or not) and constants, scaled by products of traces of such
+products (positive integer powers) and by constant scalars. Outside it, :class:`OutsideFragment`
+(a ``ValueError``) says why, and nothing is computed: a random symbol under an inverse, a
+negative or fractional power, a root or any other function (E[x (xᵀx)⁻¹ xᵀ] is no polynomial
+moment); moments above the fourth of an iid law (variance and kurtosis fix E r² and E r⁴ only —
+a law with κ = 3 need not be Gaussian); a fourth-cumulant node that meets a matrix other than the
+identity (a Hadamard-type sum Σ_a M_aa …, not a trace of products); and more than
+:data:`MAX_PAIRINGS` pairings in one term (E[(xᵀx)^k] has (2k − 1)!! of them; a 1 × 1 Gaussian
+symbol needs none: every pairing of its 2k occurrences has the same value, so E[x^2k] =
+(2k − 1)!! σ^2k in closed form). Correlated rows and non-zero means are not modelled. Traces are
+canonical only up to rotation and reversal of symmetric factors; a covariance is symmetric, and
+appears untransposed in every result.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -53,7 +62,22 @@ from sympy.matrices.expressions import (
 
 from icl_verify.errors import InvalidArgument
 
-__all__ = ["Law", "commutative_value", "expectation", "normal_form", "trace_gradient"]
+__all__ = [
+    "MAX_PAIRINGS",
+    "Law",
+    "OutsideFragment",
+    "commutative_value",
+    "expectation",
+    "normal_form",
+    "trace_gradient",
+]
+
+MAX_PAIRINGS = 10_395
+"""The most pairings (partitions of the random occurrences) enumerated for one term, 11!! (E‖x‖¹² of a Gaussian vector, about ten seconds); beyond, :class:`OutsideFragment`."""
+
+
+class OutsideFragment(ValueError):
+    """An expectation outside the fragment the moment algebra decides (module docstring): undecided, not an error."""
 
 
 def immutable(value: Any) -> Any:
@@ -70,29 +94,31 @@ class Law:
     """The law of a random matrix: independent rows; ``covariance`` Σ of a Gaussian row, or iid entries.
 
     Use :meth:`gaussian` (rows N(0, Σ)) or :meth:`iid` (entries iid, symmetric, variance s², kurtosis κ).
+    ``is_gaussian`` says whether every moment is fixed (Isserlis); an iid law fixes moments up to the fourth only.
     """
 
     covariance: MatrixExpr | None
     variance: sp.Expr
     kurtosis: sp.Expr
+    is_gaussian: bool = False
 
     @classmethod
     def gaussian(cls, covariance: MatrixExpr | sp.MatrixBase | sp.Expr) -> Law:
         """Rows iid N(0, Σ) for Σ any SymPy matrix (symbol, expression, explicit, mutable or not); a scalar Σ = s² means iid N(0, s²) entries."""
         covariance = immutable(covariance)
         if isinstance(covariance, MatrixExpr):
-            return cls(covariance, sp.S.One, sp.Integer(3))
-        return cls(None, sp.sympify(covariance), sp.Integer(3))
+            return cls(covariance, sp.S.One, sp.Integer(3), True)
+        return cls(None, sp.sympify(covariance), sp.Integer(3), True)
 
     @classmethod
     def iid(cls, variance: sp.Expr, kurtosis: sp.Expr) -> Law:
         """Entries iid and symmetric with E r² = s², E r⁴ = κ s⁴ (κ = 3: Gaussian, κ = 1: Rademacher)."""
-        return cls(None, sp.sympify(variance), sp.sympify(kurtosis))
+        return cls(None, sp.sympify(variance), sp.sympify(kurtosis), False)
 
     @property
     def cumulant4(self) -> sp.Expr:
         """The fourth cumulant (κ − 3) s⁴ of an entry (0 for a Gaussian law)."""
-        return sp.expand((self.kurtosis - 3) * self.variance**2) if self.covariance is None else sp.S.Zero
+        return sp.S.Zero if self.is_gaussian else sp.expand((self.kurtosis - 3) * self.variance**2)
 
 
 @dataclass(frozen=True)
@@ -172,6 +198,7 @@ def _lay_out(net: _Network, factors: Sequence[_Factor], closed: bool, laws: Mapp
     nodes.append(nodes[0] if closed else net.node(factors[-1].shape[1]))
     occurrences = []
     for f, u, v in zip(factors, nodes, nodes[1:]):
+        _constant_or_random(f.matrix, laws)
         if f.matrix in laws:
             row, col = (v, u) if f.transposed else (u, v)
             occurrences.append(_Occurrence(f.matrix, row, col))
@@ -196,14 +223,52 @@ def _blocks(items: Sequence[Any], sizes: tuple[int, ...]) -> Iterator[list[tuple
                 yield [block, *tail]
 
 
-def _pairings(symbol: MatrixSymbol, occurrences: Sequence[_Occurrence], law: Law):
-    """(coefficient, blocks) of each partition of one symbol's occurrences that contributes to the moment."""
-    gaussian = law.cumulant4 == 0
-    if not gaussian and len(occurrences) > 5:
-        raise InvalidArgument(
-            f"law of {symbol}: moments above the fourth ({len(occurrences)} occurrences) are not fixed by variance and kurtosis"
+def _random_inside(expr: Any, laws: Mapping[MatrixSymbol, Law]) -> list[MatrixSymbol]:
+    """The random symbols occurring anywhere in ``expr``."""
+    atoms = expr.atoms(MatrixSymbol) if isinstance(expr, sp.Basic) else set()
+    return sorted((s for s in atoms if s in laws), key=str)
+
+
+def _constant_or_random(matrix: MatrixExpr, laws: Mapping[MatrixSymbol, Law]) -> None:
+    """A factor of a word is a random symbol or a constant: a random symbol inside anything else is outside the fragment."""
+    inside = [] if matrix in laws else _random_inside(matrix, laws)
+    if inside:
+        names = ", ".join(s.name for s in inside)
+        raise OutsideFragment(
+            f"the random {names} occurs inside {matrix} (an inverse, power, root or other function): "
+            "not a polynomial in the random inputs, outside the Wick fragment"
         )
-    for blocks in _blocks(list(occurrences), (2,) if gaussian else (2, 4)):
+
+
+def _scalar_symbol(symbol: MatrixSymbol) -> bool:
+    return symbol.rows == 1 and symbol.cols == 1
+
+
+def _pairing_count(symbol: MatrixSymbol, occurrences: int, law: Law) -> int:
+    """How many partitions :func:`_pairings` enumerates for ``occurrences`` occurrences of ``symbol``."""
+    if (law.is_gaussian and _scalar_symbol(symbol)) or occurrences % 2:
+        return 1
+    return int(sp.factorial2(occurrences - 1)) if law.is_gaussian else 4  # non-Gaussian: at most 5 occurrences
+
+
+def _pairings(symbol: MatrixSymbol, occurrences: Sequence[_Occurrence], law: Law):
+    """(coefficient, blocks) of each partition of one symbol's occurrences that contributes to the moment.
+
+    A 1 × 1 Gaussian symbol is a scalar: every pairing of its 2k occurrences joins 1-dimensional
+    nodes by the same k covariance edges, so one pairing weighted by their number (2k − 1)!!
+    stands for all (E z^2k = (2k − 1)!! σ^2k).
+    """
+    if not law.is_gaussian and len(occurrences) > 5:
+        raise OutsideFragment(
+            f"law of {symbol}: {len(occurrences)} occurrences need moments above the fourth, which variance and "
+            "kurtosis do not fix (declare a Gaussian law if that is meant)"
+        )
+    if law.is_gaussian and _scalar_symbol(symbol):
+        if len(occurrences) % 2 == 0:
+            pairs = [tuple(occurrences[i : i + 2]) for i in range(0, len(occurrences), 2)]
+            yield sp.factorial2(len(occurrences) - 1) * law.variance ** len(pairs), pairs
+        return
+    for blocks in _blocks(list(occurrences), (2,) if law.is_gaussian else (2, 4)):
         fours = sum(len(b) == 4 for b in blocks)
         yield law.cumulant4**fours * law.variance ** (len(blocks) - fours), blocks
 
@@ -227,21 +292,51 @@ def _symmetric(matrix: MatrixExpr, laws: Mapping[MatrixSymbol, Law]) -> bool:
 
 def _walk(
     net: _Network, start: int, incident: dict[int, list[int]], used: set[int], laws: Mapping[MatrixSymbol, Law]
-) -> tuple[list[_Factor], int]:
-    """Follow unused edges from ``start`` until none is left; the oriented factors and the end node."""
+) -> tuple[list[_Factor], list[int]]:
+    """Follow unused edges from ``start`` until none is left; the oriented factors and the nodes passed (start to end)."""
     factors: list[_Factor] = []
-    node = start
+    nodes = [start]
     while True:
+        node = nodes[-1]
         free = [e for e in incident[node] if e not in used]
         if not free:
-            return factors, node
+            return factors, nodes
         e = free[0]
         used.add(e)
         u, v, m, t = net.edges[e]
         u, v = net.find(u), net.find(v)
         forward = u == node
-        factors.append(_Factor(m, t if forward or _symmetric(m, laws) else not t))
-        node = v if forward else u
+        factors.append(_Factor(m, False if _symmetric(m, laws) else t if forward else not t))
+        nodes.append(v if forward else u)
+
+
+def _split(
+    net: _Network, factors: list[_Factor], nodes: list[int], closed: bool
+) -> tuple[list[list[_Factor]], list[_Factor], list[_Factor]]:
+    """A walk cut at its inner nodes of dimension 1: (the 1 × 1 segments, the matrix segments at either end).
+
+    At a node of dimension 1 the index takes one value, so the product factorises there: a segment
+    between two such nodes is a 1 × 1 matrix, a scalar (its trace); vectors' inner products such
+    as bᵀm thus leave the matrix product (m bᵀ m mᵀ = tr(bᵀm) m mᵀ) and equal moments print alike.
+    A closed walk (a cycle) is cut at every such node and is the product of its segments' traces.
+    """
+    inner = range(0, len(factors)) if closed else range(1, len(factors))
+    cuts = [i for i in inner if net.dims[nodes[i]] == 1]
+    if not cuts:
+        return [], factors, []
+    if closed:
+        k = cuts[0]
+        factors, cuts = factors[k:] + factors[:k], [c - k for c in cuts] + [len(factors)]
+        return [factors[a:b] for a, b in itertools.pairwise(cuts)], [], []
+    bounds = [0, *cuts, len(factors)]
+    segments = [factors[a:b] for a, b in itertools.pairwise(bounds)]
+    head, tail = segments[0], segments[-1]
+    scalars = segments[1:-1]
+    if net.dims[nodes[0]] == 1:
+        scalars, head = [head, *scalars], []
+    if net.dims[nodes[-1]] == 1:
+        scalars, tail = [*scalars, tail], []
+    return scalars, head, tail
 
 
 def _canonical_cycle(factors: Sequence[_Factor], laws) -> tuple[_Factor, ...]:
@@ -270,7 +365,7 @@ def _contract(net: _Network, ends: tuple[int, int] | None, laws: Mapping[MatrixS
     for r in roots:
         degree = 1 if r in tips and len(tips) == 2 else 0 if r in tips else 2
         if len(incident[r]) not in {0, degree}:
-            raise InvalidArgument(
+            raise OutsideFragment(
                 "a fourth-cumulant index meets a matrix other than the identity: a Hadamard-type sum, not a trace"
             )
     used: set[int] = set()
@@ -278,16 +373,22 @@ def _contract(net: _Network, ends: tuple[int, int] | None, laws: Mapping[MatrixS
     result: MatrixExpr | None = None
     if ends is not None:
         start, end = net.find(ends[0]), net.find(ends[1])
-        path, last = _walk(net, start, incident, used, laws)
-        if last != end:
+        path, nodes = _walk(net, start, incident, used, laws)
+        if nodes[-1] != end:
             raise InvalidArgument("the open ends of the product are not joined (inconsistent shapes)")
-        result = _product(path) if path else Identity(net.dims[start])
+        scalars, head, tail = _split(net, path, nodes, False)
+        for segment in scalars:
+            value *= Trace(_product(_canonical_cycle(segment, laws)))
+        kept = head + tail
+        result = _product(kept) if kept else Identity(net.dims[start])
     for r in sorted(roots - tips):
         if not incident[r]:
             value *= net.dims[r]
         elif not all(e in used for e in incident[r]):
-            cycle, _ = _walk(net, r, incident, used, laws)
-            value *= Trace(_product(_canonical_cycle(cycle, laws)))
+            cycle, nodes = _walk(net, r, incident, used, laws)
+            scalars, _, _ = _split(net, cycle, nodes, True)
+            for segment in scalars or [cycle]:
+                value *= Trace(_product(_canonical_cycle(segment, laws)))
     return value if result is None else value * result
 
 
@@ -307,6 +408,9 @@ def _expect_term(coeff: sp.Expr, cycles: Sequence[tuple[_Factor, ...]], open_wor
             n = layout.node(shape[0])
             ends = (n, n)
     by_symbol = {s: [o for o in occurrences if o.symbol == s] for s in dict.fromkeys(o.symbol for o in occurrences)}
+    count = math.prod(_pairing_count(s, len(occ), laws[s]) for s, occ in by_symbol.items())
+    if count > MAX_PAIRINGS:
+        raise OutsideFragment(f"{count} pairings in one term, more than the {MAX_PAIRINGS} enumerated")
     per_symbol = [list(_pairings(s, occ, laws[s])) for s, occ in by_symbol.items()]
     for choice in itertools.product(*per_symbol):
         net = _Network()
@@ -320,8 +424,12 @@ def _expect_term(coeff: sp.Expr, cycles: Sequence[tuple[_Factor, ...]], open_wor
     return total
 
 
-def _trace_words(expr: sp.Expr) -> list[tuple[sp.Expr, list[tuple[_Factor, ...]]]]:
-    """A scalar expression expanded into (coefficient, cycles): products of traces times constants."""
+def _trace_words(expr: sp.Expr, laws: Mapping[MatrixSymbol, Law]) -> list[tuple[sp.Expr, list[tuple[_Factor, ...]]]]:
+    """A scalar expression expanded into (coefficient, cycles): products of traces times constants.
+
+    A factor with no random symbol in it is a constant whatever it is (1/tr Λ, det Λ); a random
+    symbol elsewhere than in a trace raised to a positive integer power is :class:`OutsideFragment`.
+    """
     out = []
     for term in sp.Add.make_args(sp.expand(expr)):
         options: list[list[Word]] = []
@@ -331,10 +439,13 @@ def _trace_words(expr: sp.Expr) -> list[tuple[sp.Expr, list[tuple[_Factor, ...]]
             if isinstance(base, Trace) and power.is_Integer and power > 0:
                 size = base.arg.shape[0]
                 options += [[(c * (size if not fs else 1), fs) for c, fs in _words(base.arg)]] * int(power)
-            elif factor.atoms(Trace) or factor.atoms(MatrixSymbol):
-                raise InvalidArgument(f"unsupported scalar factor {factor}: expected a product of traces and constants")
-            else:
-                coeff *= factor
+            elif _random_inside(factor, laws):
+                raise OutsideFragment(
+                    f"unsupported scalar factor {factor}: a random input under a function other than a positive "
+                    "integer power of a trace, outside the Wick fragment"
+                )
+            else:  # a constant: its traces in canonical rotation
+                coeff *= factor.xreplace({t: normal_form(t) for t in factor.atoms(Trace) if t != factor})
         for combo in itertools.product(*options):
             out.append((coeff * sp.Mul(*[c for c, _ in combo]), [fs for _, fs in combo if fs]))
     return out
@@ -360,9 +471,11 @@ def expectation(expr: Any, laws: Mapping[MatrixSymbol, Law]) -> Any:
     if isinstance(expr, MatrixExpr):
         total: Any = ZeroMatrix(*expr.shape)
         for coeff, factors in _words(expr):
-            total = total + _expect_term(coeff, [], factors, expr.shape, laws)
+            for c, cycles in _trace_words(coeff, laws):
+                total = total + _expect_term(c, cycles, factors, expr.shape, laws)
         return sp.expand(total)
-    return sp.expand(sum((_expect_term(c, cycles, None, None, laws) for c, cycles in _trace_words(expr)), sp.S.Zero))
+    terms = _trace_words(expr, laws)
+    return sp.expand(sum((_expect_term(c, cycles, None, None, laws) for c, cycles in terms), sp.S.Zero))
 
 
 def _immutable_inside(expr: Any) -> Any:
@@ -387,7 +500,7 @@ def trace_gradient(expr: sp.Expr, variable: MatrixSymbol) -> MatrixExpr:
     reversed), so G is exact for every dimension.
     """
     total: MatrixExpr = ZeroMatrix(*variable.shape)
-    for coeff, cycles in _trace_words(expr):
+    for coeff, cycles in _trace_words(expr, {}):
         hits = [(i, cycle) for i, cycle in enumerate(cycles) if any(f.matrix == variable for f in cycle)]
         if len(hits) != 1 or sum(f.matrix == variable for f in hits[0][1]) != 1:
             raise InvalidArgument(

@@ -235,6 +235,16 @@ def as_explicit(residuals: Any) -> list[sp.Matrix]:
     return out
 
 
+def explicit_value(value: Any) -> Any:
+    """An exact value (a matrix expression or a scalar of traces, determinants and entries of explicit
+    matrices) carried out: matrices bottom-up as :func:`as_explicit` does, then anything left by ``doit``."""
+    if isinstance(value, MatrixExpr) and not isinstance(value, sp.MatrixBase):
+        value = _explicit(value)
+    elif isinstance(value, sp.Basic) and value.atoms(Trace, Determinant, MatrixElement):
+        value = _explicit_scalars_in(value)
+    return value.doit() if isinstance(value, (sp.Basic, sp.MatrixBase)) else value
+
+
 def _explicit(m: MatrixExpr) -> sp.Matrix:
     """The explicit matrix of ``m`` at concrete size, evaluated bottom-up (products multiplied entrywise)."""
     if isinstance(m, sp.MatrixBase):

@@ -31,10 +31,10 @@ def _counterexample_lines(result: Result) -> list[str]:
             f"      values {json.dumps(cex['values'])}",
             f"      |lhs − rhs| = {cex['residual']:.6g} > tolerance {cex['tolerance']:.3g}",
         ]
-    if cex["kind"] == Kind.MEASURED:
+    if cex["kind"] in (Kind.MEASURED, Kind.MONTE_CARLO):
         values = cex["values"]
         return [
-            f"    counterexample (measured, seed {cex['seed']}): estimate"
+            f"    counterexample ({cex['kind'].replace('_', ' ')}, seed {cex['seed']}): estimate"
             f" {format_interval(values['estimate'], *values['interval'])}",
             f"      excludes {values['predicted']:.6g} ± {cex['tolerance']:.3g}",
         ]

@@ -19,21 +19,29 @@ from importlib.metadata import PackageNotFoundError, packages_distributions, ver
 from pathlib import Path
 from typing import Any
 
-from icl_verify.running.sources import user_source_file
+from icl_verify.running.sources import IMPORTED, read_source, user_source_file
 
 
 def file_hash(path: Path) -> str | None:
-    """SHA-256 of the file's contents, or None when it cannot be read (gone: a dependency changed)."""
+    """SHA-256 of the file's contents, or None when it cannot be read (gone, or no longer a regular file: a
+    dependency changed)."""
     try:
         return _hash_of(path, path.stat().st_mtime_ns, path.stat().st_size)
     except OSError:
         return None
 
 
+def _imported_hash(path: Path) -> str | None:
+    """:func:`file_hash` of the file as this process imported it, when it did (a user's source:
+    :data:`~icl_verify.running.sources.IMPORTED`)."""
+    imported = IMPORTED.get(path.resolve())
+    return imported if imported is not None else file_hash(path)
+
+
 @cache
 def _hash_of(path: Path, mtime_ns: int, size: int) -> str:
     """:func:`file_hash`, read once per version of the file (its modification time and size) in a process."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashlib.sha256(read_source(path)).hexdigest()
 
 
 @cache
@@ -82,8 +90,9 @@ class Depends:
 
     @classmethod
     def record(cls, files: Iterable[Path], distributions: Iterable[str]) -> Depends:
-        """The hashes of ``files`` now and the versions of ``distributions`` this process loaded."""
-        hashed = {str(p): h for p in files if (h := file_hash(Path(p))) is not None}
+        """The hashes of ``files`` as this process imported them (else as they read now) and the versions of
+        ``distributions`` this process loaded."""
+        hashed = {str(p): h for p in files if (h := _imported_hash(Path(p))) is not None}
         versions = {d: v for d in distributions if (v := _version_loaded(d)) is not None}
         return cls(dict(sorted(hashed.items())), dict(sorted(versions.items())))
 

@@ -8,7 +8,8 @@ loaded with the same rule (:func:`load_family`), so built-in claims are just exa
 
 Loading a user's file: it is imported with its own folder first on ``sys.path`` (so helper modules
 beside it import; ``sys.path`` is restored afterwards); any failure while importing it — an
-exception, ``SystemExit``, ``KeyboardInterrupt`` — is a one-line ``ValueError``. Names are unique
+exception, ``SystemExit``, a ``KeyboardInterrupt`` the file raises, a call of ``os._exit`` — is a
+one-line ``ValueError``; Ctrl-C while it is imported is a ``KeyboardInterrupt``. Names are unique
 within a run: two claims (or two derivations) with one name, in one file or across the files and
 families of a run, are a ``ValueError`` naming both sources (``file:line`` or the family), so a
 user's claim never silently replaces another or a built-in (:func:`unique`).
@@ -17,18 +18,22 @@ user's claim never silently replaces another or a built-in (:func:`unique`).
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import hashlib
 import importlib
 import importlib.machinery
 import importlib.util
+import os
 import pkgutil
+import signal
 import sys
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 from icl_verify.core import display, ledger
 from icl_verify.core.claims import USER_FAMILY, Claim
@@ -123,7 +128,7 @@ def family_of(module: ModuleType, path: Path | None = None) -> Family:
 def _assignment_lines(path: Path) -> dict[str, int]:
     """The line of the last module-level assignment to each variable name in the file at ``path``."""
     lines: dict[str, int] = {}
-    for node in ast.parse(path.read_text(encoding="utf-8"), str(path)).body:
+    for node in ast.parse(sources.read_source(path), str(path)).body:  # decoded as Python does: BOM, coding line
         targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
         for target in targets:
             if isinstance(target, ast.Name):
@@ -169,8 +174,7 @@ def builtin_claims() -> list[Claim]:
 def load_family(path: str | Path) -> Family:
     """Import a user's Python file as a :class:`Family`; ``ValueError`` if it cannot load or declares nothing."""
     path = Path(path)
-    if not path.is_file():
-        raise InvalidArgument(f"claims file {str(path)!r} does not exist")
+    readable(path)
     digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
     module_name = f"icl_verify_user_{path.stem}_{digest}"  # two files with one stem do not collide
     spec = importlib.util.spec_from_file_location(module_name, path)
@@ -185,10 +189,13 @@ def load_family(path: str | Path) -> Family:
     sys.path.insert(0, str(path.resolve().parent))
     before = frozenset(sys.modules)
     try:
-        spec.loader.exec_module(module)
-    except (Exception, SystemExit, KeyboardInterrupt) as exc:  # a file's failure is the user's input error
+        with _guarded_import() as interrupted:
+            spec.loader.exec_module(module)
+    except BaseException as exc:  # a file's failure is the user's input error; Ctrl-C is the user's Ctrl-C
         del sys.modules[module_name]
-        raise InvalidArgument(f"claims file {str(path)!r} failed to import: {type(exc).__name__}: {exc}") from None
+        if isinstance(exc, KeyboardInterrupt) and interrupted:
+            raise
+        raise InvalidArgument(f"claims file {str(path)!r} failed to import: {_failure(exc)}") from None
     finally:
         sys.path[:] = saved_path
     _LOADED[path.resolve()] = tuple(sorted(_source_files(set(sys.modules) - before - {module_name})))
@@ -197,6 +204,65 @@ def load_family(path: str | Path) -> Family:
         raise InvalidArgument(f"claims file {str(path)!r} defines no Claim or Derivation objects at module level")
     _FAMILIES[path.resolve()] = fam
     return fam
+
+
+class ExitedAtImport(BaseException):
+    """``os._exit`` called by a user's file while it is imported (:func:`_guarded_import`)."""
+
+
+@contextlib.contextmanager
+def _guarded_import() -> Iterator[list[int]]:
+    """While a user's file is imported in this process: ``os._exit`` raises :class:`ExitedAtImport` instead of
+    ending it with no report (in a process the file forked it still ends that process), and a real Ctrl-C is told
+    from a ``KeyboardInterrupt`` the file raises: the list yielded holds the signal when one came."""
+    me, real_exit = os.getpid(), os._exit
+    came: list[int] = []
+
+    def _exit(status: int) -> NoReturn:
+        if os.getpid() != me:
+            real_exit(status)
+        raise ExitedAtImport(status)
+
+    def on_sigint(signum: int, frame: object) -> None:
+        came.append(signum)
+        raise KeyboardInterrupt
+
+    modules = (os, sys.modules[os.name])  # posix._exit is os._exit
+    watch = (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    )
+    saved = signal.signal(signal.SIGINT, on_sigint) if watch else None
+    for module in modules:
+        module.__dict__["_exit"] = _exit
+    try:
+        yield came
+    finally:
+        for module in modules:
+            module.__dict__["_exit"] = real_exit
+        if watch:
+            signal.signal(signal.SIGINT, saved)
+
+
+def _failure(exc: BaseException) -> str:
+    """What ended a file's import, in words."""
+    if isinstance(exc, ExitedAtImport):
+        return f"it called os._exit({exc.args[0]})"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def readable(path: Path) -> None:
+    """``ValueError`` naming the claims file at ``path`` when it cannot be read as one: missing, a symlink loop, not
+    a regular file (a FIFO, a device: reading could hang or never end), too large
+    (:func:`icl_verify.running.sources.read_source`)."""
+    try:
+        sources.read_source(path)
+    except FileNotFoundError:
+        raise InvalidArgument(f"claims file {str(path)!r} does not exist") from None
+    except sources.NotRegularFile as exc:
+        raise InvalidArgument(f"claims file {str(path)!r} cannot be loaded: {exc}") from None
+    except OSError as exc:
+        raise InvalidArgument(f"claims file {str(path)!r} cannot be read: {exc.strerror or exc}") from None
 
 
 def loaded(path: str | Path) -> Family:
@@ -224,6 +290,7 @@ def load_files(paths: Iterable[str | Path]) -> list[Family]:
     """The user's files as families (a file given twice loads once); ``ValueError`` on any clash of names."""
     by_file: dict[Path, Path] = {}
     for p in paths:
+        readable(Path(p))
         by_file.setdefault(Path(p).resolve(), Path(p))  # the first spelling of each file
     fams = [load_family(path) for path in by_file.values()]
     unique(fams)

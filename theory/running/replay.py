@@ -31,6 +31,7 @@ from typing import Any
 
 from icl_verify.running.catalogue import package_digest, package_roots
 from icl_verify.running.depends import Depends
+from icl_verify.running.sources import read_source
 from icl_verify.running.store import Store, keyed
 
 SUFFIX = ".run"
@@ -46,10 +47,10 @@ def run_key(targets: Sequence[str], options: Mapping[str, Any]) -> str | None:
         if not target.endswith(".py"):
             asked.append(["name", target])
             continue
-        path = Path(target).resolve()
         try:
-            asked.append(["file", str(path), hashlib.sha256(path.read_bytes()).hexdigest()])
-        except OSError:
+            path = Path(target).resolve()
+            asked.append(["file", str(path), hashlib.sha256(read_source(path)).hexdigest()])
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
             return None
     inputs = {"run": asked, "options": dict(options), "package": package_digest(package_roots())}
     return keyed(inputs | {"python": platform.python_version(), "machine": platform.machine()})

@@ -1,11 +1,12 @@
 """Checking many claims: in worker processes, longest first, reusing cached verdicts.
 
 :func:`check_claims` is what ``icl-verify check`` and ``icl-verify docs`` run. Every claim is
-checked in a worker process (:mod:`icl_verify.running.workers`: forked from this process, started
-once per run and reused), so that a claim that exits, is killed or hangs past ``timeout`` is that
-claim's ERROR and every other claim is still checked. Small work (estimated by the durations the
-cache recorded, else a static guess: :func:`workers_for`) goes to one worker, so a user's file of a
-few statements pays for no second process; ``jobs`` forces a number. With a Dask cluster the
+checked in a process of its own (:mod:`icl_verify.running.workers`: forked from a template process
+that ran no claim), so that a claim that exits, is killed or hangs past ``timeout`` is that claim's
+ERROR and every other claim is still checked, and nothing a claim changes in its process reaches
+another. Small work (estimated by the durations the cache recorded, else a static guess:
+:func:`workers_for`) goes to one worker, so a user's file of a few statements pays for no second
+template; ``jobs`` forces a number. With a Dask cluster the
 claims go to its workers by reference (:func:`check_job`), and any the cluster cannot find come
 back to local workers. Whatever the number of workers the results are the same: every claim is
 checked with the same seed, example budget and one BLAS thread (so sums run in the same order,
@@ -54,7 +55,13 @@ __all__ = ["Checked", "Extra", "check_claims", "check_one", "claim_keys", "jobs_
 
 SMALL_WORK = 2.0
 """Estimated seconds of work below which one worker checks everything: a second one would not pay."""
-_STATIC_COST = {Kind.MEASURED: 100.0, Kind.NUMERIC: 10.0, Kind.EXPLICIT: 1.0, Kind.SYMBOLIC: 0.1}
+_STATIC_COST = {
+    Kind.MEASURED: 100.0,
+    Kind.MONTE_CARLO: 100.0,
+    Kind.NUMERIC: 10.0,
+    Kind.EXPLICIT: 1.0,
+    Kind.SYMBOLIC: 0.1,
+}
 """Seconds assumed for a claim never timed before, by its most expensive check."""
 
 
@@ -91,7 +98,7 @@ def check_one(claim: Claim, seed: int, max_examples: int) -> Outcome:
     what it was seen to depend on (:class:`~icl_verify.running.depends.Depends`) when its origin is known:
     its origin's files, and those of the modules loaded during the check."""
     before = frozenset(sys.modules)
-    outcome = workers.check_one(claim, seed, max_examples)
+    outcome = workers.check_one(claim, seed, max_examples).vetted(claim)
     where = claim_origins([claim], {}).get(claim.name)
     if where is None:
         return outcome
@@ -191,6 +198,7 @@ def check_claims(
     keys: dict[str, str] = {}
     static: dict[str, list[str]] | None = None
     outcomes: dict[str, Outcome] = {}
+    by_name = {c.name: c for c in claims}
     if cache is not None:
         where = claim_origins(claims, origin)
         files_of = {w: _static_files(w) for w in set(where.values())}
@@ -199,16 +207,16 @@ def check_claims(
         for name, key in keys.items():
             found = cache.get(key)
             if found is not None:
-                outcomes[name] = found
+                outcomes[name] = found.vetted(by_name[name])
     cached = frozenset(outcomes)
     recorded = cache.costs() if cache is not None else {}
     todo = jobs_of([c for c in claims if c.name not in outcomes], origin, recorded)
-    by_name = {c.name: c for c in claims}
     fresh: dict[str, Outcome] = {}
 
     def finish(name: str, outcome: Outcome) -> None:
-        """Keep the outcome, and store it at once (an interrupted run keeps what it finished)."""
-        fresh[name] = outcome
+        """Keep the outcome (:meth:`Outcome.vetted`: checked here, where no claim ran), and store it at once (an
+        interrupted run keeps what it finished)."""
+        fresh[name] = outcome = outcome.vetted(by_name[name])
         if cache is not None and name in keys and outcome.verdict is not Verdict.ERROR:
             cache.put(keys[name], outcome)
         bar.update(1)

@@ -23,6 +23,8 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib.util
+import os
+import stat
 import sys
 import sysconfig
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -51,6 +53,29 @@ def is_library_file(path: Path) -> bool:
     return any(path.is_relative_to(d) for d in _LIBRARY_DIRS)
 
 
+MAX_SOURCE_BYTES = 64 * 2**20
+"""The largest source file read (a claim's file, a helper, a recorded dependency): past it, it is refused."""
+
+
+class NotRegularFile(OSError):
+    """A source to read that is not a regular file (a FIFO, a device, a folder) or is larger than
+    :data:`MAX_SOURCE_BYTES`: reading it could hang or never end."""
+
+
+def read_source(path: Path) -> bytes:
+    """The bytes of the regular file at ``path`` (a symlink to one is followed); :class:`NotRegularFile` for
+    anything else or a file over :data:`MAX_SOURCE_BYTES`, an ``OSError`` when it cannot be opened. It is opened
+    without blocking, so a FIFO is refused, never waited on."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(f"{path} is not a regular file")
+        if info.st_size > MAX_SOURCE_BYTES:
+            raise NotRegularFile(f"{path} is larger than {MAX_SOURCE_BYTES // 2**20} MiB")
+        return f.read(MAX_SOURCE_BYTES + 1)
+
+
 @cache
 def user_source_file(where: str) -> Path | None:
     """The resolved path of a module's ``__file__`` ``where`` when it is a ``.py`` source not of a library
@@ -74,7 +99,21 @@ class SourceOnlyLoader(SourceFileLoader):
 
     def get_code(self, fullname: str) -> CodeType:
         path = self.get_filename(fullname)
-        return self.source_to_code(self.get_data(path), path)
+        data = self.get_data(path)
+        IMPORTED[Path(path).resolve()] = hashlib.sha256(data).hexdigest()
+        return self.source_to_code(data, path)
+
+
+IMPORTED: dict[Path, str] = {}
+"""The SHA-256 of each user's source file as this process last imported it (:class:`SourceOnlyLoader`): the key
+and the recorded dependencies of a claim hash what ran, not what the file holds by the time they are computed (a
+file edited while it was being imported would otherwise file the old code's verdict under the new content)."""
+
+
+def content_hash(path: Path) -> str:
+    """The SHA-256 of the file as this process imported it (:data:`IMPORTED`), else as it reads now."""
+    imported = IMPORTED.get(path.resolve())
+    return imported if imported is not None else hashlib.sha256(read_source(path)).hexdigest()
 
 
 class _UserSourceFinder(MetaPathFinder):
@@ -138,7 +177,7 @@ def _spec(name: str) -> ModuleSpec | None:
 
 def _imports(path: Path, package: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """``(module, names)`` of every import in the file; ``package``: the file's package (for relative imports)."""
-    return _imports_in(path.read_bytes(), package)
+    return _imports_in(read_source(path), package)
 
 
 @cache
@@ -176,7 +215,7 @@ def _each_import(tree: ast.Module, package: str) -> Iterator[tuple[str, tuple[st
 
 def _lazy_exports(path: Path) -> frozenset[str]:
     """String constants of the file that name an ``icl_verify`` module (imported by name at run time)."""
-    return _lazy_exports_in(path.read_bytes())
+    return _lazy_exports_in(read_source(path))
 
 
 @cache
@@ -269,5 +308,5 @@ def digest(paths: Iterable[Path]) -> str:
     h = hashlib.sha256()
     for p in sorted(paths):
         h.update(str(p).encode() + b"\0")
-        h.update(hashlib.sha256(p.read_bytes()).digest())
+        h.update(bytes.fromhex(content_hash(p)))
     return h.hexdigest()

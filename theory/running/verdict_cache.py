@@ -43,12 +43,15 @@ from __future__ import annotations
 import dataclasses
 import json
 import platform
+import sys
 from collections.abc import Mapping
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
+from icl_verify.core import verdicts
 from icl_verify.core.claims import Claim, Result
-from icl_verify.core.evidence import Evidence, Residual
+from icl_verify.core.evidence import Evidence, Kind, Residual, Status
 from icl_verify.core.verdicts import Verdict
 from icl_verify.running.depends import Depends
 from icl_verify.running.store import Store, atomic_write, keyed
@@ -99,6 +102,24 @@ class Outcome:
         """The :class:`Result` of ``claim`` that this outcome records."""
         return Result(claim, self.verdict, self.evidence, self.seed, self.max_examples, self.seconds)
 
+    @property
+    def supported(self) -> Verdict:
+        """The verdict its evidence supports (:func:`icl_verify.core.verdicts.combine` of every row's status)."""
+        return verdicts.combine(e.status for e in self.evidence)
+
+    def vetted(self, claim: Claim) -> Outcome:
+        """This outcome as ``claim``'s, never claiming more than its evidence: ERROR, with a row saying so, when its
+        verdict is not the one its evidence supports (a check's own code changed the verdict or the rules); and
+        each row of a check whose class is not icl-verify's marked as the user's own (:func:`own_check`)."""
+        evidence = own_check(claim, self.evidence)
+        if self.verdict is self.supported:
+            return dataclasses.replace(self, evidence=evidence)
+        detail = (
+            f"the verdict {self.verdict.value} does not follow from the evidence, which supports {self.supported.value}"
+        )
+        row = Evidence(Kind.WORKER, Status.ERROR, detail, 0.0)
+        return dataclasses.replace(self, verdict=Verdict.ERROR, evidence=(*evidence, row))
+
     def to_dict(self) -> dict[str, Any]:
         """The outcome in the JSON report's schema (docs/json-report.md; durations unrounded)."""
         return {
@@ -119,6 +140,28 @@ class Outcome:
             raise TypeError("seed, max_examples and seconds must be numbers")
         depends = None if data["depends"] is None else Depends.from_dict(data["depends"])
         return cls(Verdict(data["verdict"]), evidence, seed, budget, float(seconds), depends)
+
+
+OWN_CHECK = "the user's own check"
+"""How a row of evidence from a check class defined outside icl-verify begins (:func:`own_check`)."""
+
+
+def own_check(claim: Claim, evidence: tuple[Evidence, ...]) -> tuple[Evidence, ...]:
+    """``evidence`` with each row of a check of ``claim`` whose class is defined outside icl-verify marked, e.g.
+    "the user's own check MyCheck (my_claims.py): proved …" — whatever it reports, icl-verify did not decide it.
+
+    A claim's check rows come first, one per check in order (:func:`icl_verify.core.claims.check`); a row whose
+    kind is not its check's is left as it is. Marking twice marks once."""
+    rows = list(evidence)
+    for k, (check, row) in enumerate(zip(claim.checks, rows)):
+        cls = type(check)
+        if cls.__module__.partition(".")[0] == "icl_verify" or str(row.kind) != str(check.kind):
+            continue
+        where = getattr(sys.modules.get(cls.__module__), "__file__", None)
+        mark = f"{OWN_CHECK} {cls.__qualname__} ({Path(where).name if where else cls.__module__}): "
+        if not row.detail.startswith(mark):
+            rows[k] = dataclasses.replace(row, detail=mark + row.detail)
+    return tuple(rows)
 
 
 def _is_int(x: object) -> bool:
@@ -151,7 +194,8 @@ class VerdictCache(Store):
     """
 
     def get(self, key: str) -> Outcome | None:
-        """The outcome stored under ``key`` while all it was seen to depend on is unchanged, else None."""
+        """The outcome stored under ``key`` while all it was seen to depend on is unchanged and its verdict is the one
+        its evidence supports (:attr:`Outcome.supported`), else None."""
         body = self.load(key, "")
         if body is None:
             return None
@@ -159,7 +203,7 @@ class VerdictCache(Store):
             outcome = Outcome.from_dict(body)
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
-        if outcome.depends is None or not outcome.depends.still_holds():
+        if outcome.depends is None or outcome.verdict is not outcome.supported or not outcome.depends.still_holds():
             return None
         return outcome
 

@@ -7,15 +7,16 @@ The toy ``measure`` functions draw normal runs whose true mean is known, so a ve
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from scipy import special
 
-from icl_verify.core.checks.measured import Estimate, Measured
+from icl_verify.core.checks.measured import Estimate, Measured, Rule, measurement
 from icl_verify.core.evidence import Status
 from icl_verify.errors import InvalidArgument
-from icl_verify.numerics.shared.stats import spending_levels
+from icl_verify.numerics.shared.stats import spending_levels, t_interval
 
 
 def _fixed(value: float, half: float, predicted: float = 1.0, tolerance: float = 0.1):
@@ -78,20 +79,159 @@ SEEDS = 1000
 SLACK = 3 * math.sqrt(0.05 * 0.95 / SEEDS)
 
 
-def test_a_false_claim_is_verified_at_most_alpha_of_the_time_despite_the_looks():
-    """The claim reads 1 ± 0.1 and the true mean is 1.1, on the band's edge (the hardest false case: any
-    interval inside the band misses it); VERIFIED must come out in at most α = 5 % of the seeds, although
-    the check may stop at any of its four looks (the stopping rule)."""
-    check = Measured(_normal_measure(1.1, 1.0, 0.1), looks=(8, 16, 32, 64))
-    wrong = sum(check.run(seed, 100).evidence.status == Status.VERIFIED for seed in range(SEEDS))
-    assert wrong / SEEDS <= 0.05 + SLACK
+def test_a_false_claim_is_verified_at_most_alpha_per_side_despite_the_looks():
+    """The claim reads 1 ± 0.5 and the true mean is 1.5, on the band's edge (the hardest false case: any
+    interval inside the band misses it on one side); VERIFIED must come out in at most α/2 = 2.5 % of the seeds
+    (+ 3 binomial standard errors), although the check may stop at any of its four looks. The band is wide enough
+    for an interval to fit inside it from look 3 on (half-width ≈ 0.53 at 32 runs, ≈ 0.25 at 64), so VERIFIED
+    does occur (≥ 0.5 %): the test could fail (with band 1 ± 0.1, as before, no interval fitted and it could not)."""
+    check = Measured(_normal_measure(1.5, 1.0, 0.5), looks=(8, 16, 32, 64))
+    wrong = sum(check.run(seed, 100).evidence.status == Status.VERIFIED for seed in range(SEEDS)) / SEEDS
+    assert wrong <= 0.025 + 3 * math.sqrt(0.025 * 0.975 / SEEDS)
+    assert wrong >= 0.005
 
 
 def test_a_true_claim_is_refuted_at_most_alpha_of_the_time_and_mostly_stops_early():
-    """The claim reads 1 ± 0.7 and is true. Look 3 (32 runs) has level 1 − (α(½) − α(¼)) ≈ 0.9945, so its
+    """The claim reads 1 ± 0.7 and is true. Look 3 (32 runs) has level 2Φ(c₃) − 1 ≈ 0.9945 (exact boundaries), so its
     half-width is ≈ t_{31, 0.99725}/√32 ≈ 0.53: the interval lies inside the band when |x̄ − 1| ≲ 0.17, which
     (x̄ − 1 ~ N(0, 1/32)) happens in ≈ 2Φ(0.17·√32) − 1 ≈ 66 % of the seeds; half of them is a safe floor."""
     check = Measured(_normal_measure(1.0, 1.0, 0.7), looks=(8, 16, 32, 64))
     found = [check.run(seed, 100).evidence for seed in range(SEEDS)]
     assert sum(e.status == Status.REFUTED for e in found) / SEEDS <= 0.05 + SLACK
     assert sum("32 of at most 64 runs" in e.detail for e in found) > SEEDS / 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Error rates with power: the band edge inside the interval's reach, R ≥ 1000, skewed and unequal-variance data.
+
+
+def _t_measure(draw, predicted: float, tolerance: float, n: int, test: Rule = Rule.EQUIVALENCE):
+    """A fixed-sample measure: the 95 % t-interval of the mean of n values ``draw(rng, n)`` of the seed."""
+
+    def measure(seed: int) -> Estimate:
+        mean, low, high = t_interval(draw(np.random.default_rng([seed, 41]), n))
+        return Estimate(mean, low, high, predicted, tolerance, estimand="mean", level=0.95, test=test)
+
+    return measure
+
+
+def _rate(check: Measured, status: Status, reps: int) -> float:
+    return sum(check.run(seed, 1).evidence.status == status for seed in range(reps)) / reps
+
+
+REPS = 2000
+
+
+def _heteroscedastic(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Mean-zero runs whose scatter grows tenfold over the run index (unequal variances within one sample)."""
+    return rng.standard_normal(n) * np.linspace(0.2, 2.0, n)
+
+
+@pytest.mark.parametrize(
+    "draw, truth",
+    [
+        (lambda rng, n: rng.standard_normal(n), 0.0),
+        (_heteroscedastic, 0.0),
+        (lambda rng, n: rng.standard_t(3, n), 0.0),  # heavy-tailed
+    ],
+)
+def test_false_verified_rate_at_the_band_edge_is_alpha_per_side(draw, truth):
+    """The true mean sits on the band's upper edge, and the band is narrow enough that its interval (half-width
+    ≈ 2.1 σ/√10 ≈ 0.66 σ) reaches both edges: VERIFIED is a wrong verdict, and the rule must give it at most
+    α/2 = 2.5 % of 2000 seeds (+ 3 binomial standard errors, 1.0 %). It also must *happen* (≥ 0.5 %): a rule that
+    never verifies would pass the first assertion vacuously, so the band is wide enough to be reachable."""
+    n, tolerance = 10, 1.0
+    check = Measured(_t_measure(draw, truth - tolerance, tolerance, n))
+    wrong = _rate(check, Status.VERIFIED, REPS)
+    assert wrong <= 0.025 + 3 * math.sqrt(0.025 * 0.975 / REPS)
+    assert wrong >= 0.005
+
+
+def test_a_t_interval_of_raw_right_skewed_values_errs_above_alpha_on_its_upper_side():
+    """The limit of the rule's guarantee: it is as good as the interval. Log-normal values (σ = 0.5) have a right
+    tail that a t-interval of 10 of them does not reach: with the true mean on the band's upper edge, VERIFIED comes
+    out in ≈ 7.5 % of seeds (measured over 4000 when this test was written), 3× the nominal 2.5 %. This is why the
+    claims take t-intervals of group means (20 groups of ≥ 200 tasks: near normal) or of logarithms, and why a claim
+    on raw skewed runs needs another interval (e.g. :func:`~icl_verify.numerics.shared.stats.lognormal_mean_interval`)."""
+    truth, tolerance = math.exp(0.125), 1.0
+    draw = lambda rng, n: rng.lognormal(0.0, 0.5, n)  # noqa: E731
+    wrong = _rate(Measured(_t_measure(draw, truth - tolerance, tolerance, 10)), Status.VERIFIED, REPS)
+    assert wrong > 0.025 + 3 * math.sqrt(0.025 * 0.975 / REPS)
+
+
+def test_the_old_unreachable_false_verified_test_could_not_fail():
+    """Why the edge test above is built as it is: with the band 1 ± 0.1 and intervals of half-width ≈ 0.25 (the
+    former test's design at 64 runs and the last look), no interval fits in the band, so even a rule that
+    verified at the 50 % level (a coin) would pass it. Here such a rule fails the reachable design."""
+
+    def half_level_measure(seed: int) -> Estimate:  # a broken rule: 50 % intervals
+        x = np.random.default_rng([seed, 41]).standard_normal(10)
+        half = special.stdtrit(9, 0.75) * x.std(ddof=1) / math.sqrt(10)
+        return Estimate(float(x.mean()), float(x.mean() - half), float(x.mean() + half), -1.0, 1.0)
+
+    assert _rate(Measured(half_level_measure), Status.VERIFIED, 400) > 0.1
+
+
+@pytest.mark.parametrize("draw", [lambda rng, n: rng.standard_normal(n), _heteroscedastic])
+def test_one_sided_tests_err_at_most_alpha_per_side_and_have_power(draw):
+    """ "θ ≤ 0" with θ = 0 (the boundary): VERIFIED ≈ 2.5 %; "θ ≥ 0" with θ = 0: REFUTED ≈ 2.5 % — each ≤ 2.5 % +
+    3 standard errors over 2000 seeds — and "θ ≤ 2" with θ = 0 (far on the claimed side) is VERIFIED in ≥ 95 %."""
+    slack = 3 * math.sqrt(0.025 * 0.975 / REPS)
+    assert _rate(Measured(_t_measure(draw, 0.0, 0.0, 10, Rule.AT_MOST)), Status.VERIFIED, REPS) <= 0.025 + slack
+    assert _rate(Measured(_t_measure(draw, 0.0, 0.0, 10, Rule.AT_LEAST)), Status.REFUTED, REPS) <= 0.025 + slack
+    assert _rate(Measured(_t_measure(draw, 2.0, 0.0, 10, Rule.AT_MOST)), Status.VERIFIED, REPS) >= 0.95
+
+
+@pytest.mark.parametrize(
+    "low, high, test, status",
+    [
+        (0.2, 0.8, Rule.AT_MOST, Status.VERIFIED),
+        (0.2, 1.2, Rule.AT_MOST, Status.UNDECIDED),
+        (1.1, 1.2, Rule.AT_MOST, Status.REFUTED),
+        (1.1, 1.2, Rule.AT_LEAST, Status.VERIFIED),
+        (0.9, 1.2, Rule.AT_LEAST, Status.UNDECIDED),
+        (0.2, 0.8, Rule.AT_LEAST, Status.REFUTED),
+    ],
+)
+def test_one_sided_decisions(low, high, test, status):
+    est = Estimate((low + high) / 2, low, high, 1.0, 0.0, estimand="ratio", level=0.99, test=test)
+    assert Measured(lambda seed: est).run(0, 1).evidence.status == status
+
+
+def test_the_evidence_and_the_json_state_estimand_test_and_error_rate():
+    est = Estimate(1.02, 0.98, 1.06, 1.0, 0.1, "toy", estimand="mean loss ratio", level=0.99)
+    detail = Measured(lambda seed: est).run(0, 1).evidence.detail
+    assert "θ = mean loss ratio" in detail and "equivalence test" in detail and "error ≤ 0.005 per side" in detail
+    assert measurement(est) == {
+        "estimand": "mean loss ratio",
+        "estimate": 1.02,
+        "interval": [0.98, 1.06],
+        "level": 0.99,
+        "test": "equivalence",
+        "alpha_per_side": pytest.approx(0.005),
+        "predicted": 1.0,
+        "tolerance": 0.1,
+    }
+    refuted = Measured(lambda seed: replace(est, predicted=2.0)).run(0, 1).evidence
+    assert refuted.counterexample["measurement"]["test"] == "equivalence"
+    unstated = Measured(lambda seed: Estimate(1.0, 0.9, 1.1, 1.0, 0.5)).run(0, 1).evidence.detail
+    assert "no error rate is claimed" in unstated
+
+
+def test_a_sequential_estimate_takes_the_level_of_its_look():
+    measure, _ = _fixed(1.0, 0.05)
+    detail = Measured(measure, looks=(4, 8)).run(0, 1).evidence.detail
+    assert f"error ≤ {(1 - spending_levels([4, 8])[0]) / 2:.3g} per side" in detail
+
+
+@pytest.mark.parametrize(
+    "kwargs, argument",
+    [
+        ({"level": 1.0}, "level"),
+        ({"test": "two-sided"}, "test"),
+        ({"test": Rule.AT_MOST, "tolerance": 0.1}, "tolerance"),
+    ],
+)
+def test_bad_vocabulary_is_refused_naming_the_argument(kwargs, argument):
+    with pytest.raises(InvalidArgument, match=argument):
+        Estimate(**({"value": 1.0, "low": 0.9, "high": 1.1, "predicted": 1.0} | kwargs))

@@ -16,9 +16,12 @@ from scipy import stats
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.stats import (
     Interval,
+    benjamini_hochberg,
     first_crossing,
     fit_line,
+    holm,
     obrien_fleming_spent,
+    spending_boundaries,
     spending_levels,
     student_interval,
     t_interval,
@@ -123,7 +126,7 @@ def test_first_crossing_interpolates_linearly():
 
 
 # ---------------------------------------------------------------------------------------------
-# Group-sequential intervals: Lan–DeMets O'Brien–Fleming spending, union bound over the looks.
+# Group-sequential intervals: Lan–DeMets O'Brien–Fleming spending, exact boundaries under the joint law of the looks.
 # Φ values from the normal table: z_{0.975} = 1.95996; 2 − 2Φ(1.95996·√2 = 2.77181) = 0.005575.
 
 Z975 = 1.959963984540054
@@ -140,11 +143,110 @@ def _phi(z: float) -> float:
     return 0.5 * (1 + math.erf(z / math.sqrt(2)))
 
 
-def test_levels_spend_exactly_alpha_and_keep_one_look_at_the_fixed_level():
-    levels = spending_levels([3, 6, 9, 12])
-    assert sum(1 - p for p in levels) == pytest.approx(0.05, abs=1e-12)
-    assert all(0.95 <= p < 1 for p in levels)
+def _joint_inside(bounds: list[float], looks: list[int]) -> float:
+    """P(|Z_k| < bounds[k] at every look) under the canonical law corr(Z_i, Z_j) = √(n_i/n_j), by SciPy's
+    multivariate normal CDF (Genz's algorithm: independent of the recursive integration under test)."""
+    t = np.asarray(looks, dtype=float) / looks[-1]
+    corr = np.sqrt(np.minimum.outer(t, t) / np.maximum.outer(t, t))
+    c = np.asarray(bounds)
+    return float(stats.multivariate_normal.cdf(c, cov=corr, lower_limit=-c, rng=np.random.default_rng(1)))
+
+
+@pytest.mark.parametrize("looks", [[4, 6], [3, 4], [5, 8], [3, 6, 9, 12], [8, 16, 32, 64]])
+def test_exact_boundaries_spend_alpha_under_the_joint_law_of_the_looks(looks):
+    """Every look k holds P(no boundary crossed up to k) = 1 − α(t_k) (Genz's CDF, to its 1e-5 accuracy), the first
+    boundary is the fixed-sample z_{1−α(t_1)/2}, and the later ones lie inside the union bound's (less conservative)."""
+    bounds, spent = spending_boundaries(looks), [obrien_fleming_spent(n / looks[-1]) for n in looks]
+    for k in range(len(looks)):
+        assert _joint_inside(bounds[: k + 1], looks[: k + 1]) == pytest.approx(1 - spent[k], abs=3e-5)
+    assert bounds[0] == pytest.approx(stats.norm.isf(spent[0] / 2), rel=1e-12)
+    union = [stats.norm.isf((b - a) / 2) for a, b in zip([0.0, *spent[:-1]], spent)]
+    assert all(c < u for c, u in zip(bounds[1:], union[1:]))
+
+
+def test_two_look_boundary_by_quadrature():
+    """Looks at half and all the runs (ρ = √½): P(|Z_1| < c_1, |Z_2| < c_2) = ∫_{−c_1}^{c_1} φ(z)[Φ((c_2 − ρz)/√(1 − ρ²))
+    − Φ((−c_2 − ρz)/√(1 − ρ²))] dz = 0.95 by adaptive quadrature; the levels are 2Φ(c_k) − 1, one look keeps 0.95."""
+    from scipy import integrate
+
+    c1, c2 = spending_boundaries([4, 8])
+    rho = math.sqrt(0.5)
+    s = math.sqrt(1 - rho**2)
+    inside, _ = integrate.quad(
+        lambda z: _phi_density(z) * (_phi((c2 - rho * z) / s) - _phi((-c2 - rho * z) / s)), -c1, c1, epsabs=1e-12
+    )
+    assert inside == pytest.approx(0.95, abs=1e-8)
+    assert spending_levels([4, 8]) == [pytest.approx(2 * _phi(c) - 1, abs=1e-12) for c in (c1, c2)]
     assert spending_levels([8]) == [pytest.approx(0.95, abs=1e-12)]
+
+
+def _phi_density(z: float) -> float:
+    return math.exp(-z * z / 2) / math.sqrt(2 * math.pi)
+
+
+def _z_misses(draws: np.ndarray, looks: list[int], levels: list[float]) -> np.ndarray:
+    """Per repetition: does the known-σ interval x̄_n ± z·1/√n of the first n N(0, 1) values miss 0 at some look?"""
+    miss = np.zeros(draws.shape[0], dtype=bool)
+    for n, level in zip(looks, levels):
+        miss |= np.abs(draws[:, :n].mean(axis=1)) > stats.norm.ppf((1 + level) / 2) / math.sqrt(n)
+    return miss
+
+
+@pytest.mark.parametrize("looks", [[4, 6], [3, 4], [5, 8]])
+def test_known_variance_intervals_at_the_claims_designs_miss_exactly_alpha(looks):
+    """At the look designs the built-in claims use, z-intervals (whose looks follow the canonical law exactly) miss
+    at some look in α = 5 % of 20 000 repetitions, ± 3 binomial standard errors (0.0046): exact, not conservative —
+    the union bound's levels would miss ≈ 4 %, outside that range."""
+    reps = 20_000
+    draws = np.random.default_rng(20261204).standard_normal((reps, looks[-1]))
+    slack = 3 * math.sqrt(0.05 * 0.95 / reps)
+    assert _z_misses(draws, looks, spending_levels(looks)).mean() == pytest.approx(0.05, abs=slack)
+
+
+@pytest.mark.parametrize("looks", [[4, 6], [3, 4], [5, 8]])
+def test_t_intervals_of_few_runs_exceed_alpha_only_slightly_under_the_canonical_boundaries(looks):
+    """With σ estimated from 3–8 normal runs the looks' t-statistics are not exactly canonical: over 20 000
+    repetitions the chance that some look's t-interval misses is 5.2–5.5 % (measured when the boundaries were
+    made exact), never above 6 %; with t₃ (heavy-tailed) runs it is below α (the t-interval is conservative there).
+    The per-side rate behind a false VERIFIED is half that: ≤ 3 % against the nominal 2.5 % (docs/performance.md)."""
+    reps = 20_000
+    rng = np.random.default_rng(20261205)
+    normal, heavy = rng.standard_normal((reps, looks[-1])), rng.standard_t(3, (reps, looks[-1]))
+    levels = spending_levels(looks)
+    assert _any_look_misses(normal, looks, levels, 0.0).mean() <= 0.06
+    assert _any_look_misses(heavy, looks, levels, 0.0).mean() <= 0.05
+
+
+def test_holm_and_benjamini_hochberg_against_hand_computed_families():
+    """Holm: sorted 0.001 ≤ 0.05/5, then 0.013 > 0.05/4 = 0.0125 stops; BH: the largest i with p_(i) ≤ 0.01·i is
+    i = 3 (0.02 ≤ 0.03; 0.045 > 0.04), so 0.001, 0.013 and 0.02 are rejected."""
+    p = [0.02, 0.5, 0.001, 0.013, 0.045]
+    assert holm(p) == [False, False, True, False, False]
+    assert benjamini_hochberg(p) == [True, False, True, True, False]
+    assert holm([0.001, 0.002]) == [True, True] and benjamini_hochberg([0.9]) == [False]
+
+
+def test_holm_holds_the_family_wise_rate_and_bh_the_false_discovery_rate():
+    """20 independent tests, 10 true nulls (uniform p) and 10 false (p of a one-sided z-test at shift 3),
+    4000 repetitions: Holm makes any false rejection in ≤ 5 % of them and BH's mean false-discovery
+    proportion is ≤ 5 % × 10/20 = 2.5 % (BH's exact FDR under independence), each + 3 standard errors."""
+    reps, rng = 4000, np.random.default_rng(41)
+    null = rng.uniform(size=(reps, 10))
+    alt = stats.norm.sf(rng.standard_normal((reps, 10)) + 3)
+    any_false, fdp = 0, []
+    for row in np.hstack([null, alt]):
+        h, b = np.array(holm(row)), np.array(benjamini_hochberg(row))
+        any_false += h[:10].any()
+        fdp.append(b[:10].sum() / max(1, b.sum()))
+    assert any_false / reps <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / reps)
+    assert np.mean(fdp) <= 0.025 + 3 * np.std(fdp) / math.sqrt(reps)
+    assert np.mean(fdp) > 0.015  # BH uses its budget: not a procedure that never rejects
+
+
+@pytest.mark.parametrize("p", [[], [0.1, 1.5], [-0.1]])
+def test_p_values_must_lie_in_the_unit_interval(p):
+    with pytest.raises(InvalidArgument, match="p_values"):
+        holm(p)
 
 
 @pytest.mark.parametrize("looks", [[0, 4], [4, 4], [4, 2], [2.5, 5], []])

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from icl_verify.core.evidence import Evidence, Status
+from icl_verify.maths.scalars import scalar_of
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,9 @@ def guarded(kind: str, run: Callable[[], Found]) -> Found:
 
 
 def parts(value: Any) -> list[Any]:
-    """A check's value part by part: a list or tuple as its items, anything else as one part."""
-    return list(value) if isinstance(value, (list, tuple)) else [value]
+    """A check's value part by part: a list or tuple as its items, anything else as one part; a 1 × 1
+    matrix is the scalar it stands for (:func:`icl_verify.maths.scalars.scalar_of`), on every side."""
+    return [scalar_of(p) for p in (value if isinstance(value, (list, tuple)) else [value])]
 
 
 def short(value: Any) -> str:

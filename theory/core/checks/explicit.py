@@ -33,8 +33,13 @@ class Explicit(Check):
 
     def run(self, seed: int, max_examples: int) -> Found:
         t0 = time.perf_counter()
+        if not self.sizes:  # nothing checked is no evidence
+            return Found(Evidence(self.kind, Status.UNDECIDED, "no sizes to check: no evidence", 0.0))
         for size in self.sizes:
             residuals = [r if isinstance(r, sp.MatrixBase) else sp.sympify(r) for r in parts(self.residual(**size))]
+            if not residuals or all(getattr(r, "shape", (1,)) == (0, 0) for r in residuals):
+                detail = f"the residual at {dict(size)} has no entries: no evidence"
+                return Found(Evidence(self.kind, Status.UNDECIDED, detail, time.perf_counter() - t0))
             for residual in residuals:
                 if is_zero(residual) is True:
                     continue

@@ -1,12 +1,27 @@
-"""The measured check: a simulation or fit with a confidence interval against a predicted value ± tolerance."""
+"""The measured check: a simulation or fit with a confidence interval against a predicted value ± tolerance.
+
+One vocabulary for every measured claim (:class:`Rule`, :func:`reading`): the *estimand* (the quantity the
+interval is for), the interval's *level* L, and the *test* the verdict is:
+
+- ``equivalence`` — "θ = predicted ± tolerance": VERIFIED when the level-L interval lies inside the band, which
+  is the two-one-sided-tests (TOST) equivalence test at α/2 = (1 − L)/2 per side (Schuirmann 1987, J.
+  Pharmacokin. Biopharm. 15(6)): when θ sits on a band edge, P(VERIFIED) ≤ (1 − L)/2 — 2.5 % at L = 95 %, not 5 %.
+  REFUTED when the interval is disjoint from the band: a one-sided test of "θ inside the band", error ≤ (1 − L)/2.
+- ``at most`` / ``at least`` — "θ ≤ bound" / "θ ≥ bound" (``predicted`` is the bound, ``tolerance`` 0): a
+  one-sided test with the interval's upper (lower) end as the (1 + L)/2 confidence bound: VERIFIED when that end
+  is on the claimed side, REFUTED when the whole interval is on the other; each error ≤ (1 − L)/2.
+
+The evidence's detail states all three, and :func:`measurement` gives them as data for the JSON report.
+"""
 
 from __future__ import annotations
 
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import ClassVar
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -15,12 +30,23 @@ from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, coun
 from icl_verify.errors import InvalidArgument
 
 
+class Rule(StrEnum):
+    """The test a measured verdict is (module docstring): a two-sided equivalence, or a one-sided bound."""
+
+    EQUIVALENCE = "equivalence"
+    AT_MOST = "at most"
+    AT_LEAST = "at least"
+
+
 @dataclass(frozen=True)
 class Estimate:
     """A measured quantity with a confidence interval, and the value a claim predicts for it.
 
-    The claim reads "quantity = predicted ± tolerance". ``low``/``high`` bound the measured
-    value's confidence interval (e.g. a bootstrap 95 % interval).
+    The claim reads "quantity = predicted ± tolerance" (``test`` :attr:`Rule.EQUIVALENCE`), or
+    "quantity ≤ predicted" / "≥ predicted" (:attr:`Rule.AT_MOST` / :attr:`Rule.AT_LEAST`, tolerance 0).
+    ``low``/``high`` bound the measured value's confidence interval at ``level`` (e.g. a bootstrap 95 %
+    interval; ``None`` when the interval is not a confidence interval of a stated level, and the detail says what
+    it is); ``estimand`` names the quantity the interval is for.
     """
 
     value: float
@@ -29,6 +55,9 @@ class Estimate:
     predicted: float
     tolerance: float = 0.0
     detail: str = ""
+    estimand: str = ""
+    level: float | None = None
+    test: Rule = Rule.EQUIVALENCE
 
     def __post_init__(self) -> None:
         for name in ("value", "low", "high", "predicted", "tolerance"):
@@ -38,6 +67,12 @@ class Estimate:
             raise InvalidArgument(f"need low <= value <= high, got {self.low}, {self.value}, {self.high}")
         if self.tolerance < 0:
             raise InvalidArgument(f"tolerance must be non-negative, got {self.tolerance}")
+        if self.level is not None and not 0 < self.level < 1:
+            raise InvalidArgument(f"level must lie in (0, 1), got {self.level!r}")
+        if self.test not in tuple(Rule):
+            raise InvalidArgument(f"test must be one of {[str(t) for t in Rule]}, got {self.test!r}")
+        if self.test != Rule.EQUIVALENCE and self.tolerance != 0:
+            raise InvalidArgument(f"tolerance must be 0 for a one-sided test ({self.test}), got {self.tolerance}")
 
     def __str__(self) -> str:
         """The estimate and its interval to the precision the interval supports (:func:`format_interval`)."""
@@ -74,7 +109,10 @@ def range_estimate(
         )
     point = float(np.mean(values)) if value is None else value
     detail = f"{context}; {reading}" if context else reading
-    return Estimate(point, min(values), max(values), predicted, tolerance, detail)
+    level = range_level(n) if n > 1 else None
+    return Estimate(
+        point, min(values), max(values), predicted, tolerance, detail, estimand=f"median of the {what}", level=level
+    )
 
 
 def format_interval(value: float, low: float, high: float) -> str:
@@ -138,9 +176,10 @@ class Measured(Check):
     called as ``measure(seed, runs=n, level=p)`` — its estimate from the first n runs of the seed,
     with an interval at confidence level p — for n = looks[0], looks[1], … and stops at the first
     look whose interval decides (inside the band, or disjoint from it), else at the cap. The
-    levels spend α = 0.05 over the looks (:func:`~icl_verify.numerics.shared.stats.spending_levels`):
-    all the looks' intervals hold at once with probability ≥ 95 %, so stopping at the first that
-    decides is as sound as one interval at the cap. ``measure`` should reuse its earlier runs (cache
+    levels spend α = 0.05 over the looks (:func:`~icl_verify.numerics.shared.stats.spending_levels`, exact
+    boundaries under the looks' canonical joint law): all the looks' intervals hold at once with probability
+    95 %, so stopping at the first that decides is as sound as one interval at the cap; each side's error is
+    then ≤ 2.5 % (for t-intervals of 3–8 runs, measured 2.6–2.8 %: docs/performance.md). ``measure`` should reuse its earlier runs (cache
     them per run seed) so a later look only adds runs.
     """
 
@@ -161,8 +200,9 @@ class Measured(Check):
         levels = _levels(self.looks)
         for look, (runs, level) in enumerate(zip(self.looks, levels), 1):
             est = _checked(self.measure(seed, runs=runs, level=level))
-            low, high = _band(est, est.predicted)
-            inside, disjoint = low <= est.low and est.high <= high, est.high < low or est.low > high
+            est = est if est.level is not None else replace(est, level=level)
+            outcome = _outcome(est)
+            inside, disjoint = outcome == Status.VERIFIED, outcome == Status.REFUTED
             if inside or disjoint or look == len(self.looks):
                 break
         why = "its interval lies inside the band" if inside else "its interval excludes the band" if disjoint else "cap"
@@ -170,7 +210,8 @@ class Measured(Check):
             f"sequential: {runs} of at most {self.looks[-1]} runs (looks at {list(self.looks)} runs), "
             f"stopped at look {look} because "
             + ("the cap was reached undecided" if why == "cap" else why)
-            + f"; {level:.2%} interval (O'Brien–Fleming α-spending: α = 5 % over all looks)"
+            + f"; {level:.2%} interval (Lan–DeMets O'Brien–Fleming spending of α = 5 % over the looks, exact"
+            " boundaries under the looks' joint normal law: every look's interval holds at once with probability 95 %)"
         )
         return _decide(self.kind, est, seed, note, t0)
 
@@ -200,23 +241,85 @@ def _checked(est: object) -> Estimate:
     return est
 
 
-def _decide(kind: str, est: Estimate, seed: int, note: str, t0: float) -> Found:
-    """Verified if the interval lies inside the band, refuted if disjoint from it, else undecided."""
+def _outcome(est: Estimate) -> Status:
+    """VERIFIED, REFUTED or UNDECIDED by the estimate's test (module docstring)."""
+    if est.test == Rule.AT_MOST:
+        return (
+            Status.VERIFIED
+            if est.high <= est.predicted
+            else Status.REFUTED
+            if est.low > est.predicted
+            else Status.UNDECIDED
+        )
+    if est.test == Rule.AT_LEAST:
+        return (
+            Status.VERIFIED
+            if est.low >= est.predicted
+            else Status.REFUTED
+            if est.high < est.predicted
+            else Status.UNDECIDED
+        )
     low, high = _band(est, est.predicted)
+    if est.high < low or est.low > high:
+        return Status.REFUTED
+    return Status.VERIFIED if low <= est.low and est.high <= high else Status.UNDECIDED
+
+
+def reading(est: Estimate) -> str:
+    """What the verdict on ``est`` is, in the one vocabulary: estimand, test, level and error rate per side."""
+    what = est.estimand or "the measured quantity"
+    if est.level is None:
+        level = "an interval of no stated confidence level (see the detail): no error rate is claimed"
+    else:
+        level = f"{est.level:.4g} interval, error ≤ {(1 - est.level) / 2:.3g} per side"
+    if est.test == Rule.EQUIVALENCE:
+        test = f"equivalence test (two one-sided tests) of |θ − {est.predicted:.4g}| ≤ {est.tolerance:.3g}"
+    else:
+        test = f"one-sided test of θ {'≤' if est.test == Rule.AT_MOST else '≥'} {est.predicted:.4g}"
+    return f"θ = {what}; {test}; {level}"
+
+
+def measurement(est: Estimate) -> dict[str, Any]:
+    """The estimate in the JSON report's vocabulary: estimand, estimate, interval, level, test, α per side,
+    predicted value and tolerance (the interval's level ``None`` when it has none)."""
+    return {
+        "estimand": est.estimand,
+        "estimate": est.value,
+        "interval": [est.low, est.high],
+        "level": est.level,
+        "test": str(est.test),
+        "alpha_per_side": None if est.level is None else (1 - est.level) / 2,
+        "predicted": est.predicted,
+        "tolerance": est.tolerance,
+    }
+
+
+def _claimed(est: Estimate) -> str:
+    if est.test == Rule.EQUIVALENCE:
+        return f"predicted {est.predicted:.4g} ± {est.tolerance:.3g}"
+    return f"claimed {'≤' if est.test == Rule.AT_MOST else '≥'} {est.predicted:.4g}"
+
+
+def _decide(kind: str, est: Estimate, seed: int, note: str, t0: float) -> Found:
+    """Verified if the interval lies inside the band (one-sided: on the claimed side), refuted if disjoint from it,
+    else undecided; the detail states the estimand, the test and its error rate (:func:`reading`)."""
     text = (
-        f"measured {est} vs predicted {est.predicted:.4g} ± {est.tolerance:.3g} (seed {seed})"
+        f"measured {est} vs {_claimed(est)} (seed {seed}); {reading(est)}"
         + (f"; {est.detail}" if est.detail else "")
         + (f"; {note}" if note else "")
     )
     seconds = time.perf_counter() - t0
-    if est.high < low or est.low > high:
+    outcome = _outcome(est)
+    if outcome == Status.REFUTED:
         values = {"estimate": est.value, "interval": [est.low, est.high], "predicted": est.predicted}
         residual = abs(est.value - est.predicted)
-        cex = counterexample(kind, {}, values, residual, est.tolerance, seed, detail=est.detail)
+        cex = counterexample(
+            kind, {}, values, residual, est.tolerance, seed, detail=est.detail, measurement=measurement(est)
+        )
         return Found(
             Evidence(kind, Status.REFUTED, "interval excludes the prediction: " + text, seconds, cex), (est, seed)
         )
-    if low <= est.low and est.high <= high:
+    if outcome == Status.VERIFIED:
         return Found(Evidence(kind, Status.VERIFIED, text, seconds))
     return Found(Evidence(kind, Status.UNDECIDED, "interval too wide to decide: " + text, seconds))
 

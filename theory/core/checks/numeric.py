@@ -160,6 +160,13 @@ such a draw is rejected, like ``hypothesis.assume``, and counted — it is no co
 MOSTLY_UNDEFINED = 0.9
 """A statement undefined at this share of the draws (or more) is an error: its domain must be declared."""
 
+WHOLE_SIZE = 5
+"""A statement undefined at every one of this many draws (or more) of one size is an error too."""
+
+GROSS = 1e6
+"""While searching and shrinking, a float failure this many times the tolerance counts without exact
+arithmetic; the case finally reported is always decided (:meth:`Numeric.run`)."""
+
 FLOAT_ONLY_MARGIN = 1e4
 """Where a side cannot be evaluated exactly, a floating-point counterexample of an automatic tolerance
 counts only when |lhs − rhs| exceeds the rounding bound by this factor (and the evidence says so)."""
@@ -210,7 +217,23 @@ def confirm(sides: Any, case: Mapping[str, Any]) -> tuple[Confirmation, str]:
     answer = nonzero(residual)
     if answer is None:
         return Confirmation.UNDECIDED, ""
-    return (Confirmation.CONFIRMED, short(_residual_text(residual))) if answer else (Confirmation.ROUNDING, "")
+    if not answer:
+        return Confirmation.ROUNDING, ""
+    return Confirmation.CONFIRMED, short(_residual_text(residual)) + _binary_literals(exact, case)
+
+
+def _binary_literals(exact: Callable[..., Any], case: Mapping[str, Any]) -> str:
+    """A note when the exact residual vanishes once the sides' float literals are read as decimals (0.1 as 1/10)."""
+    try:
+        vanishes = nonzero(exact(case, decimal=True)) is False
+    except Exception:  # no decimal reading (a hand-written exact form): no note
+        return ""
+    return (
+        " — caused by binary floating-point literals in a side (0.1 is not 1/10): with exact literals "
+        "(sp.Rational(1, 10) or fractions.Fraction) it holds here"
+        if vanishes
+        else ""
+    )
 
 
 def _residual_text(residual: list[Any]) -> str:
@@ -223,19 +246,36 @@ class _Tally:
     """What the search met besides passing cases: draws outside the domain and failures not confirmed."""
 
     evaluated: int = 0
+    compared: int = 0  # passing cases that compared at least one value
     rejected: int = 0
     why_rejected: str = ""
     unconfirmed: dict[Confirmation, int] = field(default_factory=dict)
+    by_size: dict[tuple, list[int]] = field(default_factory=dict)  # sizes → [draws, rejected]
 
-    def reject(self, error: BaseException) -> None:
+    def count(self, sizes: Mapping[str, int]) -> None:
+        self.evaluated += 1
+        self.by_size.setdefault(tuple(sorted(sizes.items())), [0, 0])[0] += 1
+
+    def reject(self, error: BaseException, sizes: Mapping[str, int]) -> None:
         self.rejected += 1
+        self.by_size[tuple(sorted(sizes.items()))][1] += 1
         self.why_rejected = self.why_rejected or _describe(error)
+
+    def undefined_size(self) -> dict[str, int] | None:
+        """Sizes at which every one of at least :data:`WHOLE_SIZE` draws was undefined (a domain that excludes
+        a whole size is a wrong declaration or a fault in a side, not a few singular draws)."""
+        for sizes, (draws, rejected) in self.by_size.items():
+            if draws >= WHOLE_SIZE and rejected == draws:
+                return dict(sizes)
+        return None
 
     def note(self, confirmation: Confirmation) -> None:
         self.unconfirmed[confirmation] = self.unconfirmed.get(confirmation, 0) + 1
 
     def mostly_undefined(self) -> bool:
-        return self.evaluated > 0 and self.rejected >= MOSTLY_UNDEFINED * self.evaluated
+        return self.evaluated > 0 and (
+            self.rejected >= MOSTLY_UNDEFINED * self.evaluated or self.undefined_size() is not None
+        )
 
     def describe(self) -> str:
         """The rejected draws and unconfirmed failures, for the evidence ("" when there were none)."""
@@ -278,21 +318,34 @@ class Numeric(Check):
     kind: ClassVar[str] = Kind.NUMERIC
     rank: ClassVar[int] = 0
 
-    def _fails(self, case: Mapping[str, Any], tally: _Tally, seen: list[dict[str, int]]) -> bool:
-        """Whether ``case`` is a counterexample: a float failure that exact arithmetic confirms."""
+    def _fails(self, case: Mapping[str, Any], tally: _Tally, seen: list[dict[str, int]], strict: bool) -> bool:
+        """Whether ``case`` is a counterexample: a float failure that exact arithmetic confirms.
+
+        Unless ``strict``, a gross failure (beyond :data:`GROSS` times the tolerance) counts without the
+        exact evaluation, to keep shrinking fast; :meth:`run` confirms the case it reports, and searches
+        again strictly when that fails.
+        """
         seen.append(_sizes_of(case))
-        tally.evaluated += 1
+        tally.count(seen[-1])
         try:
-            ok, err, tol = compare_with_tolerance(_compared(self.compare, case), self.rtol, self.atol)
+            result = _compared(self.compare, case)
+            ok, err, tol = compare_with_tolerance(result, self.rtol, self.atol)
         except HypothesisException:  # assume() in a compare: Hypothesis' own control flow
             raise
         except OUTSIDE_DOMAIN as exc:
-            tally.reject(exc)
+            tally.reject(exc, seen[-1])
             assume(False)
         except Exception as exc:  # a crash or a malformed comparison at a case is no counterexample
             raise _BrokenCase(case, exc) from exc
         if ok:
+            tally.compared += bool(np.size(result[0]))
             return False
+        if not strict and err > GROSS * tol:
+            return True
+        return self._counts(case, err, tol, tally)
+
+    def _counts(self, case: Mapping[str, Any], err: float, tol: float, tally: _Tally | None = None) -> bool:
+        """Whether a floating-point failure at ``case`` is a counterexample (:func:`confirm`); else it is noted."""
         confirmation, _ = confirm(self.compare, case)
         if confirmation == Confirmation.CONFIRMED:
             return True
@@ -300,8 +353,18 @@ class Numeric(Check):
             not isinstance(self.compare, Sides) or err > FLOAT_ONLY_MARGIN * tol
         ):
             return True
-        tally.note(confirmation)
+        if tally is not None:
+            tally.note(confirmation)
         return False
+
+    def _search(self, seed: int, max_examples: int, tally: _Tally, seen: list, strict: bool) -> Mapping[str, Any]:
+        with source_independent_draws(), np.errstate(all="ignore"):
+            return find(
+                self.cases,
+                lambda c: self._fails(c, tally, seen, strict),
+                settings=_settings(max_examples),
+                random=random.Random(seed),
+            )
 
     def run(self, seed: int, max_examples: int) -> Found:
         t0 = time.perf_counter()
@@ -311,13 +374,13 @@ class Numeric(Check):
         if problem:
             return Found(Evidence(self.kind, Status.ERROR, problem, time.perf_counter() - t0))
         try:
-            with source_independent_draws(), np.errstate(all="ignore"):
-                case = find(
-                    self.cases,
-                    lambda c: self._fails(c, tally, seen),
-                    settings=_settings(max_examples),
-                    random=random.Random(seed),
-                )
+            case = self._search(seed, max_examples, tally, seen, strict=False)
+            with np.errstate(all="ignore"):
+                _, err, tol = compare_with_tolerance(_compared(self.compare, case), self.rtol, self.atol)
+            if not self._counts(case, err, tol):  # a gross float failure that exact arithmetic does not confirm
+                seen.clear()
+                tally = _Tally()
+                case = self._search(seed, max_examples, tally, seen, strict=True)
         except (NoSuchExample, Unsatisfiable):
             return Found(self._passed(seed, seen, tally, time.perf_counter() - t0))
         except _BrokenCase as broken:
@@ -328,12 +391,16 @@ class Numeric(Check):
     def _passed(self, seed: int, seen: list[dict[str, int]], tally: _Tally, seconds: float) -> Evidence:
         """No counterexample: verified on what was covered, or an error when almost every draw was undefined."""
         if tally.mostly_undefined():
+            where = f" (every draw at sizes {whole})" if (whole := tally.undefined_size()) is not None else ""
             detail = (
-                f"the sides are undefined at {tally.rejected} of {tally.evaluated} draws ({tally.why_rejected}; "
-                f"seed {seed}): declare the domain, e.g. iv.matrix(n, n, invertible=True) or iv.scalar(low=..., "
-                "exclude=...)"
+                f"the sides are undefined at {tally.rejected} of {tally.evaluated} draws{where}: {tally.why_rejected} "
+                f"(seed {seed}); declare the domain, e.g. iv.matrix(n, n, invertible=True) or "
+                "iv.scalar(low=..., exclude=...), or fix the side"
             )
             return Evidence(self.kind, Status.ERROR, detail, seconds)
+        if not tally.compared:  # every case compared two empty arrays: no evidence
+            detail = f"no case compared any value ({tally.evaluated} cases, seed {seed}): no evidence"
+            return Evidence(self.kind, Status.UNDECIDED, detail, seconds)
         detail = f"{tally.evaluated - tally.rejected} random cases pass (seed {seed})"
         if any(seen):
             detail += f"; {_coverage(seen)}"
@@ -351,7 +418,7 @@ class Numeric(Check):
         extra = {"exact_residual": residual} if residual else {}
         cex = counterexample(self.kind, sizes, values, err, tol, seed, confirmation=str(confirmation), **extra)
         how = f"confirmed exactly, residual {residual}" if residual else "in floating point only: not confirmed exactly"
-        detail = f"shrunk counterexample at {sizes}: |lhs − rhs| = {err:.3g} > {tol:.3g}, {how} (seed {seed})"
+        detail = f"shrunk counterexample at {sizes}: |lhs − rhs| = {err:.3g} > {tol:.3g} ({how}; seed {seed})"
         if extra_tally := tally.describe():
             detail += f"; {extra_tally}"
         return Evidence(self.kind, Status.REFUTED, detail, seconds, cex)

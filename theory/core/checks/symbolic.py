@@ -89,6 +89,8 @@ class Symbolic(Check):
     def run(self, seed: int, max_examples: int) -> Found:
         t0 = time.perf_counter()
         residuals = parts(self.residuals())
+        if not residuals:  # an empty list of residuals proves nothing
+            return Found(Evidence(self.kind, Status.UNDECIDED, "no residual to decide: no evidence", 0.0))
         decisions = [decision(r, seed) for r in residuals]
         seconds = lambda: time.perf_counter() - t0  # noqa: E731
         if all(d.holds is True for d in decisions):

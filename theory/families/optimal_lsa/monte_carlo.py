@@ -165,10 +165,14 @@ def estimate(
     predicted: float,
     rel_tol: float,
     detail: str,
+    *,
+    estimand: str = "",
+    level: float | None = None,
 ) -> Estimate:
-    """The estimate against ``predicted`` ± ``rel_tol``·|predicted|."""
+    """The estimate against ``predicted`` ± ``rel_tol``·|predicted| (an equivalence test), its ``estimand`` and
+    interval ``level`` stated when given."""
     m, lo, hi = interval
-    return Estimate(m, lo, hi, predicted, rel_tol * abs(predicted), detail)
+    return Estimate(m, lo, hi, predicted, rel_tol * abs(predicted), detail, estimand=estimand, level=level)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -84,7 +84,8 @@ def stopping_look(check: Measured, seed: int) -> tuple[int, float]:
 def _measure_nu(seed: int, runs: int = PRESET.runs_per_k, level: float = 0.95) -> Estimate:
     fit, dropped = fit_exponent(claim_runs(seed, runs), "i_inf", seed=seed, level=level)
     detail = describe(PRESET, dropped, runs=runs, level=level) + f"; curvature p = {fit.diagnostics.curvature_p:.2g}"
-    return Estimate(fit.exponent, fit.low, fit.high, NU_PAPER, NU_TOLERANCE, detail)
+    estimand = f"log–log slope ν of I_K(∞) against K over the preset's window K = {min(PRESET.ks)}–{max(PRESET.ks)}"
+    return Estimate(fit.exponent, fit.low, fit.high, NU_PAPER, NU_TOLERANCE, detail, estimand=estimand)
 
 
 MEMORIZATION_EXPONENT = exponent_claim(_measure_nu, "claim", looks=LOOKS, note=SEQUENTIAL_NOTE)
@@ -93,7 +94,8 @@ MEMORIZATION_EXPONENT = exponent_claim(_measure_nu, "claim", looks=LOOKS, note=S
 def _measure_definitions(seed: int, runs: int = PRESET.runs_per_k, level: float = 0.95) -> Estimate:
     d = paired_exponent_difference(claim_runs(seed, runs), seed=seed, level=level)
     detail = describe(PRESET, 0, runs=runs, level=level) + "; paired bootstrap of ν(t_IWL) − ν(I_K(∞))"
-    return Estimate(d["difference"], d["low"], d["high"], 0.0, NU_TOLERANCE, detail)
+    estimand = "ν(t_IWL) − ν(I_K(∞)), the two log–log slopes over the claim preset's K window"
+    return Estimate(d["difference"], d["low"], d["high"], 0.0, NU_TOLERANCE, detail, estimand=estimand)
 
 
 MEMORIZATION_TIME_DEFINITIONS = Claim(
