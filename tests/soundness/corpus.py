@@ -1119,8 +1119,8 @@ def _gaussian_moments() -> list[Entry]:
             r"E[x^\top x x^\top x] = 2\operatorname{Tr}(\Sigma^2) + 4 m^\top \Sigma m + (\operatorname{Tr}(\Sigma) + m^\top m)^2",
             _gaussian(),
             iv.expect(lambda z, m: (m + z).T @ (m + z) @ (m + z).T @ (m + z)),
-            lambda S, m: 2 * trace(S @ S) + 4 * m.T @ S @ m + (trace(S) + m.T @ m) @ (trace(S) + m.T @ m),
-            lambda S, m: 2 * trace(S @ S) + 2 * m.T @ S @ m + (trace(S) + m.T @ m) @ (trace(S) + m.T @ m),
+            lambda S, m: 2 * trace(S @ S) + 4 * m.T @ S @ m + (trace(S) + m.T @ m) ** 2,
+            lambda S, m: 2 * trace(S @ S) + 2 * m.T @ S @ m + (trace(S) + m.T @ m) ** 2,
             "coefficient",
         ),
         *pair(
@@ -1133,12 +1133,12 @@ def _gaussian_moments() -> list[Entry]:
             lambda S, m, A, B: (
                 trace(A @ S @ (B + B.T) @ S)
                 + m.T @ (A + A.T) @ S @ (B + B.T) @ m
-                + quadratic_mean(A, S, m) @ quadratic_mean(B, S, m)
+                + quadratic_mean(A, S, m) * quadratic_mean(B, S, m)
             ),
             lambda S, m, A, B: (
                 trace(A @ S @ (B + B.T) @ S)
                 + m.T @ (A + A.T) @ S @ (B - B.T) @ m
-                + quadratic_mean(A, S, m) @ quadratic_mean(B, S, m)
+                + quadratic_mean(A, S, m) * quadratic_mean(B, S, m)
             ),
             "sign inside the mean term",
             explicit_sizes=one,
@@ -1149,18 +1149,18 @@ def _gaussian_moments() -> list[Entry]:
             r"E[a^\top x\, b^\top x\, c^\top x\, d^\top x] = (a^\top M b)(c^\top M d) + (a^\top M c)(b^\top M d)"
             r" + (a^\top M d)(b^\top M c) - 2 a^\top m\, b^\top m\, c^\top m\, d^\top m,\ M = \Sigma + m m^\top",
             _gaussian(a=COLUMN, b=COLUMN, c=COLUMN, d=COLUMN),
-            iv.expect(lambda z, m, a, b, c, d: (a.T @ (m + z)) @ (b.T @ (m + z)) @ (c.T @ (m + z)) @ (d.T @ (m + z))),
+            iv.expect(lambda z, m, a, b, c, d: (a.T @ (m + z)) * (b.T @ (m + z)) * (c.T @ (m + z)) * (d.T @ (m + z))),
             lambda S, m, a, b, c, d: (
-                (a.T @ second(S, m) @ b) @ (c.T @ second(S, m) @ d)
-                + (a.T @ second(S, m) @ c) @ (b.T @ second(S, m) @ d)
-                + (a.T @ second(S, m) @ d) @ (b.T @ second(S, m) @ c)
-                - 2 * (a.T @ m) @ (b.T @ m) @ (c.T @ m) @ (d.T @ m)
+                (a.T @ second(S, m) @ b) * (c.T @ second(S, m) @ d)
+                + (a.T @ second(S, m) @ c) * (b.T @ second(S, m) @ d)
+                + (a.T @ second(S, m) @ d) * (b.T @ second(S, m) @ c)
+                - 2 * (a.T @ m) * (b.T @ m) * (c.T @ m) * (d.T @ m)
             ),
             lambda S, m, a, b, c, d: (
-                (a.T @ second(S, m) @ b) @ (c.T @ second(S, m) @ d)
-                + (a.T @ second(S, m) @ c) @ (b.T @ second(S, m) @ d)
-                + (a.T @ second(S, m) @ d) @ (b.T @ second(S, m) @ c)
-                - 3 * (a.T @ m) @ (b.T @ m) @ (c.T @ m) @ (d.T @ m)
+                (a.T @ second(S, m) @ b) * (c.T @ second(S, m) @ d)
+                + (a.T @ second(S, m) @ c) * (b.T @ second(S, m) @ d)
+                + (a.T @ second(S, m) @ d) * (b.T @ second(S, m) @ c)
+                - 3 * (a.T @ m) * (b.T @ m) * (c.T @ m) * (d.T @ m)
             ),
             "coefficient of the mean term",
             explicit_sizes=one,
@@ -1310,9 +1310,9 @@ def _isserlis() -> list[Entry]:
             "Isserlis 1918",
             r"E[(a^\top x)^2 (b^\top x)^2] = (a^\top \Sigma a)(b^\top \Sigma b) + 2 (a^\top \Sigma b)^2",
             vectors,
-            iv.expect(lambda x, a, b: (a.T @ x) @ (a.T @ x) @ (b.T @ x) @ (b.T @ x)),
-            lambda S, a, b: form(a, S, a) @ form(b, S, b) + 2 * form(a, S, b) @ form(a, S, b),
-            lambda S, a, b: form(a, S, a) @ form(b, S, b) + form(a, S, b) @ form(a, S, b),
+            iv.expect(lambda x, a, b: (a.T @ x) ** 2 * (b.T @ x) ** 2),
+            lambda S, a, b: form(a, S, a) * form(b, S, b) + 2 * form(a, S, b) ** 2,
+            lambda S, a, b: form(a, S, a) * form(b, S, b) + form(a, S, b) ** 2,
             "coefficient",
         ),
         *pair(
@@ -1320,9 +1320,9 @@ def _isserlis() -> list[Entry]:
             "Isserlis 1918",
             r"E[(a^\top x)^3 (b^\top x)] = 3 (a^\top \Sigma a)(a^\top \Sigma b)",
             vectors,
-            iv.expect(lambda x, a, b: (a.T @ x) @ (a.T @ x) @ (a.T @ x) @ (b.T @ x)),
-            lambda S, a, b: 3 * form(a, S, a) @ form(a, S, b),
-            lambda S, a, b: 3 * form(a, S, a) @ form(b, S, b),
+            iv.expect(lambda x, a, b: (a.T @ x) ** 3 * (b.T @ x)),
+            lambda S, a, b: 3 * form(a, S, a) * form(a, S, b),
+            lambda S, a, b: 3 * form(a, S, a) * form(b, S, b),
             "b in place of a",
         ),
         *pair(
@@ -1330,9 +1330,9 @@ def _isserlis() -> list[Entry]:
             "Isserlis 1918",
             r"E[(a^\top x)^6] = 15 (a^\top \Sigma a)^3",
             vectors,
-            iv.expect(lambda x, a: power(a.T @ x, 6)),
-            lambda S, a: 15 * power(form(a, S, a), 3),
-            lambda S, a: 15 * power(form(a, S, a), 2),
+            iv.expect(lambda x, a: (a.T @ x) ** 6),
+            lambda S, a: 15 * form(a, S, a) ** 3,
+            lambda S, a: 15 * form(a, S, a) ** 2,
             "exponent",
             explicit_sizes=one,
         ),
@@ -1342,12 +1342,12 @@ def _isserlis() -> list[Entry]:
             r"E[a^\top x\, b^\top x\, c^\top x\, d^\top x] = (a^\top\Sigma b)(c^\top\Sigma d) + (a^\top\Sigma c)(b^\top\Sigma d)"
             r" + (a^\top\Sigma d)(b^\top\Sigma c)",
             {**vectors, "c": COLUMN, "d": COLUMN},
-            iv.expect(lambda x, a, b, c, d: (a.T @ x) @ (b.T @ x) @ (c.T @ x) @ (d.T @ x)),
+            iv.expect(lambda x, a, b, c, d: (a.T @ x) * (b.T @ x) * (c.T @ x) * (d.T @ x)),
             lambda S, a, b, c, d: (
-                form(a, S, b) @ form(c, S, d) + form(a, S, c) @ form(b, S, d) + form(a, S, d) @ form(b, S, c)
+                form(a, S, b) * form(c, S, d) + form(a, S, c) * form(b, S, d) + form(a, S, d) * form(b, S, c)
             ),
             lambda S, a, b, c, d: (
-                form(a, S, b) @ form(c, S, d) + form(a, S, c) @ form(b, S, d) - form(a, S, d) @ form(b, S, c)
+                form(a, S, b) * form(c, S, d) + form(a, S, c) * form(b, S, d) - form(a, S, d) * form(b, S, c)
             ),
             "sign",
             explicit_sizes=one,
