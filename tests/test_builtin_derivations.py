@@ -112,12 +112,12 @@ def test_a_derivation_is_checked_alone_by_name():
     result = _check("kinetics-conservation")
     assert result.exit_code == 0, result.output
     assert re.search(r"^kinetics-conservation\s+PROVED\s+ proved", result.output, re.M)
-    assert "1 derivations: 1 proved — all as expected" in result.output
+    assert "1 derivation: 1 proved — all as expected" in result.output
     assert "claims:" not in result.output  # no claim was checked
     report = json.loads(_check("kinetics-conservation", "--json").output)
     assert report["ok"] is True and report["claims"] == [] and report["summary"] == "0 claims"
     assert [d["name"] for d in report["derivations"]] == ["kinetics-conservation"]
-    assert report["derivations_summary"] == "1 derivations: 1 proved — all as expected"
+    assert report["derivations_summary"] == "1 derivation: 1 proved — all as expected"
 
 
 def test_claims_and_derivations_are_named_together_in_the_order_given():

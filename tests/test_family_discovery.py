@@ -95,7 +95,7 @@ def test_a_dropped_in_family_gets_its_document(toy_family):
     claims = {c.name: c for f in fams for c in f.claims}
     text, figures = docs.family_document(toy, results, claims, seed=0, max_examples=100)
     assert text.startswith("# A toy family") and figures == {}
-    assert "### `toy-sum-of-squares`" in text and "The square of a sum" in text and "✅ proved" in text
+    assert "### `toy-sum-of-squares`" in text and "The square of a sum" in text and "**proved**" in text
     assert "(toy.md)" in docs.index_document([toy], results, seed=0, max_examples=100)
 
 

@@ -26,21 +26,70 @@ The public API for writing and checking claims::
 Bad input anywhere raises ``iv.InvalidArgument``, a ``ValueError`` and, like every exception
 icl-verify raises on purpose, an ``iv.IclVerifyError``.
 
-Layers (each a subpackage; dependencies point one way, checked in CI):
-``icl_verify.numerics`` (simulations and fits, no SymPy) ← ``icl_verify.engine`` (claims, checks,
-verdicts, derivations, registry) ← ``icl_verify.families`` (the papers' results) ←
-``icl_verify.output`` (rendering, report, documents) and ``icl_verify.cli`` (the command line).
+Layers (each a subpackage; dependencies point one way, checked in CI): ``icl_verify.numerics``
+(simulations and fits, no SymPy) ← ``icl_verify.maths`` (zero-testing, identities, tolerances) ←
+``icl_verify.core`` (claims, checks, verdicts, derivations) ← ``icl_verify.running`` (discovery,
+worker processes, the verdict cache) and ``icl_verify.blocks`` ← ``icl_verify.experiments`` ←
+``icl_verify.families`` (the papers' results) ← ``icl_verify.output`` (rendering, report,
+documents) ← ``icl_verify.cli`` (the command line).
 
 The names below are imported on first use, so ``import icl_verify.numerics`` loads neither SymPy
-nor the engine.
+nor the claim core. Type checkers and IDEs read the same names from the explicit re-exports under
+``TYPE_CHECKING``, so ``iv.check`` has its real signature there.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from icl_verify.core import display
+
+if TYPE_CHECKING:  # the names of _EXPORTS, imported eagerly for mypy and IDEs only (explicit re-exports)
+    from icl_verify.blocks.backend import abs as abs
+    from icl_verify.blocks.backend import exp as exp
+    from icl_verify.blocks.backend import log as log
+    from icl_verify.blocks.backend import sqrt as sqrt
+    from icl_verify.blocks.linalg import matpow as matpow
+    from icl_verify.core.caches import clear_caches as clear_caches
+    from icl_verify.core.checks.base import Check as Check
+    from icl_verify.core.checks.base import Found as Found
+    from icl_verify.core.checks.explicit import Explicit as Explicit
+    from icl_verify.core.checks.measured import Estimate as Estimate
+    from icl_verify.core.checks.measured import Measured as Measured
+    from icl_verify.core.checks.numeric import Numeric as Numeric
+    from icl_verify.core.checks.numeric import compare_with_tolerance as compare_with_tolerance
+    from icl_verify.core.checks.symbolic import Symbolic as Symbolic
+    from icl_verify.core.claims import Claim as Claim
+    from icl_verify.core.claims import Corrected as Corrected
+    from icl_verify.core.claims import NoControl as NoControl
+    from icl_verify.core.claims import Result as Result
+    from icl_verify.core.claims import check as check
+    from icl_verify.core.derivation import Derivation as Derivation
+    from icl_verify.core.derivation import Step as Step
+    from icl_verify.core.evidence import ControlStatus as ControlStatus
+    from icl_verify.core.evidence import Evidence as Evidence
+    from icl_verify.core.evidence import Kind as Kind
+    from icl_verify.core.evidence import Status as Status
+    from icl_verify.core.evidence import StepStatus as StepStatus
+    from icl_verify.core.expectation import expect as expect
+    from icl_verify.core.expectation import gaussian as gaussian
+    from icl_verify.core.expectation import iid as iid
+    from icl_verify.core.expectation import trace as trace
+    from icl_verify.core.figure import Figure as Figure
+    from icl_verify.core.induction import integer as integer
+    from icl_verify.core.induction import recursion as recursion
+    from icl_verify.core.optimality import argmin as argmin
+    from icl_verify.core.statement import matrix as matrix
+    from icl_verify.core.statement import scalar as scalar
+    from icl_verify.core.statement import statement as statement
+    from icl_verify.core.verdicts import Verdict as Verdict
+    from icl_verify.errors import IclVerifyError as IclVerifyError
+    from icl_verify.errors import InvalidArgument as InvalidArgument
+    from icl_verify.output.report import Report as Report
+    from icl_verify.output.report import check_all as check_all
+    from icl_verify.running.registry import load_family as load_family
+
 
 display.provide("icl_verify.output.render")  # Markdown for claims, results and derivations in Jupyter
 display.provide("icl_verify.output.docs")  # and for a family (a user's file) as its whole document

@@ -16,6 +16,10 @@ according to where its target is in the repository:
 - a target that exists nowhere: the link is left as written, so ``mkdocs build --strict``
   reports it.
 
+A link to a page of the published site (``site_url`` in mkdocs.yml, such as README's links, which are
+absolute so that they also work in the package's description on a package index) becomes a link to that
+page of the site being built, so that it is checked and works offline.
+
 Links inside code blocks and code spans are never touched. Reference-style link definitions
 (``[id]: target``) are left as written. In a table row, ``\\|`` inside a code span becomes ``|``,
 as GitHub shows it (Python-Markdown keeps the backslash there but does not split cells at
@@ -70,8 +74,15 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     repo_dir = posixpath.dirname(source.relative_to(repo).as_posix())
     site_dir = posixpath.dirname(page.file.src_uri)
 
+    site_url = (config.site_url or "").rstrip("/") + "/"
+
     def rewrite(link: re.Match[str]) -> str:
         target = link["target"]
+        if config.site_url and target.startswith(site_url):
+            path, hash_, fragment = target.removeprefix(site_url).partition("#")
+            page = (path or "index.html").removesuffix(".html") + ".md"
+            new = posixpath.relpath(page, site_dir or ".")
+            return f"{link['bang']}[{link['text']}]({new}{hash_}{fragment}{link['title'] or ''})"
         if _URL.match(target) or target.startswith(("#", "/")):
             return link[0]  # a URL, an anchor on this page, or a path from the site's root
         path, hash_, fragment = target.partition("#")

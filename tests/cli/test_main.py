@@ -44,7 +44,7 @@ def runner():
 def test_list_shows_builtin_claims(runner):
     result = runner.invoke(main, ["list", "--json"])
     assert result.exit_code == 0
-    names = {row["name"] for row in json.loads(result.output)}
+    names = {row["name"] for row in json.loads(result.output)["claims"]}
     assert {"prop1-lsa-equals-gd-step", "dai-relaxed-icl-attention"} <= names
 
 

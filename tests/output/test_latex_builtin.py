@@ -1,6 +1,6 @@
 """The LaTeX export of the built-in claims and derivations compiles with pdfLaTeX without an overfull box.
 
-Every built-in claim's ``claim`` environment (its source, statement and a verdict) and every built-in
+Every built-in claim's ``iclclaim`` environment (its source, statement and a verdict) and every built-in
 derivation go into one document with the export's preamble; the log must hold no error, no overfull or
 underfull box and no character the export could not spell (``[U+…]``). The command's own output for two
 built-in families, figures included, is compiled as ``--standalone`` documents (slow: it checks their claims).
@@ -80,5 +80,5 @@ def test_two_builtin_families_export_to_standalone_documents_with_figures(tmp_pa
         tex = (out / f"{name}.tex").read_text()
         figures = re.findall(r"\\includegraphics\[[^\]]*\]\{(figures/[^}]+\.pdf)\}", tex)
         assert figures and all((out / f).read_bytes().startswith(b"%PDF-") for f in figures)
-        assert r"\begin{claim}" in tex and tex.rstrip().endswith(r"\end{document}")
+        assert r"\begin{iclclaim}" in tex and tex.rstrip().endswith(r"\end{document}")
         _compile(out, name)

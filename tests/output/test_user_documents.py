@@ -258,7 +258,7 @@ def test_docs_writes_the_users_document_in_the_builtin_format(user_file, tmp_pat
     assert "| `square-of-sum` | PROVED | proved | algebra, eq. (1) |" in text
     assert "| `freshmans-dream` | REFUTED | refuted, as expected | a tempting mistake |" in text
     assert "### The freshman's dream" in text and "(refuted, as expected)" in text
-    assert "1. ✅ proved — definition\n" in text and "2. ❌ refuted — drop the cross term −2xy" in text
+    assert "1. **proved** — definition\n" in text and "2. **refuted** — drop the cross term −2xy" in text
     witness = json.loads(re.search(r"Witness: `(\{.*\})`", text).group(1))
     _wrong_step_witness_holds(witness)
     assert "## Printed forms that are wrong" in text and "**Counterexample** (shrunk by Hypothesis" in text
@@ -290,7 +290,7 @@ def test_the_document_renders_in_jupyter_like_the_file(user_file, tmp_path):
     dream = next(d for d in fam.derivations if d.name == "dream-step").check()
     assert dream.verdict is Verdict.REFUTED and dream.as_expected
     shown = dream._repr_markdown_()
-    assert "1. ✅ proved — definition" in shown and "2. ❌ refuted — drop the cross term" in shown
+    assert "1. **proved** — definition" in shown and "2. **refuted** — drop the cross term" in shown
     assert "Witness:" in shown and "(refuted, as expected)" in shown
 
 
@@ -307,28 +307,30 @@ def _latex(user_file, tmp_path, *extra: str) -> str:
 
 
 def _outside_math(tex: str) -> str:
-    """``tex`` without comments, display math, align*/gather* blocks, inline math and \\ensuremath{…} arguments."""
+    """``tex`` without comments, display math (``\\iclmath`` lines), inline math and \\ensuremath{…} arguments."""
     tex = re.sub(r"(?m)^%.*$", "", tex)
-    tex = re.sub(r"\\\[.*?\\\]|\\begin\{(align|gather)\*\}.*?\\end\{\1\*\}", "", tex, flags=re.S)
+    tex = re.sub(r"(?m)^\s*\\iclmath\{.*\}$", "", tex)
     tex = re.sub(r"(?<!\\)\$[^$]*(?<!\\)\$", "", tex)
     return re.sub(r"\\ensuremath\{[^{}]*(\{[^{}]*\})?[^{}]*\}", "", tex)
 
 
-def test_latex_export_has_claim_environments_align_blocks_marks_and_verdicts(user_file, tmp_path):
+def test_latex_export_has_claim_environments_step_lists_marks_and_verdicts(user_file, tmp_path):
     tex = _latex(user_file, tmp_path)
     assert tex.isascii()
-    assert tex.count(r"\begin{align*}") == tex.count(r"\end{align*}") == 2
-    assert tex.count(r"\begin{claim}") == tex.count(r"\end{claim}") == 2
-    assert r"\begin{claim}[{algebra, eq. (1)}]" in tex and r"\texttt{square-of-sum}" in tex
-    assert r"\[\iclfit{(x + y)^2 = x^2 + 2xy + y^2}\]" in tex  # the statement, in display math
-    assert r"\textbf{PROVED} (proved), expected to hold." in tex
-    assert r"\textbf{REFUTED} (refuted, as expected), expected to be false." in tex
-    dream = tex.split(r"\paragraph{The freshman's dream}")[1].split(r"\end{align*}")[0]
-    lines = [line for line in dream.splitlines() if line.startswith("  &")]
-    assert len(lines) == 3  # the start and one line per step
-    assert r"\iclwhy{$\checkmark$ definition}" in lines[1]
-    assert r"\iclwhy{$\times$ drop the cross term \ensuremath{-}2xy at $" in lines[2]
-    xv, yv, diff = re.search(r"at \$x = (-?\d+),\\ y = (-?\d+),\\ \\text\{difference \} (-?\d+)\$", lines[2]).groups()
+    assert tex.count(r"\begin{enumerate}") == tex.count(r"\end{enumerate}") == 2
+    assert tex.count(r"\begin{iclclaim}") == tex.count(r"\end{iclclaim}") == 2
+    assert r"\begin{iclclaim}[{algebra, eq. (1)}]\label{claim:square-of-sum}" in tex
+    assert r"\texttt{square-of-sum}" in tex
+    assert r"\iclmath{(x + y)^2 = x^2 + 2xy + y^2}" in tex  # the statement, in display math
+    assert r"\textit{Verdict:} proved." in tex
+    assert r"\textit{Verdict:} refuted, as expected (this form is expected to be false)." in tex
+    dream = tex.split(r"\paragraph{The freshman's dream}")[1].split(r"\end{enumerate}")[0]
+    steps = dream.split(r"\item ")[1:]
+    assert len(steps) == 2  # one item per step, its justification above its formula
+    assert steps[0].startswith(r"{\raggedright $\checkmark$ definition\par}")
+    assert r"\iclmath{= \left(x + y\right)^{2}}" in steps[0]
+    assert steps[1].startswith(r"{\raggedright $\times$ drop the cross term \ensuremath{-}2xy at $")
+    xv, yv, diff = re.search(r"at \$x = (-?\d+),\\ y = (-?\d+),\\ \\text\{difference \} (-?\d+)\$", steps[1]).groups()
     _wrong_step_witness_holds({"x": xv, "y": yv, "difference": diff})
     assert r"x\_1 y = y x costs 100\% nothing \& \#" in tex
     for special in "_%#&":  # none unescaped outside math
@@ -341,9 +343,9 @@ def test_latex_export_has_claim_environments_align_blocks_marks_and_verdicts(use
 
 def test_latex_counterexample_is_in_math_with_the_residual_and_tolerance(user_file, tmp_path):
     tex = _latex(user_file, tmp_path)
-    freshman = tex.split(r"\texttt{freshmans-dream}")[1].split(r"\end{claim}")[0]
+    freshman = tex.split(r"\texttt{freshmans-dream}")[1].split(r"\end{iclclaim}")[0]
     assert "Counterexample (shrunk by Hypothesis, seed 0):" in freshman
-    values = dict(re.findall(r"\\iclfit\{\\texttt\{(\w)\} = (-?[\d.]+)\}", freshman))
+    values = dict(re.findall(r"\\iclmath\{\\texttt\{(\w)\} = (-?[\d.]+)\}", freshman))
     assert set(values) == {"x", "y"}
     x, y = (float(values[k]) for k in "xy")
     residual = float(re.search(r"\|\\mathrm\{lhs\} - \\mathrm\{rhs\}\| = ([\d.]+)\$", freshman)[1])
@@ -367,19 +369,20 @@ def test_a_justification_may_hold_math(tmp_path):
     result = _invoke("docs", str(path), "--out", str(tmp_path / "tex"), "--format", "latex")
     assert result.exit_code == 0, result.output
     tex = (tmp_path / "tex" / "dollars.tex").read_text()
-    assert r"\iclwhy{$\checkmark$ collect $w_0 + w_0$ at cost 5\% \& e\textsuperscript{-1}}" in tex
+    assert r"\item {\raggedright $\checkmark$ collect $w_0 + w_0$ at cost 5\% \& e\textsuperscript{-1}\par}" in tex
 
 
 def _pdflatex(folder, name: str) -> str:
-    """Compile ``name``.tex in ``folder`` with pdfLaTeX; its log."""
-    proc = subprocess.run(
-        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stdout[-3000:]
+    """Compile ``name``.tex in ``folder`` with pdfLaTeX, twice (its claims' labels resolved); the last log."""
+    for _ in range(2):
+        proc = subprocess.run(
+            ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stdout[-3000:]
     assert (folder / f"{name}.pdf").stat().st_size > 0
     return (folder / f"{name}.log").read_text(errors="replace")
 
@@ -402,6 +405,37 @@ def test_latex_export_compiles_in_a_minimal_document_without_overfull_boxes(user
         "\\documentclass{article}\n\\usepackage{iclverify}\n\\begin{document}\n\\input{squares}\n\\end{document}\n"
     )
     _clean(_pdflatex(tmp_path / "tex", "paper"), tex)
+
+
+PAPER = r"""\documentclass{article}
+\usepackage{amsthm}
+\usepackage{iclverify}
+\newtheorem{theorem}{Theorem}
+\newtheorem{claim}{Claim}
+\makeatletter\typeout{THEOREM STYLE: \the\thm@style.}\makeatother
+\begin{document}
+\section{Results}
+\begin{theorem}\label{thm:own}The paper's own theorem.\end{theorem}
+\begin{claim}The paper's own claim.\end{claim}
+\input{squares}
+As Claim~\ref{claim:square-of-sum} and Claim~\ref{claim:freshmans-dream} state, after Theorem~\ref{thm:own}.
+\end{document}
+"""
+"""A paper with its own ``theorem`` and ``claim`` environments, defined after ``\\usepackage{iclverify}``, that
+includes the fragment and refers to two of its claims."""
+
+
+@PDFLATEX
+def test_latex_fragment_drops_into_a_paper_with_its_own_theorem_and_claim(user_file, tmp_path):
+    tex = _latex(user_file, tmp_path)
+    assert not re.search(r"\\(sub)*section|\\resizebox|\\scalebox", tex)  # the paper's structure, unscaled
+    folder = tmp_path / "tex"
+    (folder / "paper.tex").write_text(PAPER)
+    log = _pdflatex(folder, "paper")
+    assert "THEOREM STYLE: plain." in log  # the package left amsthm's style for the paper's theorems (italic)
+    assert "undefined" not in log, re.findall(r".*undefined.*", log)
+    labels = re.findall(r"\\newlabel\{(claim:[^}]+)\}", (folder / "paper.aux").read_text())
+    assert labels == ["claim:square-of-sum", "claim:freshmans-dream"]
 
 
 @PDFLATEX

@@ -95,7 +95,7 @@ def test_the_same_file_given_twice_loads_once(tmp_path):
     path.write_text(HEADER + _claim("c", "only-once"))
     result = _invoke("check", str(path), str(path))
     assert result.exit_code == 0, result.output
-    assert "1 claims: 1 proved" in result.output
+    assert "1 claim: 1 proved" in result.output
 
 
 def test_two_derivations_with_one_name_are_a_usage_error(tmp_path):

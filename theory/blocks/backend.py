@@ -124,7 +124,7 @@ def inverse(m: Any) -> Any:
     sizes n and d the inverse of an n × d matrix is undefined unless n = d, which a statement would
     declare with one size name. A NumPy stack of matrices is inverted along its last two axes.
     """
-    shape = getattr(m, "shape", ())
+    shape: tuple[Any, ...] = tuple(getattr(m, "shape", ()))
     if len(shape) == 0:
         return 1 / m
     if len(shape) < 2 or sp.sympify(shape[-2] - shape[-1]) != 0:

@@ -155,15 +155,23 @@ def png_written_by(software: str) -> Callable[[bytes], bool]:
 
 def max_memory_option(fn: Callable) -> Callable:
     """``--max-memory GIB``: the memory a run may be estimated to need before it is refused, at most the
-    machine's memory (a run above it would end in a ``MemoryError``, not a result)."""
-    memory = machine_memory_gib()
+    machine's memory (a run above it would end in a ``MemoryError``, not a result). The bound is checked when
+    the option is given, so that ``--help`` shows no number of this machine."""
     return click.option(
         "--max-memory",
         default=DEFAULT_MAX_MEMORY_GIB,
-        show_default=True,
-        type=FiniteFloat(min=0, max=memory, min_open=True),
-        help=f"Refuse runs whose estimated memory exceeds this many GiB (at most this machine's {memory:.3g} GiB).",
+        show_default="4 GiB, or the machine's memory if less",
+        type=FiniteFloat(min=0, min_open=True),
+        callback=_at_most_machine_memory,
+        help="Refuse runs whose estimated memory exceeds this many GiB (at most the machine's memory).",
     )(fn)
+
+
+def _at_most_machine_memory(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    memory = machine_memory_gib()
+    if value > memory:
+        raise click.BadParameter(f"{value:g} GiB is more than this machine's {memory:.3g} GiB", ctx, param)
+    return value
 
 
 def jobs_option(help: str) -> Callable[[Callable], Callable]:

@@ -27,6 +27,15 @@ from typing import TYPE_CHECKING
 import click
 
 from icl_verify.cli import InputError
+from icl_verify.cli._output import (
+    check_verbosity,
+    colored,
+    lines_streamed,
+    output_options,
+    progress_shown,
+    streamer,
+    use_color,
+)
 from icl_verify.cli._params import MAX_EXAMPLES, cache_dir_option, cache_folder, count, jobs_option, reachable_scheduler
 from icl_verify.errors import InvalidArgument
 from icl_verify.running.options import DEFAULT_TIMEOUT, EXECUTORS
@@ -209,12 +218,6 @@ def family_summary(results: Sequence[Result], steps: Sequence[DerivationResult],
     return lines
 
 
-def _stream(result: Result) -> None:
-    """One line as a claim completes (the full report follows, in the order given)."""
-    mark = " " if result.as_expected else "!"
-    click.echo(f"{result.verdict.value:<9} {mark}{result.claim.name}  ({result.seconds:.1f} s)")
-
-
 @click.command("check")
 @click.argument("targets", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report (docs/json-report.md).")
@@ -240,6 +243,7 @@ def _stream(result: Result) -> None:
     help="Exit 1 unless every claim and derivation expected to hold is PROVED (by default VERIFIED is no failure).",
 )
 @runner_options
+@output_options
 def command(
     targets: tuple[str, ...],
     as_json: bool,
@@ -254,6 +258,10 @@ def command(
     timeout: float,
     no_cache: bool,
     cache_dir: str | None,
+    quiet: bool,
+    verbose: bool,
+    no_progress: bool,
+    color: str,
 ) -> None:
     """Check claims and derivations, and report their verdicts.
 
@@ -263,8 +271,13 @@ def command(
     --require-proof, also when one expected to hold is not PROVED).
 
     Each claim is checked in a worker process: one that exits, dies or runs past --timeout is
-    ERROR and the others are still checked. Verdict lines are printed as claims complete, then
-    the full report in the order given. Ctrl-C stops every worker and exits with status 130.
+    ERROR and the others are still checked. The report goes to stdout, in the order given; on a
+    terminal, a progress bar and a line per claim as it completes go to stderr (-v: those lines
+    even when stderr is not a terminal; -q: only what is not as expected, and the summary).
+    Ctrl-C stops every worker and exits with status 130.
+
+    Defaults for these options may be set in pyproject.toml, under [tool.icl-verify] (for every
+    command) or [tool.icl-verify.check], with the options' long names: max-examples = 20.
 
     Verdicts are reused from the cache only while every source file the check loaded (the
     claim's file, its helpers wherever they are, the package's modules) hashes the same and
@@ -280,14 +293,23 @@ def command(
 
     if summary and as_json:
         raise click.UsageError("--summary and --json are two different reports; give one")
+    check_verbosity(quiet, verbose)
     validate_runner(jobs, executor, scheduler)
+    paint = use_color(color, sys.stdout) and not as_json
     before = frozenset(sys.modules)
     store = None if no_cache else open_store(cache_dir)
-    options = {"json": as_json, "summary": summary, "family": list(only), "seed": seed, "max_examples": max_examples}
+    options = {
+        "json": as_json,
+        "summary": summary,
+        "quiet": quiet,
+        "family": list(only),
+        "seed": seed,
+        "max_examples": max_examples,
+    }
     options |= {"require_proof": True} if require_proof else {}
     key = None if store is None else replay.run_key(targets, options)
     if store is not None and key is not None and (kept := replay.served(store, key)) is not None:
-        click.echo(kept[0], nl=False)
+        click.echo(colored(kept[0], paint), nl=False, color=paint)
         sys.exit(kept[1])
 
     from icl_verify.running import runner
@@ -306,9 +328,9 @@ def command(
             executor=executor,
             scheduler=scheduler,
             cache=cache,
-            progress=not as_json and sys.stderr.isatty(),
+            progress=progress_shown(quiet, no_progress),
             timeout=timeout,
-            on_result=None if as_json or summary else _stream,
+            on_result=streamer(use_color(color, sys.stderr)) if lines_streamed(quiet, verbose, no_progress) else None,
         )
         with _prints_to_stderr():
             steps = [d.check() for d in derivations]
@@ -322,7 +344,15 @@ def command(
 
     def render(cached: frozenset[str]) -> str:
         return _report(
-            results, steps, owners, cached, as_json=as_json, summary=summary, seed=seed, max_examples=max_examples
+            results,
+            steps,
+            owners,
+            cached,
+            as_json=as_json,
+            summary=summary,
+            quiet=quiet,
+            seed=seed,
+            max_examples=max_examples,
         )
 
     printed = render(checked.cached)
@@ -332,7 +362,7 @@ def command(
         status = 1
     if store is not None and key is not None:
         _keep(store, key, checked, steps, before, status, render)
-    click.echo(printed, nl=False)
+    click.echo(colored(printed, paint), nl=False, color=paint)
     sys.exit(status)
 
 
@@ -375,11 +405,12 @@ def _report(
     *,
     as_json: bool,
     summary: bool,
+    quiet: bool,
     seed: int,
     max_examples: int,
 ) -> str:
-    """What ``check`` prints after the verdict lines: the JSON report, one line per family, or the tables
-    (``cached``: the claims read from the cache)."""
+    """What ``check`` prints on stdout: the JSON report, one line per family, the tables (``cached``: the claims
+    read from the cache), or with ``quiet`` the ``FAILED`` lines and the summary lines."""
     from icl_verify.output import report, strict_json
 
     if as_json:
@@ -387,6 +418,10 @@ def _report(
         return strict_json.dumps(record, indent=2) + "\n"
     if summary:
         return "\n".join(family_summary(results, steps, owners)) + "\n"
+    if quiet:
+        tallies = [report.summary_line(results)] if results or not steps else []
+        tallies += [report.derivations_summary_line(steps)] if steps else []
+        return "".join(line + "\n" for line in [*report.failure_lines(results, steps), *tallies])
     tables = [report.table(results, cached=cached)] if results or not steps else []
     tables += [report.derivations_table(steps)] if steps else []
     return "".join(table + "\n" for table in tables)

@@ -107,7 +107,7 @@ def command(
 
     --check compares what is deterministic by construction (statements, verdicts, evidence
     outcomes, counterexample sizes, derivation steps); --check --strict compares bytes.
-    The claims are checked as by ``icl-verify check`` (in parallel, verdicts reused from the cache),
+    The claims are checked as by `icl-verify check` (in parallel, verdicts reused from the cache),
     and the figures drawn are kept in the same cache (--no-cache: every figure is drawn again).
     """
     if strict and not check_only:

@@ -284,7 +284,7 @@ def command(
         "t_level_ode": float(icl_models.ode_for_run(run, beta_cap=level).t_icl[0]) if level else None,
     }
     if as_json:
-        click.echo(strict_json.dumps({**summary, "series": series}))
+        click.echo(strict_json.dumps(strict_json.versioned({**summary, "series": series})))
     else:
         click.echo(_table(series, every))
         click.echo(

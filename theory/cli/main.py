@@ -31,6 +31,7 @@ from typing import Any
 import click
 
 from icl_verify.cli import InputError
+from icl_verify.cli._output import config_defaults
 from icl_verify.errors import InvalidArgument
 
 #: The request that ends an internal error's line, after its traceback.
@@ -238,6 +239,15 @@ def _internal_error(exc: Exception) -> None:
 @click.version_option(package_name="icl-verify")
 @click.pass_context
 def main(ctx: click.Context) -> None:
-    """icl-verify: check the mathematics of in-context learning."""
+    """icl-verify: check the mathematics of in-context learning.
+
+    Options' defaults may be set in pyproject.toml under [tool.icl-verify] (every command) or
+    [tool.icl-verify.COMMAND], with the options' long names: max-examples = 20.
+    """
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
+        return
+    command = ctx.command.get_command(ctx, ctx.invoked_subcommand)
+    defaults = config_defaults(command) if command is not None else {}
+    if defaults:
+        ctx.default_map = {ctx.invoked_subcommand: defaults}

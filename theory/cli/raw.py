@@ -150,7 +150,7 @@ def command(
     within_memory(memory_estimate(program, d, n), max_memory, f"raw {program} with d={d}, n={n}")
     record = run(program, d, n, alpha, lam, scale, seed)
     if as_json:
-        click.echo(strict_json.dumps(record, indent=2))
+        click.echo(strict_json.dumps(strict_json.versioned(record), indent=2))
         return
     click.echo(
         f"{program}: d={d} n={record['n']} seed={seed} — {record['primitives']} primitives → {record['layers']} layers, "

@@ -279,6 +279,7 @@ def command(
     from icl_verify.core.claims import check
     from icl_verify.experiments.scaling import report_claims, scaling_report
     from icl_verify.numerics.shared import sweep
+    from icl_verify.output import strict_json
 
     jobs = _renamed("--workers", workers, "--jobs", jobs)
     out = _renamed("--out", old_out, "--out-file", out)
@@ -300,7 +301,9 @@ def command(
     report["claims"] = [r.to_dict() for r in checked]
     if figures:
         report["figures"] = [str(p) for p in write_figures(report, runs, Path(figures))]
-    click.echo(json.dumps(report, indent=2, ensure_ascii=False) if as_json else format_report(report))
+    click.echo(
+        json.dumps(strict_json.versioned(report), indent=2, ensure_ascii=False) if as_json else format_report(report)
+    )
     sys.exit(0 if all(r.as_expected for r in checked) else 1)
 
 

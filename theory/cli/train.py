@@ -78,7 +78,7 @@ def _fmt(interval: tuple[float, float, float]) -> str:
 def _emit(record: dict, lines: list[str], as_json: bool) -> None:
     from icl_verify.output import strict_json
 
-    click.echo(strict_json.dumps(record, indent=2) if as_json else "\n".join(lines))
+    click.echo(strict_json.dumps(strict_json.versioned(record), indent=2) if as_json else "\n".join(lines))
 
 
 LINE_SEARCH_TASKS = 10_000  # tasks drawn to line-search η (and tune GD++) after training

@@ -137,11 +137,14 @@ def expect(fn: Callable[..., Any]) -> Expect:
 
 
 def trace(m: Any) -> Any:
-    """tr(m) on SymPy matrix expressions, explicit SymPy matrices and NumPy arrays (batched on the last two axes)."""
+    """tr(m) on SymPy matrix expressions, explicit SymPy matrices and NumPy arrays (batched on the last two axes);
+    a scalar (a 1 × 1 product, which every side treats as a scalar) is its own trace."""
     if isinstance(m, MatrixExpr):
         return Trace(m)
     if isinstance(m, sp.MatrixBase):
         return m.trace()
+    if isinstance(m, sp.Basic) or np.ndim(m) < 2:
+        return m
     return np.trace(np.asarray(m), axis1=-2, axis2=-1)
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -240,7 +240,7 @@ def _draw(symbols: list[Any], definite: frozenset[str], rng: random.Random) -> d
 
 
 def concave_draw(
-    curvature: Any, definite: frozenset[str], seed: int, given: list[Any] = ()
+    curvature: Any, definite: frozenset[str], seed: int, given: Sequence[Any] = ()
 ) -> tuple[dict[str, str], Any] | None:
     """Exact values at which ``curvature`` (L″(η*) at a concrete size, explicit entries) is ≤ 0, if a draw
     finds one; draws outside the declared domain (``given``: relations such as t > 0) are skipped."""

@@ -479,7 +479,7 @@ def _equality_forms(
         forms[Symbolic.kind] = sides.symbolic
     elif (over := _recursion_over(lhs, rhs)) is not None:
 
-        def induction() -> dict[str, list]:
+        def induction() -> Any:
             sizes = {n: _size_symbol(n) for n in size_names(symbols)}
             values = {**symbolic_values(symbols, sizes), **sizes, over: sp.Symbol(over, integer=True, nonnegative=True)}
             return induction_residuals(lhs, rhs, over, values, integers[over].low)

@@ -156,7 +156,8 @@ def measure_simplified_loss_error(seed: int, u: float = 0.3, w: float = 1.0, bet
         [kin.exact_attention_loss(u, w, beta, n) / _paper_loss_numeric()(c1, c2, n, w, beta) - 1 for n in ns]
     )
     slope, lo, hi = fit_line(np.log(ns), np.log(np.abs(rel))).slope
-    return Estimate(slope, lo, hi, -1.0, 0.1, f"u {u}, w {w}, β {beta}; relative error {rel.tolist()} (deterministic)")
+    errors = ", ".join(f"{r:.2g}" for r in rel)  # two digits: the slope's evidence, not the last bits of a float
+    return Estimate(slope, lo, hi, -1.0, 0.1, f"u {u}, w {w}, β {beta}; relative error [{errors}] (deterministic)")
 
 
 SIMPLIFIED_LOSS_ACCURACY = Claim(
@@ -1100,7 +1101,9 @@ def _draw_tau_star(ax, data) -> None:
     for w0, marker in (("0", "o"), ("1", "s")):
         ax.semilogy(data["beta0"], data[f"closed_w{w0}"], "-", color="0.4")
         ax.semilogy(data["beta0"], data[f"ode_w{w0}"], marker, label=f"integrated, w₀ = {w0}")
-    ax.plot([], [], "-", color="0.4", label="closed form e^{−β₀+w₀²/2} √(π/2) erfc(w₀/√2)")
+    ax.plot(
+        [], [], "-", color="0.4", label=r"closed form $e^{-\beta_0+w_0^2/2}\,\sqrt{\pi/2}\,\mathrm{erfc}(w_0/\sqrt{2})$"
+    )
     ax.set_xlabel("β₀")
     ax.set_ylabel("blow-up time τ*")
     ax.legend()

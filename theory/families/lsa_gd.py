@@ -1,6 +1,6 @@
 """Claims: linear self-attention implements gradient descent (von Oswald et al., ICML 2023).
 
-Written as statements (``engine.statement``) over the building blocks of ``icl_verify.blocks``,
+Written as statements (``icl_verify.statement``) over the building blocks of ``icl_verify.blocks``,
 in the paper's convention (tokens are **columns**): context E = [X; Y] with X ∈ R^{Nx×N},
 Y ∈ R^{Ny×N}; query e_q = [x_q; −W0 x_q]. One LSA layer adds P W_V (E Eᵀ) W_Kᵀ W_Q e to every
 token e. Each statement's symbolic, explicit and numeric checks come from its one lhs and rhs;

@@ -220,8 +220,9 @@ def holds(a: sp.Basic, values: dict[sp.Symbol, sp.Expr]) -> bool:
 
 
 def _counterexample(z3: Any, model: Any, enc: _Encoder, lhs, rhs, relation: str, assumptions) -> Decision:
-    values = {s: _value(z3, model.eval(v, model_completion=True), s) for s, v in enc.vars.items()}
-    if any(v is None for v in values.values()):
+    found = {s: _value(z3, model.eval(v, model_completion=True), s) for s, v in enc.vars.items()}
+    values = {s: v for s, v in found.items() if v is not None}
+    if len(values) < len(found):
         return Decision("open", "z3's model has a value that is neither rational nor algebraic")
     if any(s.is_integer and not v.is_integer for s, v in values.items()):  # z3 decided the real relaxation
         return Decision("open", "z3's model gives an integer symbol a value that is not an integer")

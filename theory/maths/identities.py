@@ -196,6 +196,8 @@ class _Canon:
         a, c = (exponent.coeff(k), exponent.subs(k, 0)) if k is not None else (None, None)
         if (
             k is None
+            or a is None
+            or c is None
             or not k.is_integer
             or not (a.is_Integer and c.is_Integer and a > 0 and c >= 0 and exponent == a * k + c)
         ):
@@ -204,7 +206,8 @@ class _Canon:
         name, name_t = f"({self.key(base)})^{k}", f"({self.key(base_t)})^{k}"
         letter = self.letter(name, name_t, MatPow(m.base.T if t else m.base, k))
         self._root(letter, base)
-        factors = [{(letter,): sp.Integer(1)}] * int(a) + [base] * int(c)
+        power: Poly = {(letter,): sp.Integer(1)}
+        factors = [power] * int(a) + [base] * int(c)
         return reduce(_mul, factors, _unit())
 
     def _root(self, letter: str, poly: Poly) -> None:

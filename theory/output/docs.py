@@ -239,8 +239,9 @@ def family_latex(
     cache: VerdictCache | None = None,
     standalone: bool = False,
 ) -> tuple[str, dict[str, bytes]]:
-    """A family in LaTeX — each claim a ``claim`` environment, each derivation an ``align*`` block, each
-    figure a PDF in a ``figure`` — and its figure files (relative path → bytes).
+    """A family in LaTeX — each claim an ``iclclaim`` environment with a ``\\label`` (:func:`render.claim_label`),
+    each derivation a numbered list of steps, each figure a PDF in a ``figure`` — and its figure files (relative path →
+    bytes). A fragment has no sectioning of its own; ``standalone`` adds the family's title as a ``\\section*``.
 
     A fragment needs ``\\usepackage{iclverify}`` (:func:`latex_package`); ``standalone`` wraps it in an
     ``article`` with that preamble.
@@ -249,18 +250,12 @@ def family_latex(
     lines = [f"% {note.replace('`', '')}"]
     if standalone:
         lines += [r"\documentclass{article}", render.LATEX_PREAMBLE.rstrip(), r"\begin{document}", ""]
-    else:
+        lines += [rf"\section*{{\raggedright {render.prose_latex(family.title)}}}", ""]
+    else:  # no sectioning of its own: the fragment goes under the paper's section
         lines += [r"% Needs \usepackage{iclverify} (iclverify.sty, written beside this file).", ""]
-    lines += [rf"\section*{{\raggedright {render.prose_latex(family.title)}}}", ""]
-    if family.claims:
-        lines += [r"\subsection*{Claims}", ""]
-        lines += [render.claim_latex(results[c.name]) + "\n" for c in family.claims]
-    if family.derivations:
-        lines += [r"\subsection*{Derivations}", ""]
-        lines += [render.derivation_latex(r) + "\n" for r in derivation_results(family, derived)]
+    lines += [render.claim_latex(results[c.name]) + "\n" for c in family.claims]
+    lines += [render.derivation_latex(r) + "\n" for r in derivation_results(family, derived)]
     files: dict[str, bytes] = {}
-    if family.figures:
-        lines += [r"\subsection*{Figures}", ""]
     for fig in family.figures:
         drawn = drawn_figure(family, fig, cache, seed=seed, max_examples=max_examples)
         path = f"figures/{family.name}-{fig.name}.pdf"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -34,7 +35,7 @@ def digest(data: Mapping[str, np.ndarray]) -> str:
     return h.hexdigest()
 
 
-STYLE = {
+STYLE: dict[Any, Any] = {  # matplotlib rc keys (typed as literals there)
     "svg.hashsalt": "icl-verify",
     "svg.fonttype": "path",
     "font.family": "DejaVu Sans",

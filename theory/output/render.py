@@ -4,13 +4,14 @@ Math is written as ``$$ … $$`` display blocks and ``$…$`` inline, which GitH
 (pymdownx.arithmatex) both render. Measured estimates are printed to the precision their
 interval supports, other numbers to 4 significant digits, and timings never.
 
-For papers, :func:`claim_latex` writes a checked claim as a ``claim`` environment (its source
-the optional argument, its statement in display math, the verdict, the counterexample and residual
-of a refutation in math) and :func:`derivation_latex` a checked derivation as an ``align*`` block
-(one line per step, a mark of what SymPy found, the justification as text in which ``$…$`` is
-math). They need the small preamble :data:`LATEX_PREAMBLE` (``amsmath``, ``amssymb``, ``amsthm``,
-``graphicx``; the ``claim`` environment and :func:`fitted` wide formulas), and their text is ASCII
-(:func:`latex_text`), so they compile with pdfLaTeX as well as XeLaTeX or LuaLaTeX.
+For papers, :func:`claim_latex` writes a checked claim as an ``iclclaim`` environment (its source
+the optional argument, a ``\\label`` to ``\\ref``, its statement in display math, the verdict, the
+counterexample and residual of a refutation in math) and :func:`derivation_latex` a checked derivation
+as a numbered list of steps (a mark of what SymPy found, the justification as text in which ``$…$`` is
+math, the formula). They need the small preamble :data:`LATEX_PREAMBLE` (``amsmath``, ``amssymb``,
+``amsthm``, ``graphicx``; the ``iclclaim`` environment and ``\\iclmath``, display math that fits the line
+without scaling), which leaves a paper's own environments and theorem style alone, and their text is
+ASCII (:func:`latex_text`), so they compile with pdfLaTeX as well as XeLaTeX or LuaLaTeX.
 """
 
 from __future__ import annotations
@@ -29,21 +30,23 @@ from icl_verify.core.claims import Claim, Result
 from icl_verify.core.derivation import Derivation, DerivationResult
 from icl_verify.core.evidence import MAX_RESIDUAL_CHARS, ControlStatus, Kind, Residual, Status, StepStatus
 
-MARKS = {
-    Status.PROVED: "✅ proved",
-    Status.VERIFIED: "✔️ verified",
-    Status.REFUTED: "❌ refuted",
-    Status.UNDECIDED: "❔ undecided",
-    StepStatus.UNPROVEN: "❔ unproven",
-    Status.ERROR: "💥 error",
-    ControlStatus.PASSED: "✅ passed",  # control rows: the corrected form passes at the counterexample
-    ControlStatus.FAILED: "❌ failed",  # the corrected form fails too: the refutation is hollow
-    ControlStatus.WAIVED: "➖ waived",  # no corrected form exists (the claim says why)
-    ControlStatus.MISSING: "⚠️ missing",  # no control was given
+MARKS: dict[
+    str, str
+] = {  # words, not emoji: they read the same in every font, on the site, on GitHub and in a terminal
+    Status.PROVED: "proved",
+    Status.VERIFIED: "verified",
+    Status.REFUTED: "refuted",
+    Status.UNDECIDED: "undecided",
+    StepStatus.UNPROVEN: "unproven",
+    Status.ERROR: "error",
+    ControlStatus.PASSED: "passed",  # control rows: the corrected form passes at the counterexample
+    ControlStatus.FAILED: "failed",  # the corrected form fails too: the refutation is hollow
+    ControlStatus.WAIVED: "waived",  # no corrected form exists (the claim says why)
+    ControlStatus.MISSING: "missing",  # no control was given
 }
 
 
-LATEX_MARKS = {  # in math mode
+LATEX_MARKS: dict[str, str] = {  # in math mode
     StepStatus.PROVED: r"\checkmark",
     StepStatus.REFUTED: r"\times",
     StepStatus.UNPROVEN: "?",
@@ -68,6 +71,7 @@ _LATEX_UNICODE = {
     "ᵀ": r"\ensuremath{^\top}",
     "⊤": r"\ensuremath{^\top}",
     "→": r"\ensuremath{\to}",
+    "←": r"\ensuremath{\leftarrow}",
     "≠": r"\ensuremath{\neq}",
     "≤": r"\ensuremath{\leq}",
     "≥": r"\ensuremath{\geq}",
@@ -85,6 +89,7 @@ _LATEX_UNICODE = {
     "≪": r"\ensuremath{\ll}",
     "≫": r"\ensuremath{\gg}",
     "⊆": r"\ensuremath{\subseteq}",
+    "∅": r"\ensuremath{\emptyset}",
     "⊂": r"\ensuremath{\subset}",
     "∼": r"\ensuremath{\sim}",
     "≡": r"\ensuremath{\equiv}",
@@ -106,6 +111,9 @@ _LATEX_UNICODE = {
     "§": r"\ensuremath{\S}",
     "¶": r"\ensuremath{\P}",
     "½": r"\ensuremath{\tfrac12}",
+    "°": r"\ensuremath{^\circ}",
+    "⟨": r"\ensuremath{\langle}",
+    "⟩": r"\ensuremath{\rangle}",
 }
 _LATEX_ACCENTS = {  # a combining mark (after NFD) → the text-mode accent command
     "\u0300": "`",
@@ -227,7 +235,14 @@ def prose_markdown(text: str) -> str:
     return "".join([*out, _scripts_html(text[last:])])
 
 
+_STAR_MARK = re.compile(r"(?<![\w*\\])([^\W\d_][₀-₉]*)\*(?![\w*])")
+"""A star that marks a symbol (``K*``, ``τ*``, ``η*``): after one letter, itself not after a word character or a star."""
+
+
 def _scripts_html(prose: str) -> str:
+    """``prose`` with TeX's script braces as ``<sup>``/``<sub>``, and a symbol's star escaped (two of them,
+    ``K* … τ*``, would otherwise be read as emphasis and vanish)."""
+    prose = _STAR_MARK.sub(r"\1\\*", prose)
     return _SCRIPT.sub(
         lambda m: f"<{'sup' if m[1] == '^' else 'sub'}>{m[2]}</{'sup' if m[1] == '^' else 'sub'}>", prose
     )
@@ -246,11 +261,18 @@ def prose_latex(text: str) -> str:
     return "".join([*out, _scripts_latex(text[last:])])
 
 
+_SCRIPT_CHAR = re.compile(r"(?<=\S)(\^)([^\s{}\\^_$|,.;:()\[\]])")
+"""``^β`` after a character: a one-character superscript without braces (``e^β``). Not ``_``, which is
+part of identifiers such as ``n_demo``."""
+_SCRIPTS_LATEX = re.compile(f"{_SCRIPT.pattern}|{_SCRIPT_CHAR.pattern}")
+
+
 def _scripts_latex(prose: str) -> str:
     out, last = [], 0
-    for m in _SCRIPT.finditer(prose):
-        command = "textsuperscript" if m[1] == "^" else "textsubscript"
-        out += [latex_text(prose[last : m.start()]), f"\\{command}{{{latex_text(m[2])}}}"]
+    for m in _SCRIPTS_LATEX.finditer(prose):
+        script, text = (m[1], m[2]) if m[1] else (m[3], m[4])
+        command = "textsuperscript" if script == "^" else "textsubscript"
+        out += [latex_text(prose[last : m.start()]), f"\\{command}{{{latex_text(text)}}}"]
         last = m.end()
     return "".join([*out, latex_text(prose[last:])])
 
@@ -311,7 +333,7 @@ def counterexample_markdown(cex: dict[str, Any] | None) -> str:
             [
                 f"**Counterexample** (shrunk by Hypothesis, seed {cex['seed']}){_at_sizes(_sizes_markdown(cex['sizes']))}:",
                 "",
-                "| value | |",
+                "| name | value |",
                 "|---|---|",
                 *rows,
                 "",
@@ -366,14 +388,23 @@ def result_markdown(result: Result, level: int = 3, corrected: Claim | None = No
     lines += [f"**Verdict: {result.verdict.value}** ({outcome}){flag}.", ""]
     lines += ["| check | outcome | what was covered |", "|---|---|---|"]
     for e in result.evidence:
-        detail = e.detail.replace("|", r"\|")
-        lines.append(f"| {e.kind} | {MARKS.get(e.status, e.status)} | {detail} |")
+        lines.append(f"| {e.kind} | {MARKS.get(e.status, e.status)} | {table_cell(e.detail)} |")
     for extra in (counterexample_markdown(result.counterexample), residual_markdown(result.residual)):
         if extra:
             lines += ["", extra]
     if corrected is not None:
         lines += ["", f"**Corrected form** (`{corrected.name}`):", "", math_block(corrected.statement)]
     return "\n".join(lines)
+
+
+_TRAILING_BRACES = re.compile(r"(?<![\^_\\])\{([^{}\n]*)\}(\s*)$")
+"""A ``{…}`` group that ends a cell (not a script's ``^{…}``): what attr_list would take for an attribute list."""
+
+
+def table_cell(text: str) -> str:
+    """``text`` for a Markdown table cell: ``|`` escaped, and a ``{…}`` that ends it too, so that sizes such as
+    ``at {'Nx': 1}`` are not read as an attribute list (attr_list) and dropped; script braces are left alone."""
+    return _TRAILING_BRACES.sub(r"\\{\1\\}\2", text.replace("|", r"\|"))
 
 
 def derivation_markdown(result: DerivationResult, level: int = 3) -> str:
@@ -390,7 +421,7 @@ def derivation_markdown(result: DerivationResult, level: int = 3) -> str:
     for i, (step, mark) in enumerate(zip(d.steps, result.marks), start=1):
         label = f" ({step.label})" if step.label else ""
         lines += [
-            f"{i}. {MARKS[mark.status]} — {step.why}{label}",
+            f"{i}. **{MARKS[mark.status]}** — {step.why}{label}",
             "",
             _indented(math_block("= " + sp.latex(step.expr))),
             "",
@@ -412,39 +443,48 @@ LATEX_PREAMBLE = r"""\RequirePackage{amsmath,amssymb,amsthm,graphicx}
 % mathtools' psmallmatrix, which some statements use, unless the document loads mathtools itself.
 \AtBeginDocument{\ifcsname psmallmatrix\endcsname\else
   \newenvironment{psmallmatrix}{\left(\begin{smallmatrix}}{\end{smallmatrix}\right)}\fi}
+% iclclaim: a checked claim, numbered "Claim 1", "Claim 2"... Its own name, so that it never clashes with a
+% document's claim or theorem; in amsthm's definition style, and the document's \theoremstyle restored after.
+\makeatletter
+\edef\icl@theoremstyle{\the\thm@style}
 \theoremstyle{definition}
-\newtheorem{claim}{Claim}
-\newsavebox{\iclbox}
-% \iclfit[W]{math}: the formula in display style, scaled down to the width W (default \linewidth) if wider.
-\newcommand{\iclfit}[2][\linewidth]{\sbox{\iclbox}{$\displaystyle #2$}%
-  \ifdim\wd\iclbox>#1\resizebox{#1}{!}{\usebox{\iclbox}}\else\usebox{\iclbox}\fi}
-% \iclwhy{text}: a step's mark and justification beside its formula, wrapped to a third of the line.
-\newcommand{\iclwhy}[1]{\parbox[t]{0.3\linewidth}{\raggedright\small #1}}
+\newtheorem{iclclaim}{Claim}
+\thm@style\expandafter{\icl@theoremstyle}
+% \iclmath{formula}: display math that fits the line without scaling it. In display style at the text's size
+% when it fits; else at the first smaller font size where it fits (\small, \footnotesize, \scriptsize); else as
+% a paragraph of math in \scriptsize that breaks after its = and + signs and its \quad spaces.
+\newsavebox{\icl@box}
+\newcommand{\icl@fit}[2]{\ifdim\wd\icl@box>\linewidth\sbox{\icl@box}{#1$\displaystyle #2$}\fi}
+\newcommand{\iclmath}[1]{\par{\centering\sbox{\icl@box}{$\displaystyle #1$}%
+  \icl@fit\small{#1}\icl@fit\footnotesize{#1}\icl@fit\scriptsize{#1}%
+  \ifdim\wd\icl@box>\linewidth{\scriptsize\def\quad{\hskip1em\allowbreak}\raggedright$\displaystyle #1$\par}%
+  \else\usebox{\icl@box}\fi
+  \par}}
+\makeatother
 """
-r"""What the LaTeX export needs (``amsmath``, ``amssymb``, ``amsthm``, ``graphicx``; the theorem-like ``claim``
-environment; ``\iclfit`` for formulas wider than the line; ``\iclwhy`` for justifications): written as
-``iclverify.sty`` beside the fragments, or into a ``--standalone`` document's preamble."""
-
-_STEP_WIDTH = r"0.55\linewidth"  # a derivation line: its formula, then \iclwhy's 0.3 \linewidth
+r"""What the LaTeX export needs (``amsmath``, ``amssymb``, ``amsthm``, ``graphicx``; the theorem-like ``iclclaim``
+environment, which leaves the document's ``\theoremstyle`` as it was): written as ``iclverify.sty`` beside the
+fragments, or into a ``--standalone`` document's preamble."""
 
 
 def derivation_latex(result: DerivationResult) -> str:
-    r"""A checked derivation as an ``align*`` block: one line per step, its mark and justification.
+    r"""A checked derivation: its start, then a numbered list of steps, each its mark and justification above its
+    formula (``\iclmath``, which fits the line without scaling).
 
-    Marks: ``\checkmark`` proved, ``\times`` refuted (followed by the exact witness), ``?`` unproven.
-    Formulas wider than about half the line are scaled to fit (``\iclfit``); a justification's ``$…$`` is math.
+    Marks: ``\checkmark`` proved, ``\times`` refuted (followed by the exact witness), ``?`` unproven; a
+    justification's ``$…$`` is math.
     """
     d = result.derivation
     header = rf"\paragraph{{{prose_latex(d.title)}}} {{\raggedright\textit{{{prose_latex(d.source)}}} --- "
     header += rf"\textbf{{{result.verdict.value}}} step by step ({latex_text(result.summary)}).\par}}"
-    rows = [rf"  &\iclfit[{_STEP_WIDTH}]{{{sp.latex(d.start)}}}"]
+    lines = [header, rf"\iclmath{{{sp.latex(d.start)}}}", r"\begin{enumerate}"]
     for step, mark in zip(d.steps, result.marks):
         why = prose_latex(step.why) + (f" ({prose_latex(step.label)})" if step.label else "")
         note = f"${LATEX_MARKS[mark.status]}$ {why}"
         if mark.status == StepStatus.REFUTED and mark.witness:
             note += r" at $" + _witness_latex(mark.witness) + "$"
-        rows.append(rf"  &\iclfit[{_STEP_WIDTH}]{{= {sp.latex(step.expr)}}} && \iclwhy{{{note}}}")
-    return "\n".join([header, r"\begin{align*}", " \\\\\n".join(rows), r"\end{align*}"])
+        lines += [rf"  \item {{\raggedright {note}\par}}", rf"  \iclmath{{= {sp.latex(step.expr)}}}"]
+    return "\n".join([*lines, r"\end{enumerate}"])
 
 
 def _witness_latex(witness: Mapping[str, str]) -> str:
@@ -465,17 +505,25 @@ def claim_latex(result: Result) -> str:
     r"""A checked claim for a paper: a ``claim`` environment with its source, its name, the statement in display
     math, the verdict, and for a refutation the counterexample and the simplified residual in math."""
     c = result.claim
-    kind = "expected to hold" if c.holds else "expected to be false"
+    printed = "" if c.holds else " (this form is expected to be false)"
     flag = "" if result.as_expected else r" --- \textbf{not as expected}"
     lines = [
-        rf"\begin{{claim}}[{{{prose_latex(c.source)}}}]\raggedright\hfill\texttt{{{latex_text(c.name)}}}",
-        rf"\[\iclfit{{{_ascii(c.statement.strip())}}}\]",
-        rf"Verdict: \textbf{{{result.verdict.value}}} ({latex_text(result.summary)}), {kind}{flag}.",
+        rf"\begin{{iclclaim}}[{{{prose_latex(c.source)}}}]\label{{{claim_label(c.name)}}}"
+        rf"\raggedright\hfill\texttt{{{latex_text(c.name)}}}",
+        rf"\iclmath{{{_ascii(c.statement.strip())}}}",
+        rf"\textit{{Verdict:}} {latex_text(result.summary)}{printed}{flag}.",
     ]
+    if c.note:
+        lines.append(prose_latex(c.note))
     for extra in (counterexample_latex(result.counterexample), residual_latex(result.residual)):
         if extra:
             lines += ["", extra]
-    return "\n".join([*lines, r"\end{claim}"])
+    return "\n".join([*lines, r"\end{iclclaim}"])
+
+
+def claim_label(name: str) -> str:
+    """The ``\\label`` of a claim in LaTeX: ``claim:`` and its name, so that a paper can ``\\ref`` it."""
+    return f"claim:{name}"
 
 
 def _ascii(latex: str) -> str:
@@ -513,21 +561,19 @@ def counterexample_latex(cex: dict[str, Any] | None) -> str:
     if cex is None:
         return ""
     if cex["kind"] == Kind.NUMERIC:
-        values = [rf"  \iclfit{{{_name_latex(k)} = {json_latex(v)}}}" for k, v in cex["values"].items()]
+        values = [rf"\iclmath{{{_name_latex(k)} = {json_latex(v)}}}" for k, v in cex["values"].items()]
         return "\n".join(
             [
                 rf"Counterexample (shrunk by Hypothesis, seed {cex['seed']}){_at_sizes(_sizes_latex(cex['sizes']))}:",
-                r"\begin{gather*}",
-                " \\\\\n".join(values),
-                r"\end{gather*}",
+                *values,
                 rf"where $|\mathrm{{lhs}} - \mathrm{{rhs}}| = {latex_number(cex['residual'])}$ "
                 rf"$>$ tolerance ${latex_number(cex['tolerance'])}$.",
             ]
         )
     if cex["kind"] in (Kind.EXPLICIT, Kind.SYMBOLIC):
         where = _at_sizes(_sizes_latex(cex["sizes"]))
-        values = ",\\ ".join(f"{sp.latex(sp.Symbol(k))} = {_value_latex(str(v))}" for k, v in cex["values"].items())
-        at = f" with ${values}$" if values else ""
+        named = ",\\ ".join(f"{sp.latex(sp.Symbol(k))} = {_value_latex(str(v))}" for k, v in cex["values"].items())
+        at = f" with ${named}$" if named else ""
         return rf"Counterexample (exact){where}{at}: residual ${_value_latex(str(cex['exact_residual']))}$."
     values = cex["values"]
     estimate = latex_number(format_interval(values["estimate"], *values["interval"]))
@@ -547,14 +593,14 @@ def residual_latex(residual: Residual | None) -> str:
             rf"Residual lhs $-$ rhs ({where}; first {MAX_RESIDUAL_CHARS} characters): "
             rf"{{\small\texttt{{{latex_text(residual.text)}}}}}\ldots"
         )
-    return rf"Residual lhs $-$ rhs ({where}):" + "\n" + rf"\[\iclfit{{{residual.latex}}}\]"
+    return rf"Residual lhs $-$ rhs ({where}):" + "\n" + rf"\iclmath{{{residual.latex}}}"
 
 
 def results_markdown(results: Sequence[Result]) -> str:
     """A compact table of verdicts, for notebooks and the index."""
     lines = ["| claim | verdict | outcome | source |", "|---|---|---|---|"]
     for r in results:
-        lines.append(f"| `{r.claim.name}` | {r.verdict.value} | {r.summary} | {r.claim.source} |")
+        lines.append(f"| `{r.claim.name}` | {r.verdict.value} | {r.summary} | {table_cell(r.claim.source)} |")
     return "\n".join(lines)
 
 

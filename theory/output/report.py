@@ -13,8 +13,8 @@ from icl_verify.core.checks.measured import format_interval
 from icl_verify.core.claims import Claim, Result
 from icl_verify.core.derivation import DerivationResult
 from icl_verify.core.evidence import MAX_RESIDUAL_CHARS, Kind, StepStatus
-from icl_verify.core.ledger import undermined, validate
-from icl_verify.output import ledger, render
+from icl_verify.core.ledger import undermined
+from icl_verify.output import ledger, render, strict_json
 from icl_verify.running import registry, runner
 from icl_verify.running.verdict_cache import VerdictCache
 
@@ -90,9 +90,12 @@ def summary_line(results: Sequence[Result]) -> str:
 
 
 def _tally(checked: Sequence[Result | DerivationResult], noun: str) -> str:
-    """'N <noun>: counts per verdict — all as expected' (or how many were not); '0 <noun>' when there are none."""
+    """'N <noun>: counts per verdict — all as expected' (or how many were not); '0 <noun>' when there are none.
+    ``noun`` is plural ('claims'); one is '1 claim'."""
     if not checked:
         return f"0 {noun}"
+    if len(checked) == 1:
+        noun = noun.removesuffix("s")
     counts: dict[str, int] = {}
     for r in checked:
         counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
@@ -151,18 +154,12 @@ def to_json(
 
     ``derivations`` are the checked derivations; ``cached`` names the results read from the cache.
     """
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        pkg_version = version("icl-verify")
-    except PackageNotFoundError:
-        pkg_version = "unknown"
     return {
         "schema": SCHEMA_VERSION,
-        "icl_verify_version": pkg_version,
+        "icl_verify_version": strict_json.package_version(),
         "seed": seed,
         "max_examples": max_examples,
-        "ok": all(r.as_expected for r in [*results, *derivations]),
+        "ok": all(r.as_expected for r in results) and all(d.as_expected for d in derivations),
         "summary": summary_line(results),
         "claims": [{**r.to_dict(), "cached": r.claim.name in cached} for r in results],
         "builds_on_failed": {name: list(roots) for name, roots in undermined(results).items()},
@@ -196,12 +193,20 @@ class Report:
     def __str__(self) -> str:
         return self.table()
 
+    def __repr__(self) -> str:
+        """One line, not a dump of every result: ``Report(3 claims: 2 proved, 1 refuted — all as expected)``."""
+        return f"Report({summary_line(self.results)})"
+
     def _repr_markdown_(self) -> str:
-        return render.results_markdown(self.results) + "\n\n" + summary_line(self.results)
+        """The verdict table and the summary, then in full (evidence, counterexample, residual) each result that is
+        not as expected, or refuted, unproven or an error."""
+        notable = [r for r in self.results if not r.as_expected or r.verdict.value in ("REFUTED", "UNPROVEN", "ERROR")]
+        parts = [render.results_markdown(self.results), f"**{summary_line(self.results)}**"]
+        return "\n\n".join(parts + [render.result_markdown(r, level=4) for r in notable])
 
 
 def check_all(
-    claims: Iterable[Claim] | None = None,
+    claims: Iterable[Claim | str] | None = None,
     *,
     seed: int = 0,
     max_examples: int = 100,
@@ -212,13 +217,16 @@ def check_all(
 ) -> Report:
     """Check ``claims`` (default: every built-in claim) as ``icl-verify check`` does, and return a :class:`Report`.
 
+    A claim may be given by the name of a built-in one (``iv.check_all(["prop1-lsa-equals-gd-step"])``); an
+    unknown name is an ``InvalidArgument``. A claim may build on built-in claims left out of ``claims``.
+
     The claims go to :func:`icl_verify.running.runner.check_claims`: ``jobs`` worker processes (None: every
     core, or ``$ICL_VERIFY_JOBS``; 1 checks in this process), results reused from the verdict cache in
     ``cache_dir`` (None: the default folder) unless ``cache`` is False, and a progress bar on stderr
     (``progress`` None: when stderr is a terminal). A claim made at run time is checked in this process.
     """
-    chosen = registry.builtin_claims() if claims is None else list(claims)
-    validate(chosen)
+    chosen = registry.builtin_claims() if claims is None else _claims(claims)
+    registry.validate_ledger(chosen)
     checked = runner.check_claims(
         chosen,
         seed=seed,
@@ -228,3 +236,11 @@ def check_all(
         progress=sys.stderr.isatty() if progress is None else progress,
     )
     return Report(tuple(checked.results), seed, max_examples, checked.cached)
+
+
+def _claims(given: Iterable[Claim | str]) -> list[Claim]:
+    """``given`` with each name of a built-in claim replaced by that claim (:func:`registry.select`)."""
+    given = list(given)
+    names = [g for g in given if isinstance(g, str)]
+    found = dict(zip(names, registry.select(registry.builtin_claims(), names))) if names else {}
+    return [found[g] if isinstance(g, str) else g for g in given]

@@ -59,3 +59,19 @@ def dumps(document: Mapping[str, Any] | list, **kwargs: Any) -> str:
     finite already (it has nowhere to put reasons)."""
     clean = sanitise(document) if isinstance(document, Mapping) else document
     return json.dumps(clean, allow_nan=False, ensure_ascii=False, **kwargs)
+
+
+def package_version() -> str:
+    """The installed release of icl-verify, as every JSON output records it ("unknown" when not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("icl-verify")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def versioned(record: Mapping[str, Any], schema: int = 1) -> dict[str, Any]:
+    """``record`` as a command's ``--json`` prints it: first its layout's ``schema`` version and the
+    ``icl_verify_version`` that wrote it, as every JSON output of icl-verify has them."""
+    return {"schema": schema, "icl_verify_version": package_version(), **record}

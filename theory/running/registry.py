@@ -181,6 +181,7 @@ def load_family(path: str | Path) -> Family:
     if spec is None or spec.loader is None:
         raise InvalidArgument(f"claims file {str(path)!r} is not a Python file")
     sources.compile_users_modules_from_source()  # the file and its helpers run as they read now, not as cached
+    sources.IMPORTED.clear()  # hashes of an earlier load in this process describe modules this load may not re-import
     if type(spec.loader) is importlib.machinery.SourceFileLoader:
         spec.loader = sources.SourceOnlyLoader(module_name, str(path))
     module = importlib.util.module_from_spec(spec)

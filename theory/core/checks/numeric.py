@@ -115,7 +115,7 @@ def _coverage(seen: Iterable[Mapping[str, int]]) -> str:
     return ", ".join(f"{k}∈[{min(s[k] for s in seen)},{max(s[k] for s in seen)}]" for k in keys)
 
 
-def _describe(error: Exception) -> str:
+def _describe(error: BaseException) -> str:
     """The error of a broken case; a write to a read-only input says that the inputs are read-only."""
     if isinstance(error, MalformedComparison):
         return str(error)
