@@ -91,6 +91,7 @@ def test_matpow_is_the_matrix_power_on_both_sides(m):
     """M³ is M·M·M (not NumPy's element-wise cube), M⁰ = I; the exact SymPy value on the same entries agrees."""
     cube = b.matpow(m, 3)
     np.testing.assert_allclose(cube, m @ m @ m, rtol=1e-12, atol=1e-12)
+    # M⁰: numpy.linalg.matrix_power returns the identity itself, no arithmetic, so equality is exact by construction
     np.testing.assert_array_equal(b.matpow(m, 0), np.eye(3))
     exact = b.matpow(_exact(m), 3)
     assert exact == _exact(m) * _exact(m) * _exact(m)
