@@ -279,6 +279,18 @@ def test_a_constant_scalar_factor_is_a_coefficient_and_a_trace_factor_is_a_momen
     assert same(expectation(Trace(X.T * X) * X.T * X, law), N**2 * Trace(LAM) * LAM + 2 * N * LAM * LAM)
 
 
+def test_a_random_coefficient_inside_a_trace_is_a_moment_not_a_constant():
+    """E tr((xᵀx) x xᵀ) = E (xᵀx)² = 2 tr Λ² + (tr Λ)² (Isserlis): the scalar xᵀx inside the trace is random too.
+
+    Taken as a constant it left N·tr(xᵀx) behind, and the statement E[xᵀx xᵀx] = … written with a 1 × 1
+    product came out REFUTED."""
+    row = MatrixSymbol("r", 1, D)  # x = rᵀ, one draw of N(0, Λ)
+    x, law = row.T, {row: Law.gaussian(LAM)}
+    fourth = 2 * Trace(LAM * LAM) + Trace(LAM) ** 2
+    assert same(expectation(Trace(Trace(x.T * x) * x * x.T), law), fourth)
+    assert same(expectation(Trace(Trace(x.T * x) * x.T * x), law), fourth)
+
+
 def test_an_iid_law_of_kurtosis_three_is_not_gaussian_beyond_the_fourth_moment():
     """κ = 3 fixes E r⁴ = 3s⁴ only: the three-point law ±√3 has E r⁶ = 9, a Gaussian 15."""
     with pytest.raises(OutsideFragment, match="above the fourth"):

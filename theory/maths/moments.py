@@ -429,16 +429,22 @@ def _trace_words(expr: sp.Expr, laws: Mapping[MatrixSymbol, Law]) -> list[tuple[
 
     A factor with no random symbol in it is a constant whatever it is (1/tr Λ, det Λ); a random
     symbol elsewhere than in a trace raised to a positive integer power is :class:`OutsideFragment`.
+    A word's own coefficient may hold random traces too (tr((xᵀx) x xᵀ)): it is expanded the same way.
     """
     out = []
     for term in sp.Add.make_args(sp.expand(expr)):
-        options: list[list[Word]] = []
+        options: list[list[tuple[sp.Expr, list[tuple[_Factor, ...]]]]] = []
         coeff = sp.S.One
         for factor in sp.Mul.make_args(term):
             base, power = factor.as_base_exp()
             if isinstance(base, Trace) and power.is_Integer and power > 0:
                 size = base.arg.shape[0]
-                options += [[(c * (size if not fs else 1), fs) for c, fs in _words(base.arg)]] * int(power)
+                expanded = [
+                    (inner * (size if not fs else 1), [fs, *cycles] if fs else cycles)
+                    for c, fs in _words(base.arg)
+                    for inner, cycles in _trace_words(c, laws)
+                ]
+                options += [expanded] * int(power)
             elif _random_inside(factor, laws):
                 raise OutsideFragment(
                     f"unsupported scalar factor {factor}: a random input under a function other than a positive "
@@ -447,7 +453,7 @@ def _trace_words(expr: sp.Expr, laws: Mapping[MatrixSymbol, Law]) -> list[tuple[
             else:  # a constant: its traces in canonical rotation
                 coeff *= factor.xreplace({t: normal_form(t) for t in factor.atoms(Trace) if t != factor})
         for combo in itertools.product(*options):
-            out.append((coeff * sp.Mul(*[c for c, _ in combo]), [fs for _, fs in combo if fs]))
+            out.append((coeff * sp.Mul(*[c for c, _ in combo]), [fs for _, cycles in combo for fs in cycles]))
     return out
 
 
