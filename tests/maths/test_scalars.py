@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import sympy as sp
 from sympy import Determinant, MatrixSymbol, Trace
 
@@ -82,3 +83,53 @@ def test_determinant_of_a_1_by_1_is_its_entry_in_the_decision_procedure():
     u, v = MatrixSymbol("u", n, 1), MatrixSymbol("v", n, 1)
     assert decide(Determinant(u.T * v) - Trace(v.T * u)).holds is True
     assert decide(Determinant(u.T * v) - Trace(v.T * u) - 1).holds is False
+
+
+def test_a_1_by_1_product_of_sums_is_a_scalar():
+    """(x − m)ᵀA(x − m) and (A(x − m))ᵀ(x − m) add to a number as xᵀAx does; an outer product of sums stays a matrix."""
+    x, m = _columns(n)
+    A = declared("A", n, n)
+    assert isinstance((x - m).T @ A @ (x - m), Entry) and isinstance((A @ (x - m)).T @ (x - m), Entry)
+    assert isinstance(1 + (2 * (x - m)).T @ (x + m), sp.Add)
+    x1, m1 = _columns(1)
+    assert isinstance((x1 - m1) @ (x1 - m1).T, sp.MatrixExpr)  # n = 1, but not 1 × 1 by declaration
+
+
+def test_at_between_1_by_1_products_multiplies_as_numpy_does():
+    """(vᵀu) @ (uᵀv) is a product; (vᵀu) @ uᵀ scales a row; @ a matrix of n rows is refused (NumPy refuses it too)."""
+    u, v = _columns(n)
+    A = declared("A", n, n)
+    s, t = v.T @ u, u.T @ v
+    assert s @ t == s * t and s @ u.T == s * u.T and u @ s == u * s
+    with pytest.raises(sp.matrices.ShapeError, match="n rows"):
+        s @ A
+
+
+COMPLETING = {"A": iv.matrix("n", "n", spd=True), "x": iv.matrix("n", 1), "b": iv.matrix("n", 1)}
+
+
+def _completed(sign: int):
+    """−½(x − A⁻¹b)ᵀA(x − A⁻¹b) ± ½bᵀA⁻¹b: completing the square, a 1 × 1 product of sums plus a scalar."""
+    return lambda A, x, b: -(x - inverse(A) @ b).T @ A @ (x - inverse(A) @ b) / 2 + sign * b.T @ inverse(A) @ b / 2
+
+
+def test_completing_the_square_is_proved_and_its_wrong_constant_refuted():
+    """−½xᵀAx + bᵀx = −½(x − A⁻¹b)ᵀA(x − A⁻¹b) + ½bᵀA⁻¹b (A symmetric); with −½bᵀA⁻¹b false at n = 1."""
+    lhs = lambda A, x, b: -x.T @ A @ x / 2 + b.T @ x  # noqa: E731
+    proved = iv.check(iv.statement("square", "t", "s", symbols=COMPLETING, lhs=lhs, rhs=_completed(1)), max_examples=20)
+    assert proved.verdict is iv.Verdict.PROVED
+    wrong = iv.statement("square-wrong", "t", "s", symbols=COMPLETING, lhs=lhs, rhs=_completed(-1), holds=False,
+                         corrected=_completed(1))  # fmt: skip
+    result = iv.check(wrong, max_examples=20)
+    assert result.verdict is iv.Verdict.REFUTED and result.as_expected
+    assert result.counterexample["sizes"] == {"n": 1}
+
+
+def test_at_between_two_scalar_sums_is_an_error_that_says_to_write_a_product():
+    """(xᵀAx − tr A) @ (xᵀAx − tr A): NumPy multiplies 1 × 1 arrays; the symbolic side says to write *."""
+    claim = iv.statement("at", "t", "s", symbols={"A": iv.matrix("n", "n"), "x": iv.matrix("n", 1)},
+                         lhs=lambda A, x: (x.T @ A @ x - trace(A)) @ (x.T @ A @ x - trace(A)),
+                         rhs=lambda A, x: (x.T @ A @ x - trace(A)) * (x.T @ A @ x - trace(A)))  # fmt: skip
+    result = iv.check(claim, max_examples=5)
+    assert result.verdict is iv.Verdict.ERROR
+    assert "write * for the product of two scalars" in result.evidence[0].detail

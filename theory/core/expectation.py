@@ -46,6 +46,7 @@ from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, coun
 from icl_verify.errors import InvalidArgument
 from icl_verify.maths.exact import exact
 from icl_verify.maths.moments import Law, OutsideFragment, expectation, normal_form
+from icl_verify.maths.scalars import declared
 from icl_verify.maths.strategies import source_independent_draws
 
 SAMPLES = 20_000
@@ -168,7 +169,8 @@ def random_symbols(randoms: Mapping[str, RandomSpec], sizes: Mapping[str, Any], 
     inputs, laws = {}, {}
     for name, spec in randoms.items():
         rows, cols = dim(spec.rows), dim(spec.cols)
-        symbol = MatrixSymbol(name, cols, rows) if spec.column else MatrixSymbol(name, rows, cols)
+        units = (spec.rows == 1, spec.cols == 1)  # declared 1, not 1 at these sizes (maths.scalars)
+        symbol = declared(name, cols, rows, units[::-1]) if spec.column else declared(name, rows, cols, units)
         inputs[name] = symbol.T if spec.column else symbol
         laws[symbol] = _law(spec, values)
     return inputs, laws

@@ -220,6 +220,18 @@ def _draw_scalar(spec: ScalarSpec) -> st.SearchStrategy[float]:
     return drawn.filter(lambda v: v not in forbidden) if forbidden else drawn
 
 
+def drawn_from(symbols: Mapping[str, Spec]) -> str:
+    """Where the numeric checks draw the declared scalars from, for their evidence: ``x∈[-2,2], η∈[0.0625,2]∖{0}``."""
+    ranges = []
+    for name, spec in symbols.items():
+        if isinstance(spec, ScalarSpec):
+            low, high = spec.interval()
+            excluded = sorted(set(spec.exclude) | ({0.0} if spec.nonzero and low < 0 < high else set()))
+            skip = f"∖{{{','.join(f'{v:g}' for v in excluded)}}}" if excluded else ""
+            ranges.append(f"{name}∈[{low:g},{high:g}]{skip}")
+    return f"scalars drawn from {', '.join(ranges)}" if ranges else ""
+
+
 def _invertible(m: np.ndarray, negative: bool, bound: float) -> np.ndarray:
     """±(M + (n·bound + 1) I): strictly diagonally dominant, hence invertible (Lévy–Desplanques)."""
     shifted = m + (m.shape[0] * bound + 1.0) * np.eye(m.shape[0])
@@ -274,9 +286,20 @@ def _inputs(fn: Callable[..., Any]) -> list[str]:
     return [p.name for p in params if p.default is inspect.Parameter.empty]
 
 
+SCALAR_MATMUL = (
+    "@ between two scalars: a 1 × 1 product is a scalar, and so is a sum of it with other scalars "
+    "(xᵀAx − tr A); write * for the product of two scalars"
+)
+
+
 def _call(fn: Callable[..., Any], values: Mapping[str, Any]) -> Any:
     """Call a side with the declared symbols and sizes that its parameters name."""
-    return fn(**{p: values[p] for p in _inputs(fn)})
+    try:
+        return fn(**{p: values[p] for p in _inputs(fn)})
+    except TypeError as exc:
+        if str(exc).startswith("unsupported operand type(s) for @") and "Matrix" not in str(exc):
+            raise TypeError(f"{SCALAR_MATMUL} ({exc})") from None
+        raise
 
 
 def residuals(lhs: Callable[..., Any], rhs: Callable[..., Any], values: Mapping[str, Any]) -> list[Any]:

@@ -5,7 +5,8 @@ writes ``1 + v.T @ inverse(A) @ u``: NumPy keeps the shape (1, 1), SymPy refuses
 Scalar symbols". Here a 1 × 1 value is the scalar it stands for: :func:`scalar_of` turns a side's
 1 × 1 result into its entry (on SymPy matrix expressions its trace, tr(vᵀA⁻¹u) = vᵀA⁻¹u, which the
 decision procedures rotate as any trace), and :class:`Declared` matrix symbols do it inside an
-expression, for every product that is 1 × 1 by declaration and whose last (or first) factor is declared.
+expression, for every product that is 1 × 1 by declaration and whose last (or first) factor is declared
+or a sum of declared matrices (:class:`DeclaredSum`: (x − m)ᵀA(x − m) is a scalar as xᵀAx is).
 """
 
 from __future__ import annotations
@@ -14,7 +15,17 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
-from sympy.matrices.expressions import Identity, MatMul, MatrixExpr, MatrixSymbol, Trace, Transpose, ZeroMatrix
+from sympy.matrices import ShapeError
+from sympy.matrices.expressions import (
+    Identity,
+    MatAdd,
+    MatMul,
+    MatrixExpr,
+    MatrixSymbol,
+    Trace,
+    Transpose,
+    ZeroMatrix,
+)
 
 
 def scalar_of(value: Any) -> Any:
@@ -39,33 +50,79 @@ def scalar_of(value: Any) -> Any:
     return value
 
 
-class Declared(MatrixSymbol):
+class _ScalarProducts:
+    """Products that are 1 × 1 by declaration as scalars, and sums of declared matrices as :class:`DeclaredSum`.
+
+    Its ``_op_priority`` is above that of every SymPy matrix expression, so SymPy hands it the reflected
+    operations too: in ``v.T @ A @ u`` the last product is ``u``'s.
+    """
+
+    _op_priority = 11.5
+
+    def __matmul__(self, other: Any) -> Any:
+        return _scalar_product(super().__matmul__(other))  # type: ignore[misc]
+
+    def __rmatmul__(self, other: Any) -> Any:
+        return _scalar_product(super().__rmatmul__(other))  # type: ignore[misc]
+
+    def __mul__(self, other: Any) -> Any:
+        return _scalar_product(super().__mul__(other))  # type: ignore[misc]
+
+    def __rmul__(self, other: Any) -> Any:
+        return _scalar_product(super().__rmul__(other))  # type: ignore[misc]
+
+    def __add__(self, other: Any) -> Any:
+        return _sum(super().__add__(other))  # type: ignore[misc]
+
+    def __radd__(self, other: Any) -> Any:
+        return _sum(super().__radd__(other))  # type: ignore[misc]
+
+    def __sub__(self, other: Any) -> Any:
+        return _sum(super().__sub__(other))  # type: ignore[misc]
+
+    def __rsub__(self, other: Any) -> Any:
+        return _sum(super().__rsub__(other))  # type: ignore[misc]
+
+
+class Declared(_ScalarProducts, MatrixSymbol):
     """A declared matrix symbol whose products that are 1 × 1 by declaration are scalars (:func:`scalar_of`).
 
     A product is 1 × 1 by declaration when its first factor has a row declared of size 1 (a row, or a
     transposed column) and its last a column declared of size 1 — vᵀA⁻¹u for columns u, v — never
     because a size happens to be 1 (u vᵀ stays a matrix at n = 1). The subclasses say which sizes were
-    declared 1, so SymPy's rebuilt expressions keep it. Its ``_op_priority`` is above that of every SymPy
-    matrix expression, so SymPy hands it the reflected product too: in ``v.T @ A @ u`` the last product
-    is ``u``'s. A product of two undeclared factors (``v.T @ (A @ u)``) stays a 1 × 1 matrix inside the
-    expression; as a side's value it is still a scalar (``parts`` applies :func:`scalar_of`).
+    declared 1, so SymPy's rebuilt expressions keep it. A product of two undeclared factors
+    (``v.T @ (A @ u)``) stays a 1 × 1 matrix inside the expression; as a side's value it is still a
+    scalar (``parts`` applies :func:`scalar_of`).
     """
 
-    _op_priority = 11.5
     unit_rows: bool = False
     unit_cols: bool = False
 
-    def __matmul__(self, other: Any) -> Any:
-        return _scalar_product(super().__matmul__(other))
 
-    def __rmatmul__(self, other: Any) -> Any:
-        return _scalar_product(super().__rmatmul__(other))
+class DeclaredSum(_ScalarProducts, MatAdd):
+    """A sum with a declared term, ``x − m``: its products that are 1 × 1 by declaration are scalars, and
+    its transpose and negation are such sums again — so that (x − m)ᵀA(x − m) + c adds as xᵀAx + c does."""
 
-    def __mul__(self, other: Any) -> Any:
-        return _scalar_product(super().__mul__(other))
+    def __neg__(self) -> Any:
+        return _sum(super().__neg__())
 
-    def __rmul__(self, other: Any) -> Any:
-        return _scalar_product(super().__rmul__(other))
+    def _eval_transpose(self) -> Any:
+        return _sum(MatAdd(*[term.T for term in self.args]).doit())
+
+
+class DeclaredProduct(_ScalarProducts, MatMul):
+    """A product with a declared end, ``A(x − m)``: as :class:`DeclaredSum`, so that (A(x − m))ᵀB(x − m) is a scalar."""
+
+    def __neg__(self) -> Any:
+        return _scalar_product(super().__neg__())
+
+    def _eval_transpose(self) -> Any:
+        return _scalar_product(MatMul(*[f.T if isinstance(f, MatrixExpr) else f for f in self.args[::-1]]).doit())
+
+
+def _sum(value: Any) -> Any:
+    """A sum as a :class:`DeclaredSum` (its terms unchanged); anything else (a single term, 0) as it is."""
+    return DeclaredSum(*value.args) if isinstance(value, MatAdd) and not isinstance(value, DeclaredSum) else value
 
 
 class _Row(Declared):
@@ -96,10 +153,16 @@ def declared(name: str, rows: Any, cols: Any, units: tuple[bool, bool] = (False,
 
 
 def _ends(factor: Any) -> tuple[bool, bool]:
-    """Whether ``factor``'s rows and columns are declared of size 1."""
+    """Whether ``factor``'s rows and columns are declared of size 1 (a sum's when one of its terms' are)."""
     if isinstance(factor, Transpose):
         rows, cols = _ends(factor.arg)
         return cols, rows
+    if isinstance(factor, MatAdd):
+        ends = [_ends(term) for term in factor.args]
+        return any(rows for rows, _ in ends), any(cols for _, cols in ends)
+    if isinstance(factor, MatMul):
+        matrices = [a for a in factor.args if isinstance(a, MatrixExpr)]
+        return _ends(matrices[0])[0], _ends(matrices[-1])[1]
     return (factor.unit_rows, factor.unit_cols) if isinstance(factor, Declared) else (False, False)
 
 
@@ -121,6 +184,17 @@ class Entry(Trace):
     @property
     def T(self) -> Entry:  # SymPy's name for the transpose
         return self
+
+    def __matmul__(self, other: Any) -> Any:
+        """(1 × 1) @ B as NumPy computes it: the scalar times B, for B with one row or a scalar."""
+        if isinstance(other, MatrixExpr) and other.shape[0] != 1:
+            raise ShapeError(f"a 1 × 1 product @ a matrix of {other.shape[0]} rows")
+        return self * _entry_of(other)
+
+    def __rmatmul__(self, other: Any) -> Any:
+        if isinstance(other, MatrixExpr) and other.shape[1] != 1:
+            raise ShapeError(f"a matrix of {other.shape[1]} columns @ a 1 × 1 product")
+        return _entry_of(other) * self
 
     def __add__(self, other: Any) -> Any:
         return super().__add__(_entry_of(other))
@@ -145,8 +219,16 @@ def _entry_of(value: Any) -> Any:
 
 
 def _scalar_product(product: Any) -> Any:
-    """A product that is 1 × 1 by declaration as its :class:`Entry`; any other product as it is."""
-    if not (isinstance(product, MatrixExpr) and product.shape == (1, 1)):
+    """A product that is 1 × 1 by declaration as its :class:`Entry`; a sum as a :class:`DeclaredSum`, a product
+    with a declared end (``A(x − m)``) as a :class:`DeclaredProduct`; anything else as it is."""
+    if isinstance(product, MatAdd):
+        return _sum(product)
+    if not isinstance(product, MatrixExpr):
         return product
     factors = [a for a in product.args if isinstance(a, MatrixExpr)] if isinstance(product, MatMul) else [product]
-    return Entry(product) if _ends(factors[0])[0] and _ends(factors[-1])[1] else product
+    rows, cols = _ends(factors[0])[0], _ends(factors[-1])[1]
+    if product.shape == (1, 1) and rows and cols:
+        return Entry(product)
+    if isinstance(product, MatMul) and not isinstance(product, DeclaredProduct) and (rows or cols):
+        return DeclaredProduct(*product.args)
+    return product

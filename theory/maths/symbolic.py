@@ -76,7 +76,10 @@ def is_zero(expr: Any) -> bool | None:
     if _is_rational_function(expr):  # p/q in lowest terms is 0 iff p is: exact, and fast for expanded inverses
         reduced = sp.cancel(sp.together(expr))
         return True if reduced == 0 else (False if reduced.is_number else None)
-    simplified = sp.simplify(sp.expand(expr))
+    try:
+        simplified = sp.simplify(sp.expand(expr))
+    except TypeError:  # simplify rewrites −(a sum of 1 × 1 products) inside a trace as a scalar, then rebuilds it
+        return None
     if simplified == 0:
         return True
     if simplified.is_number and simplified.is_zero is False:
