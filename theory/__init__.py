@@ -80,9 +80,9 @@ if TYPE_CHECKING:  # the names of _EXPORTS, imported eagerly for mypy and IDEs o
     from icl_verify.core.induction import integer as integer
     from icl_verify.core.induction import recursion as recursion
     from icl_verify.core.optimality import argmin as argmin
-    from icl_verify.core.statement import matrix as matrix
-    from icl_verify.core.statement import scalar as scalar
     from icl_verify.core.statement import statement as statement
+    from icl_verify.core.symbols import matrix as matrix
+    from icl_verify.core.symbols import scalar as scalar
     from icl_verify.core.verdicts import Verdict as Verdict
     from icl_verify.errors import IclVerifyError as IclVerifyError
     from icl_verify.errors import InvalidArgument as InvalidArgument
@@ -114,8 +114,8 @@ _EXPORTS = {
     "ControlStatus": "icl_verify.core.evidence",
     "StepStatus": "icl_verify.core.evidence",
     "Verdict": "icl_verify.core.verdicts",
-    "matrix": "icl_verify.core.statement",
-    "scalar": "icl_verify.core.statement",
+    "matrix": "icl_verify.core.symbols",
+    "scalar": "icl_verify.core.symbols",
     "statement": "icl_verify.core.statement",
     "gaussian": "icl_verify.core.expectation",
     "iid": "icl_verify.core.expectation",

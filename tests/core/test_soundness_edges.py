@@ -18,7 +18,7 @@ from icl_verify.blocks import det, inverse, sherman_morrison, trace
 from icl_verify.blocks.backend import eye
 from icl_verify.core.checks.numeric import Confirmation, Numeric, Sides, confirm
 from icl_verify.core.evidence import Kind, Status
-from icl_verify.core.statement import exact_residuals
+from icl_verify.core.statements.equality import exact_residuals
 from icl_verify.errors import InvalidArgument
 
 SQUARE = {"A": iv.matrix("n", "n"), "B": iv.matrix("n", "n")}
@@ -172,7 +172,7 @@ def test_a_statement_undefined_almost_everywhere_is_an_error_saying_how_to_decla
 
 
 def test_invertible_matrices_are_drawn_general_and_invertible() -> None:
-    from icl_verify.core.statement import cases
+    from icl_verify.core.symbols import cases
 
     seen = []
     Numeric(cases(INVERTIBLE, {"n": (2, 4)}), lambda c: seen.append(c) or (0.0, 0.0)).run(0, 50)
@@ -268,11 +268,11 @@ def test_a_side_over_k_that_returns_a_number_is_refuted_at_k_0() -> None:
 
 
 def test_scalar_domains_are_drawn_and_refused_when_inconsistent() -> None:
-    from icl_verify.core.statement import _draw_scalar
+    from icl_verify.core.symbols import draw_scalar
 
     spec = iv.scalar(low=0, high=3, exclude=(1,))
     seen = []
-    Numeric(st.fixed_dictionaries({"t": _draw_scalar(spec)}), lambda c: seen.append(c["t"]) or (0.0, 0.0)).run(0, 200)
+    Numeric(st.fixed_dictionaries({"t": draw_scalar(spec)}), lambda c: seen.append(c["t"]) or (0.0, 0.0)).run(0, 200)
     assert all(0 <= t <= 3 and t != 1 for t in seen) and max(seen) > 2
     with pytest.raises(InvalidArgument, match="low must be below high"):
         iv.scalar(low=3, high=0)

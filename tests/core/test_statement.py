@@ -10,7 +10,7 @@ from hypothesis import given, settings
 import icl_verify as iv
 from icl_verify.blocks import gd_step, lsa_prediction, regression_symbols, softmax_attention, theta_gd
 from icl_verify.core.checks.numeric import compare_with_tolerance
-from icl_verify.core.statement import cases
+from icl_verify.core.symbols import cases
 from icl_verify.maths.symbolic import is_zero
 
 
@@ -177,3 +177,36 @@ def test_bad_input_names_the_argument(kwargs, message):
 def test_bad_declarations_name_the_argument(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_each_statement_goes_to_the_first_kind_that_applies():
+    """statement() hands a statement to the first kind in KINDS that applies: argmin, expectation, bound, equality."""
+    from icl_verify.core.statement import KINDS
+    from icl_verify.core.statements.base import Given
+
+    x = {"x": iv.scalar()}
+    given = lambda symbols, lhs, relation="=": Given(symbols, {}, lhs, None, {}, [], 0.0, 1.0, relation, True, True)  # noqa: E731
+    loss = iv.argmin(lambda x, eta: (eta - x) ** 2, over="eta")
+    chosen = {
+        "argmin": given(x | {"eta": iv.scalar()}, loss),
+        "expectation": given({"z": iv.gaussian("n", cov=1)}, iv.expect(lambda z: z.T @ z)),
+        "inequality": given(x, lambda x: x, "<="),
+        "equality": given(x, lambda x: x),
+    }
+    for name, statement in chosen.items():
+        kind = next(k for k in KINDS if k.applies(statement))
+        assert type(kind).__name__.lower() == f"{name}statement"
+
+
+def test_a_numeric_check_says_where_it_drew_the_scalars_from():
+    """The evidence of a search names each declared scalar's interval, exclusions included."""
+    claim = iv.statement(
+        "drawn", "t", "s", symbols={"eta": iv.scalar(positive=True, high=3), "c": iv.scalar(nonzero=True)},
+        lhs=lambda eta, c: eta * c, rhs=lambda eta, c: c * eta, symbolic=False, explicit=False,
+    )  # fmt: skip
+    (numeric,) = iv.check(claim, max_examples=10).evidence
+    assert numeric.status == "verified"
+    assert "scalars drawn from eta∈(0,3], |c|∈[0.0625,2]" in numeric.detail
+    bound = iv.statement("drawn-bound", "t", "s", symbols={"x": iv.scalar(low=-1, high=1, exclude=(0.5,))},
+                         lhs=lambda x: x * x, rhs=lambda x: 1, relation="<=", timeout=0.01)  # fmt: skip
+    assert any("x∈[-1,1]∖{0.5}" in e.detail for e in iv.check(bound, max_examples=10).evidence if e.kind == "numeric")

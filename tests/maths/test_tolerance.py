@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from icl_verify.core.checks.numeric import compare_with_tolerance
-from icl_verify.core.statement import compare
+from icl_verify.core.statements.equality import compare
 from icl_verify.maths.strategies import matrices
 from icl_verify.maths.tolerance import ATOL, RTOL, UNIT_ROUNDOFF, Magnitude, magnitude_of, term_magnitude
 

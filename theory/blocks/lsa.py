@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from icl_verify.blocks.backend import block, eye, hstack, inverse, matrix_arg, scale, vstack, zeros
-from icl_verify.core.statement import matrix, scalar
+from icl_verify.core.symbols import matrix, scalar
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import MAX_STEPS, nonnegative_int
 

@@ -22,7 +22,8 @@ from icl_verify.core.checks.symbolic import Symbolic
 from icl_verify.core.claims import Claim
 from icl_verify.core.derivation import Derivation, Step
 from icl_verify.core.figure import Figure
-from icl_verify.core.statement import matrix, scalar, statement
+from icl_verify.core.statement import statement
+from icl_verify.core.symbols import matrix, scalar
 from icl_verify.maths.strategies import dims, matrices, reals
 from icl_verify.maths.symbolic import grid
 from icl_verify.numerics.dual import attention as dual

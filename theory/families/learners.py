@@ -14,7 +14,8 @@ from icl_verify.blocks.backend import eye, inverse
 from icl_verify.core.checks.measured import Estimate, Measured, range_estimate
 from icl_verify.core.claims import Claim
 from icl_verify.core.figure import Figure
-from icl_verify.core.statement import matrix, scalar, statement
+from icl_verify.core.statement import statement
+from icl_verify.core.symbols import matrix, scalar
 from icl_verify.numerics.raw.learners import ilwd, linear, ols_weights, ridge_weights, spd
 from icl_verify.numerics.raw.programs import compiled_learner
 from icl_verify.numerics.shared.stats import lognormal_mean_interval

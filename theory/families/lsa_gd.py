@@ -38,7 +38,8 @@ from icl_verify.core.checks.symbolic import Symbolic
 from icl_verify.core.claims import Claim, Corrected
 from icl_verify.core.derivation import Derivation, Step
 from icl_verify.core.figure import Figure
-from icl_verify.core.statement import matrix, scalar, statement
+from icl_verify.core.statement import statement
+from icl_verify.core.symbols import matrix, scalar
 from icl_verify.maths.strategies import dims, matrices, regression_cases
 from icl_verify.numerics.lsa import layers as lsa
 from icl_verify.numerics.lsa.regression import CODE_X_RANGE, gd, half_mse, sample_tasks

@@ -27,7 +27,8 @@ import numpy as np
 
 from icl_verify.blocks import preconditioned_gd_step
 from icl_verify.core.figure import Figure
-from icl_verify.core.statement import matrix, scalar, statement
+from icl_verify.core.statement import statement
+from icl_verify.core.symbols import matrix, scalar
 
 FAMILY = "preconditioned-gd"
 PAPER = "Ahn et al. 2023"

@@ -22,7 +22,8 @@ from icl_verify.core.checks.numeric import Numeric
 from icl_verify.core.checks.symbolic import Symbolic
 from icl_verify.core.claims import Claim, Corrected
 from icl_verify.core.figure import Figure
-from icl_verify.core.statement import scalar, statement
+from icl_verify.core.statement import statement
+from icl_verify.core.symbols import scalar
 from icl_verify.errors import InvalidArgument
 from icl_verify.maths.strategies import dims, matrices, reals
 from icl_verify.maths.symbolic import grid

@@ -166,6 +166,7 @@ class NumericBound(Check):
     atol: float
     exact: Callable[[Mapping[str, Any]], list | None] | None = None
     domain: Callable[[Mapping[str, Any]], bool] | None = None
+    drawn: str = ""  # where the scalars were drawn from, for the evidence (as for Numeric)
 
     kind: ClassVar[str] = Kind.NUMERIC
     rank: ClassVar[int] = 0
@@ -235,6 +236,7 @@ class NumericBound(Check):
             )
             return Evidence(self.kind, Status.ERROR, detail, seconds)
         detail = f"{evaluated} random cases, steered toward a violation, pass (seed {seed}){search.summary()}"
+        detail += f"; {self.drawn}" if self.drawn else ""
         return Evidence(self.kind, Status.UNDECIDED if search.unconfirmed else Status.VERIFIED, detail, seconds)
 
     def _refuted(

@@ -314,6 +314,7 @@ class Numeric(Check):
     compare: Callable[[Mapping[str, Any]], tuple]
     rtol: float = 1e-9
     atol: float = 1e-12
+    drawn: str = ""  # where the scalars were drawn from (statements: their declared intervals), for the evidence
 
     kind: ClassVar[str] = Kind.NUMERIC
     rank: ClassVar[int] = 0
@@ -404,6 +405,8 @@ class Numeric(Check):
         detail = f"{tally.evaluated - tally.rejected} random cases pass (seed {seed})"
         if any(seen):
             detail += f"; {_coverage(seen)}"
+        if self.drawn:
+            detail += f"; {self.drawn}"
         if extra := tally.describe():
             detail += f"; {extra}"
         return Evidence(self.kind, Status.VERIFIED, detail, seconds)
