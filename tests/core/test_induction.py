@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import icl_verify as iv
-from icl_verify.blocks import eye
+from icl_verify.blocks import eye, inverse
 
 RELAX = {"x0": iv.scalar(), "c": iv.scalar(), "eta": iv.scalar(), "K": iv.integer(low=0)}
 STEPS = iv.recursion(base=lambda x0: x0, step=lambda prev, eta, c: (1 - eta) * prev + eta * c, over="K")
@@ -141,9 +141,29 @@ def _geometric_sum(extra: int):
     return lambda S, eta, K, d: eye(d, S) - iv.matpow(eye(d, S) - eta * S, K + extra)
 
 
+LEAST_SQUARES = {k: GD_QUADRATIC[k] for k in ("w0", "wstar", "eta", "K")} | {"X": iv.matrix("n", "d")}
+LEAST_SQUARES_ITERATES = iv.recursion(  # GD on ½‖Xw − Xw*‖²: the quadratic's S is the product XᵀX
+    base=lambda w0: w0, step=lambda prev, X, wstar, eta: prev - eta * X.T @ (X @ prev - X @ wstar), over="K"
+)
+
+
+def _least_squares_error(extra: int):
+    return lambda X, w0, wstar, eta, K, d: iv.matpow(eye(d, X) - eta * X.T @ X, K + extra) @ (w0 - wstar)
+
+
+PARTIAL_SUMS = iv.recursion(base=lambda M: 0 * M, step=lambda prev, M, d: eye(d, M) + M @ prev, over="K")
+
+
+def _neumann(extra: int):
+    """Σ_{k<K} Mᵏ = (I − M)⁻¹(I − Mᴷ): the step needs M(I − M)⁻¹ = (I − M)⁻¹M − … cleared by (I − M)."""
+    return lambda M, K, d: inverse(eye(d, M) - M) @ (eye(d, M) - iv.matpow(M, K + extra))
+
+
 MATRIX_RECURSIONS = {
     "gd-closed-form": (GD_QUADRATIC, GD_ITERATES, _gd_closed_form),
     "geometric-matrix-sum": ({k: GD_QUADRATIC[k] for k in ("S", "eta", "K")}, GEOMETRIC, _geometric_sum),
+    "least-squares-gd-error": (LEAST_SQUARES, LEAST_SQUARES_ITERATES - (lambda wstar: wstar), _least_squares_error),
+    "neumann-partial-sums": ({"M": iv.matrix("d", "d"), "K": iv.integer(low=0)}, PARTIAL_SUMS, _neumann),
 }
 
 
@@ -168,8 +188,8 @@ def test_the_exponent_k_plus_1_is_refuted_at_k_0_by_the_base_case(name):
     assert result.verdict is iv.Verdict.REFUTED and result.as_expected
     induction = result.evidence[0]
     assert induction.status == "refuted" and "the base case K = 0 is false" in induction.detail
-    assert "d = 1" in induction.detail  # the smallest size refutes
-    assert result.counterexample["sizes"] == {"d": 1, "K": 0}
+    sizes = result.counterexample["sizes"]
+    assert sizes == {"K": 0} | {size: 1 for size in sizes if size != "K"}  # the smallest sizes refute
     assert all(e.status == "passed" for e in result.evidence if e.kind == "control")
 
 
@@ -183,6 +203,21 @@ def test_a_step_that_does_not_reduce_refutes_nothing():
     assert result.evidence[0].status == "undecided" and "the step does not reduce to 0" in result.evidence[0].detail
     assert result.verdict is iv.Verdict.REFUTED  # by the exact and numeric checks at K = 1, d = 2
     assert result.counterexample["sizes"] == {"d": 2, "K": 1}
+
+
+def test_a_corrected_form_the_induction_does_not_prove_is_an_undecided_control_not_a_failed_one():
+    """(A + B)ᴷ⁺¹ against the recursion S ↦ AS + BS refutes at K = 0; the corrected (A + B)ᴷ is true, but its step
+    AP + BP = P(A + B) (P = (A + B)ᴷ) needs P to commute with the sum A + B, which the canonical form does not
+    know (only functions of one letter or one word commute there): undecided, and the refutation as expected."""
+    symbols = {"A": iv.matrix("d", "d"), "B": iv.matrix("d", "d"), "K": iv.integer(low=0)}
+    powers = iv.recursion(base=lambda A, d: eye(d, A), step=lambda prev, A, B: A @ prev + B @ prev, over="K")
+    power = lambda extra: lambda A, B, K: iv.matpow(A + B, K + extra)  # noqa: E731
+    claim = iv.statement("sum-power", "t", "s", symbols=symbols, lhs=powers, rhs=power(1), holds=False,
+                         corrected=power(0))  # fmt: skip
+    result = iv.check(claim, max_examples=20)
+    assert result.verdict is iv.Verdict.REFUTED and result.as_expected
+    controls = {e.detail.split(":")[0]: e.status for e in result.evidence if e.kind == "control"}
+    assert controls == {"explicit": "passed", "numeric": "passed", "symbolic": "undecided"}
 
 
 def test_a_recursion_is_a_value_inside_an_expression():
@@ -216,6 +251,17 @@ def test_the_gd_error_written_with_the_recursion_is_proved_and_its_twin_refuted(
     assert (
         result.verdict is iv.Verdict.REFUTED and result.as_expected and "base case K = 0" in result.evidence[0].detail
     )
+
+
+def test_a_recursion_is_shifted_not_multiplied_and_says_so():
+    """(I − M) @ S_K is no invertible shift of S_K: refused at once with how to write it, never a TypeError."""
+    for product in (
+        lambda: (lambda M: M) @ PARTIAL_SUMS,
+        lambda: PARTIAL_SUMS @ (lambda M: M),
+        lambda: 2 * PARTIAL_SUMS,
+    ):
+        with pytest.raises(iv.InvalidArgument, match=r"shifted .*not multiplied"):
+            product()
 
 
 def test_a_recursion_is_shifted_only_by_numbers_and_sides():

@@ -170,6 +170,16 @@ POWER_IDENTITIES = {
     "((I − ηA)^K)ᵀ = (I − ηAᵀ)^K": sp.Transpose(sp.MatPow(G, K)) - sp.MatPow(Identity(n) - eta * A.T, K),
     "I^K = I": sp.MatPow(Identity(n), K) - Identity(n),
     "tr(A^K B A) = tr(A^(K+1) B)": Trace(sp.MatPow(A, K) * B * A) - Trace(sp.MatPow(A, K + 1) * B),
+    # a power of a polynomial in one product: XᵀX is one matrix, and (I − ηXᵀX)ᴷ commutes with it
+    "XᵀX commutes with (I − ηXᵀX)^K": X.T * X * sp.MatPow(Identity(d) - eta * X.T * X, K)
+    - sp.MatPow(Identity(d) - eta * X.T * X, K) * X.T * X,
+    "(I − ηXᵀX)^(K+1) = (I − ηXᵀX)^K (I − ηXᵀX)": sp.MatPow(Identity(d) - eta * X.T * X, K + 1)
+    - sp.MatPow(Identity(d) - eta * X.T * X, K) * (Identity(d) - eta * X.T * X),
+    "(AB)^K AB = AB (AB)^K": sp.MatPow(A * B, K) * A * B - A * B * sp.MatPow(A * B, K),
+    # with an inverse, by clearing denominators: the geometric sum's induction step
+    "I + A(I − A)⁻¹(I − A^K) = (I − A)⁻¹(I − A^(K+1))": Identity(n)
+    + A * (Identity(n) - A).I * (Identity(n) - sp.MatPow(A, K))
+    - (Identity(n) - A).I * (Identity(n) - sp.MatPow(A, K + 1)),
 }
 
 POWER_NON_IDENTITIES = {  # false for some K and matrices: never proved
@@ -178,6 +188,15 @@ POWER_NON_IDENTITIES = {  # false for some K and matrices: never proved
     "Aᵀ commutes with A^K": A.T * sp.MatPow(A, K) - sp.MatPow(A, K) * A.T,
     "M^(K+1) = M^K": sp.MatPow(G, K + 1) - sp.MatPow(G, K),
     "(AB)^K = A^K B^K": sp.MatPow(A * B, K) - sp.MatPow(A, K) * sp.MatPow(B, K),
+    # the product AB stands for one matrix; its factors alone do not commute with (AB)^K
+    "A commutes with (AB)^K": A * sp.MatPow(A * B, K) - sp.MatPow(A * B, K) * A,
+    "BA commutes with (AB)^K": B * A * sp.MatPow(A * B, K) - sp.MatPow(A * B, K) * B * A,
+    "I + A(I − A)⁻¹(I − A^K) = (I − A)⁻¹(I − A^K)": Identity(n)
+    + A * (Identity(n) - A).I * (Identity(n) - sp.MatPow(A, K))
+    - (Identity(n) - A).I * (Identity(n) - sp.MatPow(A, K)),
+    "(I − A)⁻¹ commutes with B^K": (Identity(n) - A).I * sp.MatPow(B, K) - sp.MatPow(B, K) * (Identity(n) - A).I,
+    "Xᵀ(I − ηXXᵀ)^K X = (I − ηXᵀX)^(K+1) XᵀX": X.T * sp.MatPow(Identity(n) - eta * X * X.T, K) * X
+    - sp.MatPow(Identity(d) - eta * X.T * X, K + 1) * X.T * X,
 }
 
 

@@ -175,6 +175,15 @@ class Recursion:
     def __rsub__(self, term: Term) -> Recursion:
         return (-self)._plus(term)
 
+    def _product(self, other: Any) -> Recursion:
+        raise InvalidArgument(
+            "a recursion's value can be shifted (rec − f, f − rec, −rec), not multiplied: the step must carry the "
+            "value at K to K + 1; write the product into a recursion of its own, e.g. for (I − M)·S_K the recursion "
+            "T_0 = (I − M)·S_0, T_{K+1} = (I − M)·step"
+        )
+
+    __mul__ = __rmul__ = __matmul__ = __rmatmul__ = __truediv__ = __rtruediv__ = _product
+
 
 def _negated(fn: Callable[..., Any]) -> Callable[..., Any]:
     """−fn, with fn's parameters (the symbols it takes)."""
@@ -299,13 +308,15 @@ class Induction(Check):
         return Found(Evidence(self.kind, Status.UNDECIDED, detail, seconds(), residual=explain(residual, None)))
 
     def control_at(self, at: Any, corrected: Callable[[], Residuals]) -> Evidence:
-        """The corrected form's base and step must reduce to 0."""
+        """The corrected form's base and step must reduce to 0: passed when they do, failed when its base case is
+        false, undecided when a residual is not reduced (a step that is not 0 refutes nothing, as in :meth:`run`)."""
         t0 = time.perf_counter()
         part, _, last = self._decisions(corrected(), 0)[-1]
-        ok = last.holds is True
-        detail = "symbolic: the corrected form is " + (
-            "proved by induction" if ok else f"not proved: its {part} is not 0"
-        )
-        return Evidence(
-            Kind.CONTROL, ControlStatus.PASSED if ok else ControlStatus.FAILED, detail, time.perf_counter() - t0
-        )
+        if last.holds is True:
+            status, detail = ControlStatus.PASSED, "symbolic: the corrected form is proved by induction"
+        elif last.holds is False:
+            status, detail = ControlStatus.FAILED, f"symbolic: the corrected form's base case is false ({last.how})"
+        else:
+            status = ControlStatus.UNDECIDED
+            detail = f"symbolic: the corrected form is not proved by induction: its {part} does not reduce to 0"
+        return Evidence(Kind.CONTROL, status, detail, time.perf_counter() - t0)

@@ -147,6 +147,7 @@ class _Canon:
     expr_of: dict[str, MatrixExpr] = field(default_factory=dict)  # each letter as a matrix expression
     inverted: dict[str, Poly] = field(default_factory=dict)  # each inverse letter M⁻¹ → the polynomial of M
     roots: dict[str, str] = field(default_factory=dict)  # a letter that is a function of one letter x → x
+    words: dict[Word, str] = field(default_factory=dict)  # a word w that letters are functions of → its letter
 
     def letter(self, name: str, transposed_name: str, expr: MatrixExpr) -> str:
         self.transpose_of[name], self.transpose_of[transposed_name] = transposed_name, name
@@ -203,6 +204,7 @@ class _Canon:
         ):
             raise Unsupported(f"the power {sp.sstr(m)} is not M^(a·K + c), K an integer symbol, integers a ≥ 1, c ≥ 0")
         base, base_t = self.matrix(m.base, t), self.matrix(m.base, not t)
+        self._word_of(base)  # before naming, so that every power of this base gets one name
         name, name_t = f"({self.key(base)})^{k}", f"({self.key(base_t)})^{k}"
         letter = self.letter(name, name_t, MatPow(m.base.T if t else m.base, k))
         self._root(letter, base)
@@ -211,21 +213,42 @@ class _Canon:
         return reduce(_mul, factors, _unit())
 
     def _root(self, letter: str, poly: Poly) -> None:
-        """Record x as the root of ``letter`` when ``poly`` (the matrix it is a function of) is a polynomial in x alone."""
+        """Record x as the root of ``letter`` when ``poly`` (the matrix it is a function of) is a polynomial in x
+        alone: a letter, or a word w of several letters (XᵀX in (I − ηXᵀX)ᴷ), which every normal form then
+        writes as one letter standing for the matrix w (:meth:`normal`)."""
         used = {x for w in poly for x in w}
-        if len(used) == 1:  # and then the transposed letter is a function of the transposed x
-            (x,) = used
-            for y, z in ((letter, x), (self.transpose_of[letter], self.transpose_of[x])):
-                self.roots[y] = self.roots.setdefault(z, z)
+        word = self._word_of(poly)
+        if len(used) != 1 and word is None:
+            return
+        (x,) = used if word is None else (word,)
+        # and then the transposed letter is a function of the transposed x
+        for y, z in ((letter, x), (self.transpose_of[letter], self.transpose_of[x])):
+            self.roots[y] = self.roots.setdefault(z, z)
+
+    def _word_of(self, poly: Poly) -> str | None:
+        """The letter standing for w when ``poly`` is a polynomial in one word w of several letters, else ``None``."""
+        w = _single_word(poly)
+        if w is None:
+            return None
+        if w not in self.words:
+            wt = tuple(self.transpose_of[x] for x in reversed(w))
+            name, name_t = f"[{'·'.join(w)}]", f"[{'·'.join(wt)}]"
+            rows, cols = self.shape(w[0])[0], self.shape(w[-1])[1]
+            self.letter(name, name_t, MatrixSymbol(name, rows, cols))
+            self.words[w], self.words[wt] = name, name_t
+        return self.words[w]
 
     def commute(self, x: str, y: str) -> bool:
         """Whether letters x and y commute: equal, or functions of the same letter."""
         return x == y or (x in self.roots and self.roots.get(x) == self.roots.get(y))
 
     def normal(self, w: Word) -> Word:
-        """The lexicographically least word equal to ``w`` up to swapping adjacent commuting letters."""
-        if not self.roots:
+        """The lexicographically least word equal to ``w`` up to swapping adjacent commuting letters, after each
+        occurrence of a word that stands for one letter (:meth:`_root`) is written as that letter."""
+        if not self.roots and not self.words:
             return w
+        for word, letter in self.words.items():
+            w = _replaced(w, word, letter)
         rest, out = list(w), []
         while rest:
             movable = [i for i, x in enumerate(rest) if all(self.commute(y, x) for y in rest[:i])]
@@ -266,6 +289,7 @@ class _Canon:
         poly = self.matrix(m, t)
         if m.shape == (1, 1):  # a 1 × 1 matrix is the scalar it holds: its inverse is the reciprocal
             return {(): 1 / _Canon.trace(self, poly, 1)}
+        self._word_of(poly)
         inner, inner_t = self.key(poly), self.key(self.matrix(m, not t))
         size = f"[{sp.sstr(m.shape[0])}]"  # the type: (c·I_n)⁻¹ and (c·I_d)⁻¹ are different letters
         letter = self.letter(f"({inner}){size}⁻¹", f"({inner_t}){size}⁻¹", Inverse(m.T if t else m))
@@ -301,6 +325,31 @@ class _Canon:
         """A canonical text of a polynomial (expanded coefficients, words in order)."""
         terms = sorted((w, sp.expand(c)) for w, c in self.normalised(poly).items())
         return " + ".join(f"{sp.sstr(c)}*{'·'.join(w) or 'I'}" for w, c in terms if c != 0) or "0"
+
+
+def _single_word(poly: Poly) -> Word | None:
+    """w when every non-empty word of ``poly`` is a power of one word w of several letters (I − ηXᵀX: w = XᵀX)."""
+    words = [w for w in poly if w]
+    if not words:
+        return None
+    w = min(words, key=len)
+    if len(w) < 2 or any(len(v) % len(w) or v != w * (len(v) // len(w)) for v in words):
+        return None
+    return w
+
+
+def _replaced(w: Word, word: Word, letter: str) -> Word:
+    """``w`` with each occurrence of ``word``, left to right, written as ``letter`` (the matrix it stands for)."""
+    out: list[str] = []
+    i = 0
+    while i < len(w):
+        if w[i : i + len(word)] == word:
+            out.append(letter)
+            i += len(word)
+        else:
+            out.append(w[i])
+            i += 1
+    return tuple(out)
 
 
 def _unit() -> Poly:
@@ -867,8 +916,12 @@ def decide(residual: Any, seed: int = 0) -> Decision:
         how += "transposition" + (", Mᴷ⁺¹ = Mᴷ·M with Mᴷ commuting with M" if _symbolic_powers(residual) else "")
         return Decision(True, how + "): an identity for every size")
     if _symbolic_powers(residual):
+        if rational and isinstance(residual, MatrixExpr) and cleared_zero(residual):
+            return Decision(True, f"{CLEARED} (with Mᴷ⁺¹ = Mᴷ·M, Mᴷ commuting with the functions of M)")
         why = "its canonical form is not 0 (powers Mᴷ of a symbolic exponent K are decided by the canonical form "
-        return Decision(None, why + "only: Mᴷ⁺¹ = Mᴷ·M, Mᴷ commuting with the functions of M)")
+        return Decision(
+            None, why + "and by clearing denominators only: Mᴷ⁺¹ = Mᴷ·M, Mᴷ commuting with the functions of M)"
+        )
     if not rational:  # a trace polynomial of degree d that is not 0 formally is no identity of M_n for n > d
         n = max(1, _degree(residual, 1)[0]) + 1  # (Procesi 1976, Razmyslov 1974: the trace identities of M_n)
         refuted = _safe_refute(residual, n, rng)

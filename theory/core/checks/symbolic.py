@@ -48,8 +48,8 @@ EXPANDED = "every matrix has a fixed size: lhs − rhs expands to 0 entry by ent
 
 def _concrete(residual: Any) -> bool:
     """Every matrix symbol in ``residual`` has integer dimensions: there is no size to quantify over."""
-    symbols = residual.atoms(MatrixSymbol) | ({residual} if isinstance(residual, MatrixSymbol) else set())
-    return all(sp.sympify(d).is_Integer for m in symbols for d in m.shape)
+    symbols = residual.atoms(MatrixSymbol) | ({residual} if isinstance(residual, MatrixExpr) else set())
+    return all(sp.sympify(d).is_Integer for m in symbols for d in m.shape)  # −I_d has no symbol but a size
 
 
 def _expanded(residual: Any) -> Decision:
