@@ -125,7 +125,7 @@ def test_a_crashing_new_kind_is_an_error_and_its_counterexample_rank_orders_the_
     assert [(e.kind, e.status, e.detail) for e in result.evidence] == [
         ("inequality", "error", "ZeroDivisionError: division by zero")
     ]
-    assert result.verdict is iv.Verdict.ERROR and result.summary == "error, expected verified"
+    assert result.verdict is iv.Verdict.ERROR and result.summary == "error, expected verified or proved"
     numeric = iv.Numeric(st.just({"k": 1}), lambda c: (1.0, 0.0))  # refutes too; its rank is 0, the toy's −1
     both = iv.Claim("both", "test", "st", (numeric, SQUARE_BELOW_DOUBLE), holds=False, corrected=iv.NoControl("test"))
     assert iv.check(both).counterexample["kind"] == "inequality"
@@ -233,7 +233,7 @@ def test_combine_one_statement_or_a_conjunction(statuses, claim_verdict, derivat
         (iv.Verdict.REFUTED, iv.Verdict.REFUTED, False, ("missing",), "refuted, as expected (no control)"),
         (iv.Verdict.REFUTED, iv.Verdict.REFUTED, False, ("passed", "failed"), "refuted, but the control failed"),
         (iv.Verdict.VERIFIED, iv.Verdict.REFUTED, False, ("missing",), "verified, expected refuted"),
-        (iv.Verdict.ERROR, iv.Verdict.VERIFIED, True, (), "error, expected verified"),
+        (iv.Verdict.ERROR, iv.Verdict.VERIFIED, True, (), "error, expected verified or proved"),
     ],
 )
 def test_summary_lines(verdict, expected, holds, controls, line):

@@ -8,7 +8,15 @@ import sympy as sp
 from hypothesis import given, settings
 
 import icl_verify as iv
-from icl_verify.blocks import gd_step, lsa_prediction, regression_symbols, softmax_attention, theta_gd
+from icl_verify.blocks import (
+    gd_step,
+    inverse,
+    lsa_prediction,
+    regression_symbols,
+    softmax_attention,
+    theta_gd,
+    trace,
+)
 from icl_verify.core.checks.numeric import compare_with_tolerance
 from icl_verify.core.symbols import cases
 from icl_verify.maths.symbolic import is_zero
@@ -210,3 +218,20 @@ def test_a_numeric_check_says_where_it_drew_the_scalars_from():
     bound = iv.statement("drawn-bound", "t", "s", symbols={"x": iv.scalar(low=-1, high=1, exclude=(0.5,))},
                          lhs=lambda x: x * x, rhs=lambda x: 1, relation="<=", timeout=0.01)  # fmt: skip
     assert any("x∈[-1,1]∖{0.5}" in e.detail for e in iv.check(bound, max_examples=10).evidence if e.kind == "numeric")
+
+
+def _hat_trace(X, d):
+    """tr X(XᵀX)⁻¹Xᵀ = d: defined only where XᵀX is invertible, n ≥ d."""
+    return trace(X @ inverse(X.T @ X) @ X.T)
+
+
+def test_a_size_where_every_draw_is_undefined_names_sizes_as_the_way_out():
+    """With n < d every draw is singular: an error that says to draw only the sizes where the sides are defined;
+    drawing n ≥ d (sizes=) then proves it."""
+    statement = dict(symbols={"X": iv.matrix("n", "d")}, lhs=_hat_trace, rhs=lambda d: d)
+    result = iv.check(iv.statement("hat", "t", "s", **statement), max_examples=30)
+    numeric = next(e for e in result.evidence if e.kind == "numeric")
+    assert result.verdict is iv.Verdict.ERROR and "sizes={'n': (2, 4)}" in numeric.detail
+    drawn = iv.statement("hat", "t", "s", sizes={"n": (2, 4), "d": (1, 2)}, explicit_sizes={"n": [2], "d": [1, 2]},
+                         **statement)  # fmt: skip
+    assert iv.check(drawn, max_examples=30).verdict is iv.Verdict.PROVED

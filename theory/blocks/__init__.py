@@ -14,7 +14,7 @@ from icl_verify.blocks.attention import (
     softmax_attention,
     w_zsl,
 )
-from icl_verify.blocks.backend import abs, exp, eye, log, sqrt
+from icl_verify.blocks.backend import abs, block, exp, eye, log, sqrt
 from icl_verify.blocks.kinetics import kinetics_flow
 from icl_verify.blocks.linalg import broadcast, det, inverse, matpow, ones, softmax, trace
 from icl_verify.blocks.lsa import (
@@ -44,6 +44,7 @@ from icl_verify.blocks.nonlinear import gelu, layer_norm, sgd_step
 __all__ = [
     "Head",
     "abs",
+    "block",
     "broadcast",
     "context_tokens",
     "delta_w",

@@ -85,7 +85,8 @@ def summary(verdict: Verdict, wanted: Verdict, holds: bool, controls: Iterable[s
         return word
     if verdict == wanted:
         return f"{word}, as expected" + (" (no control)" if ControlStatus.MISSING in controls else "")
-    return f"{word}, expected {wanted.value.lower()}"
+    expected = "verified or proved" if holds and wanted == Verdict.VERIFIED else wanted.value.lower()
+    return f"{word}, expected {expected}"
 
 
 def failed(verdict: Verdict, holds: bool) -> bool:

@@ -552,6 +552,8 @@ class _Reducing(_Canon):
         for w in sorted(x for x in poly if x):
             rest = {x: c for x, c in poly.items() if x != w}
             if set(rest) == {()} and _divisor(rest[()]):  # a·I + b·w = a (I + (b/a) w)
+                if rest[()] != 1:
+                    self.used.add("scale")  # det(a·M) = aⁿ det M
                 return rest[()] ** n * self._sylvester(w, poly[w] / rest[()])
             g = next((g for g, m in self.inverted.items() if self.key(m) == self.key(rest)), None)
             if g is not None:

@@ -76,10 +76,9 @@ def is_zero(expr: Any) -> bool | None:
     if _is_rational_function(expr):  # p/q in lowest terms is 0 iff p is: exact, and fast for expanded inverses
         reduced = sp.cancel(sp.together(expr))
         return True if reduced == 0 else (False if reduced.is_number else None)
-    try:
-        simplified = sp.simplify(sp.expand(expr))
-    except TypeError:  # simplify rewrites −(a sum of 1 × 1 products) inside a trace as a scalar, then rebuilds it
-        return None
+    if expr.atoms(MatrixSymbol):  # traces and determinants of matrix expressions: SymPy's simplify can run for
+        return None  # minutes on them (det(I + XXᵀ/λ)) — the decision procedure for matrices decides them instead
+    simplified = sp.simplify(sp.expand(expr))
     if simplified == 0:
         return True
     if simplified.is_number and simplified.is_zero is False:

@@ -119,7 +119,7 @@ def derivations_table(checked: Sequence[DerivationResult]) -> str:
             lines.append(f"    step {i:<3} {step_mark.status:<10} {step.why}{label}")
             if step_mark.witness:
                 lines.append(
-                    f"      {'error' if step_mark.status == StepStatus.ERROR else 'witness'} {json.dumps(step_mark.witness)}"
+                    f"      {'error' if step_mark.status == StepStatus.ERROR else 'witness'} {json.dumps(step_mark.witness, ensure_ascii=False)}"
                 )
     lines.append("-" * (width + 60))
     lines.append(derivations_summary_line(checked))

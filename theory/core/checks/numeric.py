@@ -392,11 +392,17 @@ class Numeric(Check):
     def _passed(self, seed: int, seen: list[dict[str, int]], tally: _Tally, seconds: float) -> Evidence:
         """No counterexample: verified on what was covered, or an error when almost every draw was undefined."""
         if tally.mostly_undefined():
-            where = f" (every draw at sizes {whole})" if (whole := tally.undefined_size()) is not None else ""
+            whole = tally.undefined_size()
+            where = f" (every draw at sizes {whole})" if whole is not None else ""
+            sizes = (  # a whole size undefined: X(XᵀX)⁻¹ for X n × d with n < d
+                f"; or draw only the sizes where the sides are defined, e.g. sizes={{{min(whole, key=whole.__getitem__)!r}: (2, 4)}}"
+                if whole
+                else ""
+            )
             detail = (
                 f"the sides are undefined at {tally.rejected} of {tally.evaluated} draws{where}: {tally.why_rejected} "
                 f"(seed {seed}); declare the domain, e.g. iv.matrix(n, n, invertible=True) or "
-                "iv.scalar(low=..., exclude=...), or fix the side"
+                f"iv.scalar(low=..., exclude=...){sizes}, or fix the side"
             )
             return Evidence(self.kind, Status.ERROR, detail, seconds)
         if not tally.compared:  # every case compared two empty arrays: no evidence
