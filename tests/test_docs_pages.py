@@ -22,3 +22,20 @@ def test_the_performance_page_is_a_users_page():
 def test_the_tutorials_sections_are_numbered_once_each():
     numbers = [int(n) for n in re.findall(r"(?m)^## (\d+)\. ", (DOCS / "tutorial.md").read_text(encoding="utf-8"))]
     assert numbers == list(range(1, len(numbers) + 1))
+
+
+def test_the_package_page_lists_the_statement_language_readable_without_the_site():
+    """docs/api/index.md names every option of the declarations and of a statement, and the building blocks,
+    in text (not only as a directive that the site renders from docstrings)."""
+    import inspect
+
+    import icl_verify as iv
+
+    text = (DOCS / "api" / "index.md").read_text(encoding="utf-8")
+    page, reference = text.split("::: icl_verify", 1)
+    for fn in (iv.matrix, iv.scalar, iv.integer, iv.gaussian, iv.iid, iv.statement):
+        for name, parameter in inspect.signature(fn).parameters.items():
+            if parameter.kind is parameter.KEYWORD_ONLY and name not in ("symbols", "lhs", "rhs", "correction"):
+                assert f"{name}=" in page, f"{fn.__name__}({name}=…) is not on the page"
+    for block in ("inverse", "trace", "det", "matpow", "eye", "ones", "broadcast", "block", "softmax", "elementwise"):
+        assert f"{block}(" in page, block
