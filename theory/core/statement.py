@@ -159,7 +159,7 @@ def statement(
     numeric range (default 1 to 4), ``explicit_sizes`` the sizes of the exact check (default 1 and 2).
     Turn off ``symbolic`` when a side needs concrete sizes (e.g. softmax), ``explicit`` when the
     expansion is too slow. ``rtol`` multiplies the term magnitude; the default is the rounding bound
-    of ``engine.tolerance``. ``correction`` names the claim stating the ``corrected`` form.
+    of :mod:`icl_verify.maths.tolerance`. ``correction`` names the claim stating the ``corrected`` form.
     ``relation`` ``"<="``, ``">="``, ``"<"`` or ``">"`` states an inequality (:mod:`icl_verify.core.bounds`):
     decided by z3 within ``timeout`` seconds when every symbol is a scalar, else searched. Other
     keyword arguments (``note``, ``assumptions``, ``builds_on``, …) go to the :class:`Claim`.

@@ -65,7 +65,7 @@ def _side(name: str, fn: Callable[..., Any], case: Mapping[str, Any]) -> list[np
 
 
 def compare(lhs: Callable[..., Any], rhs: Callable[..., Any], case: Mapping[str, Any]) -> tuple:
-    """(lhs, rhs, scale) at a drawn case, scale the term magnitude of either side (``engine.tolerance``).
+    """(lhs, rhs, scale) at a drawn case, scale the term magnitude of either side (:mod:`icl_verify.maths.tolerance`).
 
     The sides are compared part by part, shapes first: a different number of parts or a part whose
     shape differs (x against xᵀ) is :class:`MalformedComparison`, never flattened away.

@@ -115,7 +115,14 @@ def _moment_cases(symbols: Mapping[str, Any], ranges: Mapping[str, Dimension]) -
 
 
 def _expectation_checks(
-    symbols: Mapping[str, Any], lhs: Any, rhs: Any, ranges: dict, exact: list, *, symbolic: bool, explicit: bool
+    symbols: Mapping[str, Any],
+    lhs: Any,
+    rhs: Any,
+    ranges: Mapping[str, Any],
+    exact: list,
+    *,
+    symbolic: bool,
+    explicit: bool,
 ) -> list[Check]:
     _check_laws(symbols, {"lhs": lhs, "rhs": rhs})
     forms = _moment_forms(symbols, lhs, rhs)
