@@ -116,7 +116,8 @@ class Evidence:
 
     ``kind`` is a :class:`Kind` value or the kind of a user's own check. A check's status is a
     :class:`Status`; a ``control`` row's status is a :class:`ControlStatus`. ``residual`` is the
-    simplified lhs − rhs of a symbolic or explicit check that did not reduce to zero.
+    simplified lhs − rhs of a symbolic or explicit check that did not reduce to zero. ``traceback`` is that of
+    a check that crashed, its last frames in the user's code (:func:`icl_verify.core.tracebacks.user_traceback`).
     """
 
     kind: str
@@ -125,6 +126,7 @@ class Evidence:
     seconds: float
     counterexample: dict[str, Any] | None = None
     residual: Residual | None = None
+    traceback: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -134,6 +136,7 @@ class Evidence:
             "seconds": round(self.seconds, 4),
             "counterexample": self.counterexample,
             "residual": None if self.residual is None else self.residual.to_dict(),
+            "traceback": self.traceback,
         }
 
 
