@@ -68,11 +68,17 @@ _STATIC_COST = {
 @dataclass(frozen=True)
 class Checked:
     """The results in the order the claims were given, the names of those read from the cache, and what they
-    all depend on together when every one of them is in the cache now (else None: the next run checks again)."""
+    all depend on together when every one of them is in the cache now (else None: the next run checks again);
+    after a run stopped at its first failure (``exitfirst``), the names of the claims not run, in order."""
 
     results: list[Result]
     cached: frozenset[str]
     depends: Depends | None = None
+    not_run: tuple[str, ...] = ()
+
+
+class _StopEarly(Exception):
+    """Raised out of the workers' loop at the first claim not as expected, when the run is to stop there."""
 
 
 @dataclass(frozen=True)
@@ -181,6 +187,7 @@ def check_claims(
     extras: Sequence[Extra] = (),
     timeout: float | None = DEFAULT_TIMEOUT,
     on_result: Callable[[Result], None] | None = None,
+    exitfirst: bool = False,
 ) -> Checked:
     """Check ``claims`` (built-in ones, or from the user's ``files``) and return their results in order.
 
@@ -191,6 +198,9 @@ def check_claims(
     from the cache). ERROR verdicts are never stored: they are checked again next time, and so is a
     claim of unknown origin (made at run time: what it depends on is not known). The workers also
     run ``extras`` (:class:`Extra`).
+
+    With ``exitfirst`` the run stops at the first claim not as expected (a cached one stops it before any
+    check): the claims pending are cancelled, the workers ended, and :attr:`Checked.not_run` names them.
     """
     validate(jobs, executor, scheduler)
     validate_timeout(timeout)
@@ -222,11 +232,19 @@ def check_claims(
         bar.update(1)
         if on_result is not None:
             on_result(outcome.result(by_name[name]))
+        if exitfirst and not outcome.result(by_name[name]).as_expected:
+            raise _StopEarly
 
     tqdm.monitor_interval = 0  # no monitor thread: workers are forked while the bar is shown
-    with tqdm(
-        total=len(claims), initial=len(cached), desc="checking", unit="claim", file=sys.stderr, disable=not progress
-    ) as bar:
+    failed_before = exitfirst and any(not outcomes[n].result(by_name[n]).as_expected for n in cached)
+    with (
+        tqdm(
+            total=len(claims), initial=len(cached), desc="checking", unit="claim", file=sys.stderr, disable=not progress
+        ) as bar,
+        contextlib.suppress(_StopEarly),
+    ):
+        if failed_before:
+            raise _StopEarly
         configs = [
             Job([c.name for c in job], origin.get(job[0].name), seed, max_examples, static=_only(static, job))
             for job in todo
@@ -242,7 +260,9 @@ def check_claims(
     if cache is not None and timed:
         cache.record_costs(timed)
     outcomes.update(fresh)
-    return Checked([outcomes[c.name].result(c) for c in claims], cached, _all_kept(outcomes, keys))
+    not_run = tuple(c.name for c in claims if c.name not in outcomes)
+    kept = None if not_run else _all_kept(outcomes, keys)
+    return Checked([outcomes[c.name].result(c) for c in claims if c.name in outcomes], cached, kept, not_run)
 
 
 def _all_kept(outcomes: Mapping[str, Outcome], keys: Mapping[str, str]) -> Depends | None:
@@ -359,22 +379,27 @@ def _on_dask(
     queue = list(configs)
     running: dict[Future, Job] = {}
     unknown: set[str] = set()
-    while queue or running:
-        while queue and len(running) < jobs:
-            job = queue.pop(0)
-            config = {"names": job.names, "file": job.file, "seed": job.seed, "max_examples": job.max_examples}
-            running[ex.submit(check_job, config | {"static": job.static, "extras": job.extras})] = job
-        finished, _ = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
-        for fut in finished:
-            job = running.pop(fut)
-            if isinstance(fut.exception(), NotFoundInWorker):
-                unknown.update(job.names)
-                continue
-            try:
-                results = fut.result()
-            except Exception as exc:
-                detail = f"the worker failed: {type(exc).__name__}: {exc}"
-                results = dict.fromkeys(job.names, error(detail, job.seed, job.max_examples))
-            for name, outcome in results.items():
-                finish(name, outcome)
+    try:
+        while queue or running:
+            while queue and len(running) < jobs:
+                job = queue.pop(0)
+                config = {"names": job.names, "file": job.file, "seed": job.seed, "max_examples": job.max_examples}
+                running[ex.submit(check_job, config | {"static": job.static, "extras": job.extras})] = job
+            finished, _ = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                job = running.pop(fut)
+                if isinstance(fut.exception(), NotFoundInWorker):
+                    unknown.update(job.names)
+                    continue
+                try:
+                    results = fut.result()
+                except Exception as exc:
+                    detail = f"the worker failed: {type(exc).__name__}: {exc}"
+                    results = dict.fromkeys(job.names, error(detail, job.seed, job.max_examples))
+                for name, outcome in results.items():
+                    finish(name, outcome)
+    except BaseException:  # the run stops (at a failure, with exitfirst): what is still on the cluster is cancelled
+        for fut in running:
+            fut.cancel()
+        raise
     return unknown
