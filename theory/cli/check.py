@@ -134,9 +134,13 @@ def runner_options(fn):
             type=click.Choice(EXECUTORS),
             default="local",
             show_default=True,
-            help="Local processes, or a Dask cluster (needs the dask extra and --scheduler).",
+            help="Local processes, or a Dask cluster (the dask extra): at --scheduler, else a local one of --jobs workers.",
         ),
-        click.option("--scheduler", default=None, help="Address of the Dask scheduler (with --executor dask)."),
+        click.option(
+            "--scheduler",
+            default=None,
+            help="Address of the Dask scheduler (with --executor dask); none: a local cluster, closed at the end.",
+        ),
         click.option(
             "--timeout",
             type=click.FloatRange(min=0, min_open=True, max=7 * 24 * 3600),
@@ -187,8 +191,6 @@ def validate_runner(jobs: int | None, executor: str, scheduler: str | None) -> N
     """Exit 2 with one line when --executor and --scheduler do not go together (:func:`options.validate`)."""
     from icl_verify.running import options
 
-    if executor == "dask" and not scheduler:
-        raise InputError("--executor dask needs --scheduler ADDRESS, the address of a Dask scheduler")
     if scheduler is not None and executor != "dask":
         raise InputError("--scheduler is only used with --executor dask")
     try:

@@ -194,8 +194,9 @@ def check_claims(
     The claims not in ``cache`` (None: no cache) are checked in worker processes, longest first by
     the durations the cache recorded: ``jobs`` of them (default: one for small work, else
     :func:`default_jobs`; :func:`workers_for`), each claim within ``timeout`` seconds (None: no
-    limit). ``on_result(result)`` is called as each claim checked completes (not for those read
-    from the cache). ERROR verdicts are never stored: they are checked again next time, and so is a
+    limit), or on the Dask cluster at ``scheduler`` with ``executor`` "dask" (None: a local cluster of
+    ``jobs`` workers, started and closed here). ``on_result(result)`` is called as each claim checked
+    completes (not for those read from the cache). ERROR verdicts are never stored: they are checked again next time, and so is a
     claim of unknown origin (made at run time: what it depends on is not known). The workers also
     run ``extras`` (:class:`Extra`).
 
@@ -251,8 +252,9 @@ def check_claims(
         ]
         configs = _with_extras(configs, todo, extras)
         if executor == "dask" and configs:
-            with sweep.dask_executor(scheduler) as ex:  # type: ignore[arg-type]
-                unknown = _on_dask(configs, ex, min(validate(jobs, executor, scheduler), len(configs)), bar, finish)
+            size = validate(jobs, executor, scheduler)  # a local cluster (no scheduler) has that many workers
+            with sweep.dask_executor(scheduler, size) as ex:
+                unknown = _on_dask(configs, ex, min(size, len(configs)), bar, finish)
             configs = [c for c in configs if set(c.names) & unknown]
         if configs:
             _local(configs, workers_for(jobs, todo, recorded), timeout, bar, finish, by_name)
