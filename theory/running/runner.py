@@ -99,13 +99,14 @@ class NotFoundInWorker(LookupError):
     """The worker's registry has no claim of that name (e.g. a family added to the search path at run time)."""
 
 
-def check_one(claim: Claim, seed: int, max_examples: int) -> Outcome:
-    """Check ``claim`` in this process (no protection from its exits: the test suite's shared results), with
-    what it was seen to depend on (:class:`~icl_verify.running.depends.Depends`) when its origin is known:
-    its origin's files, and those of the modules loaded during the check."""
+def check_one(claim: Claim, seed: int, max_examples: int, origin: str | None = None) -> Outcome:
+    """Check ``claim`` in this process (no protection from its exits: the test suite's shared results, the pytest
+    plugin), with what it was seen to depend on (:class:`~icl_verify.running.depends.Depends`) when its origin is
+    known (a built-in claim's family, or the file ``origin``): its origin's files, and those of the modules loaded
+    during the check."""
     before = frozenset(sys.modules)
     outcome = workers.check_one(claim, seed, max_examples).vetted(claim)
-    where = claim_origins([claim], {}).get(claim.name)
+    where = claim_origins([claim], {claim.name: origin} if origin else {}).get(claim.name)
     if where is None:
         return outcome
     files, distributions = loaded_since(before)
