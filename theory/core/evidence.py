@@ -12,8 +12,8 @@ from enum import StrEnum
 from typing import Any
 
 import numpy as np
-import sympy as sp
 
+from icl_verify.maths import symbolic
 from icl_verify.maths.symbolic import simplified
 
 
@@ -91,7 +91,7 @@ class Residual:
             expr = simplified(residual[0] if isinstance(residual, (list, tuple)) else residual)
         text = f"({', '.join(map(str, expr))})" if isinstance(expr, tuple) else str(expr)
         truncated = len(text) > MAX_RESIDUAL_CHARS
-        latex = "" if truncated else sp.latex(expr)
+        latex = "" if truncated else symbolic.latex(expr)
         return cls(text[:MAX_RESIDUAL_CHARS] if truncated else text, latex, _none_or_dict(sizes), truncated)
 
     def to_dict(self) -> dict[str, Any]:
