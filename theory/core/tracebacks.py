@@ -14,6 +14,7 @@ import sysconfig
 import traceback
 from functools import cache
 from pathlib import Path
+from types import FrameType
 
 MAX_FRAMES = 8
 """The most frames of a crash shown: the last ones, nearest to where it was raised."""
@@ -59,7 +60,7 @@ def user_traceback(exc: BaseException) -> str:
 
 def defined_at() -> str:
     """``file:line`` of the first frame of the calling stack in the user's code (where a claim is made), or ``""``."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if is_users(frame.f_code.co_filename):
             return f"{frame.f_code.co_filename}:{frame.f_lineno}"
