@@ -156,3 +156,14 @@ def test_the_pytest_plugin_shows_the_claims_line_and_its_traceback(user_file):
     assert run.returncode == 1 and "1 failed" in run.stdout, run.stdout + run.stderr
     assert f"claim defined at {user_file}:{MADE_AT}" in run.stdout
     assert f'File "{user_file}", line {RAISED_AT}, in helper' in run.stdout
+
+
+def test_a_notebooks_markdown_of_an_error_shows_where_and_why():
+    from icl_verify.output.render import result_markdown
+
+    result = iv.check(_crashing_claim(), max_examples=5)
+    text = result_markdown(result)
+    assert f"**Traceback** (claim defined at `{result.claim.defined_at}`):" in text
+    assert f"```text\n{result.traceback}\n```" in text
+    fine = iv.statement("fine", "a test", "x = x", symbols={"x": iv.scalar()}, lhs=lambda x: x, rhs=lambda x: x)
+    assert "Traceback" not in result_markdown(iv.check(fine, max_examples=5))
