@@ -450,6 +450,7 @@ FUZZ_EXEMPT = {
         "open_results",
         "local_executor",
         "dask_executor",
+        "local_cluster",
         "run_job",
         "run_sweep",
     )
