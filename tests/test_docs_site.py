@@ -446,3 +446,46 @@ def test_the_ledger_graph_is_shown_at_its_own_size(site: Path, chromium: str, tm
     assert measured["found"] and measured["natural"] > width, measured  # wider than any screen: it must scroll
     assert abs(measured["shown"] - measured["natural"]) <= 1, f"the graph is drawn scaled: {measured}"
     assert measured["page"] <= width, "the page scrolls sideways: the graph must scroll in its own box"
+
+
+_SEARCH_PROBE = """<script>
+window.addEventListener("load", () => {
+  const input = document.querySelector("input.md-search__input");
+  const report = (found) => {
+    const out = document.createElement("pre");
+    out.id = "measured";
+    out.textContent = JSON.stringify(found);
+    document.body.appendChild(out);
+  };
+  if (!input) return report({ input: false });
+  document.querySelector("label[for=__search]").click();  // open the search, as a reader does
+  input.value = "derivation";
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+  input.dispatchEvent(new KeyboardEvent("keyup", { bubbles: true, key: "n" }));
+  let tries = 0;
+  const poll = setInterval(() => {
+    const items = document.querySelectorAll(".md-search-result__item").length;
+    if (items > 0 || ++tries > 80) {
+      clearInterval(poll);
+      report({ input: true, items, meta: document.querySelector(".md-search-result__meta").textContent.trim() });
+    }
+  }, 250);
+});
+</script>"""
+"""Types a word into the page's search box and reports what the search found."""
+
+
+def test_the_search_works_from_the_file_system(site: Path, chromium: str, tmp_path: Path) -> None:
+    """From file://, with no server and no other host, the search finds pages (Material's offline plugin, and the
+    Web Worker shim the site ships): without the shim it stays at "Initializing search"."""
+    probe = site / "search-probe.html"  # a copy of a page beside it, so that its relative links resolve
+    probe.write_text((site / "tutorial.html").read_text(encoding="utf-8").replace("</body>", _SEARCH_PROBE + "</body>"))
+    try:
+        dom = _browse(chromium, tmp_path, probe, "--dump-dom").stdout
+    finally:
+        probe.unlink()
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom)
+    assert found, "the search was not probed"
+    result = json.loads(found[1])
+    assert result["input"] and result["items"] > 0, result
+    assert re.fullmatch(r"\d+ matching documents", result["meta"]), result
