@@ -410,3 +410,39 @@ def test_the_ledger_graph_is_an_svg_on_the_page(site: Path) -> None:
     page = (site / "derivations" / "ledger.html").read_text(encoding="utf-8")
     assert re.search(r'<img[^>]+src="figures/ledger\.svg"', page)
     assert (site / "derivations" / "figures" / "ledger.svg").read_bytes().startswith(b"<?xml")
+
+
+_MEASURE_GRAPH = """<!doctype html><html><body style="margin:0">
+<iframe id="page" src="{page}" style="width:{width}px;height:900px;border:0"></iframe>
+<script>
+document.getElementById("page").addEventListener("load", () => {{
+  const w = document.getElementById("page").contentWindow;
+  const img = w.document.querySelector(".ledger-graph img");
+  const measure = () => {{
+    const out = document.createElement("pre");
+    out.id = "measured";
+    out.textContent = JSON.stringify({{
+      found: !!img, shown: img ? img.getBoundingClientRect().width : 0, natural: img ? img.naturalWidth : 0,
+      page: w.document.documentElement.scrollWidth,
+    }});
+    document.body.appendChild(out);
+  }};
+  if (!img || img.complete) measure(); else img.addEventListener("load", measure);
+}});
+</script></body></html>"""
+"""The ledger page in a frame ``width`` px wide: the graph's drawn width beside its own, and the page's width."""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_ledger_graph_is_shown_at_its_own_size(site: Path, chromium: str, tmp_path: Path, width: int) -> None:
+    """The graph is not scaled down to the column (its 8 pt lettering would shrink to about 4 px): it keeps its own
+    size and scrolls sideways in its box, and the page itself does not scroll sideways."""
+    frame = tmp_path / "measure.html"
+    frame.write_text(_MEASURE_GRAPH.format(page=(site / "derivations" / "ledger.html").as_uri(), width=width))
+    dom = _browse(chromium, tmp_path, frame, "--allow-file-access-from-files", "--dump-dom").stdout
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom)
+    assert found, "the ledger page was not measured"
+    measured = json.loads(found[1])
+    assert measured["found"] and measured["natural"] > width, measured  # wider than any screen: it must scroll
+    assert abs(measured["shown"] - measured["natural"]) <= 1, f"the graph is drawn scaled: {measured}"
+    assert measured["page"] <= width, "the page scrolls sideways: the graph must scroll in its own box"

@@ -1,6 +1,6 @@
-"""The pytest plugin in a scratch project: loading it imports nothing heavy, and bad option values are a
-usage error (exit 4) before any test runs. Collecting claims and derivations:
-tests/output/test_user_documents.py."""
+"""The pytest plugin in a scratch project: loading it imports nothing heavy, bad option values are a usage error
+(exit 4) before any test runs, the header shows the seed, the budget and the cache, and verdicts are reused from
+the verdict cache the command line uses. Collecting claims and derivations: tests/output/test_user_documents.py."""
 
 from __future__ import annotations
 
@@ -90,3 +90,60 @@ def test_bad_option_values_are_a_usage_error(scratch, option, value, message):
 def test_the_least_valid_values_are_accepted(scratch):
     run = _pytest(scratch, "--icl-seed", "0", "--icl-max-examples", "1", "test_plain.py")
     assert run.returncode == 0 and "1 passed" in run.stdout, run.stdout + run.stderr
+
+
+COUNTED_CLAIM = """
+import sympy as sp
+import icl_verify as iv
+
+x = sp.Symbol("x")
+
+
+def _counted():
+    with open("checks.txt", "a") as f:
+        f.write("checked\\n")
+    return 2 * x - (x + x)
+
+
+double = iv.Claim(name="double", source="arithmetic", statement="2x = x + x", checks=(iv.Symbolic(_counted),))
+"""
+
+
+def _checks(folder: Path) -> int:
+    counted = folder / "checks.txt"
+    return len(counted.read_text().splitlines()) if counted.exists() else 0
+
+
+def test_the_header_shows_the_seed_the_budget_and_the_cache(scratch):
+    run = _pytest(scratch, "-v", "--icl-seed", "3", "--icl-max-examples", "7", "test_plain.py")  # -v: the header
+    assert "icl-verify: seed 3, max examples 7, verdict cache on" in run.stdout.splitlines(), run.stdout
+    off = _pytest(scratch, "-v", "--icl-no-cache", "test_plain.py")
+    assert "icl-verify: seed 0, max examples 100, verdict cache off" in off.stdout.splitlines(), off.stdout
+
+
+def test_a_claims_verdict_is_reused_from_the_verdict_cache(scratch):
+    (scratch / "test_claim.py").write_text(COUNTED_CLAIM)
+    for expected in (1, 1):  # checked once, then read from the cache
+        run = _pytest(scratch, "test_claim.py")
+        assert run.returncode == 0 and "1 passed" in run.stdout, run.stdout + run.stderr
+        assert _checks(scratch) == expected
+    assert _pytest(scratch, "--icl-seed", "1", "test_claim.py").returncode == 0
+    assert _checks(scratch) == 2  # another seed is another key
+    assert _pytest(scratch, "--icl-no-cache", "test_claim.py").returncode == 0
+    assert _checks(scratch) == 3  # --icl-no-cache checks afresh
+    (scratch / "pytest.ini").write_text("[pytest]\nicl_cache = false\n")
+    assert _pytest(scratch, "test_claim.py").returncode == 0
+    assert _checks(scratch) == 4  # and so does icl_cache = false
+
+
+def test_the_plugin_and_the_command_line_share_the_cache(scratch, monkeypatch):
+    from click.testing import CliRunner
+
+    from icl_verify.cli.main import main
+
+    (scratch / "test_claim.py").write_text(COUNTED_CLAIM)
+    monkeypatch.chdir(scratch)
+    run = CliRunner().invoke(main, ["check", "test_claim.py", "--jobs", "1"])
+    assert run.exit_code == 0 and _checks(scratch) == 1, run.output
+    assert _pytest(scratch, "test_claim.py").returncode == 0
+    assert _checks(scratch) == 1  # the command line's verdict, same key

@@ -266,8 +266,10 @@ def local_executor(max_workers: int | None = None, threads_per_worker: int = 1) 
 
 
 @contextlib.contextmanager
-def dask_executor(scheduler: str) -> Iterator[Executor]:
-    """A ``concurrent.futures`` executor on the Dask ``distributed`` cluster at ``scheduler``.
+def dask_executor(scheduler: str | None, workers: int | None = None) -> Iterator[Executor]:
+    """A ``concurrent.futures`` executor on the Dask ``distributed`` cluster at ``scheduler``; None: on a
+    ``distributed.LocalCluster`` this process starts (``workers`` worker processes of one thread each, default
+    one per core) and closes at the end.
 
     Needs the optional extra ``pip install "icl-verify[dask]"``. On Ctrl-C the sweep cancels its
     futures on the cluster (``shutdown(wait=False)``); the cluster's workers belong to the cluster,
@@ -278,12 +280,29 @@ def dask_executor(scheduler: str) -> Iterator[Executor]:
         from distributed import Client
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise InvalidArgument('the dask executor needs the optional extra: pip install "icl-verify[dask]"') from exc
-    try:
-        client = Client(scheduler)
-    except ValueError as exc:  # a malformed address, e.g. an unknown scheme
-        raise InvalidArgument(f"scheduler {scheduler!r}: {exc}") from None
-    with client:
+    with contextlib.ExitStack() as stack:
+        if scheduler is None:
+            scheduler = stack.enter_context(local_cluster(workers or os.cpu_count() or 1)).scheduler_address
+        try:
+            client = stack.enter_context(Client(scheduler))
+        except ValueError as exc:  # a malformed address, e.g. an unknown scheme
+            raise InvalidArgument(f"scheduler {scheduler!r}: {exc}") from None
         yield client.get_executor()
+
+
+def local_cluster(workers: int) -> Any:
+    """A ``distributed.LocalCluster`` of ``workers`` one-thread worker processes on this machine, without a
+    dashboard. Its scheduler's HTTP server takes a free port: at Dask's default (8787) a second cluster at the same
+    time would warn "Port 8787 is already in use"."""
+    from distributed import LocalCluster
+
+    return LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": ":0"},
+    )
 
 
 def _halt(executor: Executor) -> None:
@@ -431,6 +450,7 @@ FUZZ_EXEMPT = {
         "open_results",
         "local_executor",
         "dask_executor",
+        "local_cluster",
         "run_job",
         "run_sweep",
     )

@@ -171,12 +171,14 @@ def test_pyproject_sets_defaults_and_a_wrong_key_is_named(claims, tmp_path, monk
 
 def test_list_has_a_header_and_a_count_and_its_json_a_schema():
     result = _run("list")
-    lines = result.stdout.splitlines()
-    assert re.match(r"^claim\s+family\s+source$", lines[0])
-    assert re.match(r"^\d+ claims$", lines[-1]) and int(lines[-1].split()[0]) == len(lines) - 2
+    claims, derivations = result.stdout.split("\n\n")  # a section of claims, then one of derivations
+    for section, noun in ((claims.splitlines(), "claim"), (derivations.splitlines(), "derivation")):
+        assert re.match(rf"^{noun}\s+family\s+source$", section[0])
+        assert re.match(rf"^\d+ {noun}s$", section[-1]) and int(section[-1].split()[0]) == len(section) - 2
     listed = json.loads(_run("list", "--json").stdout)
     assert listed["schema"] == 1 and listed["icl_verify_version"]
-    assert len(listed["claims"]) == len(lines) - 2
+    assert len(listed["claims"]) == len(claims.splitlines()) - 2
+    assert len(listed["derivations"]) == len(derivations.splitlines()) - 2 > 0
 
 
 def test_every_json_output_has_a_schema_and_a_version(claims):

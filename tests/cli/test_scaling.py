@@ -32,8 +32,8 @@ def test_cli_scaling_json_runs_resumes_and_draws(monkeypatch, tmp_path):
 
 
 def test_cli_scaling_bad_options():
-    bad = CliRunner().invoke(main, ["scaling", "--executor", "dask"])
-    assert bad.exit_code == 2 and "--scheduler" in bad.output
+    bad = CliRunner().invoke(main, ["scaling", "--executor", "dask", "--scheduler", "tcp://nohost"])
+    assert bad.exit_code == 2 and "--scheduler 'tcp://nohost': expected tcp://HOST:PORT" in bad.output
     bad = CliRunner().invoke(main, ["scaling", "--scheduler", "tcp://x:1"])
     assert bad.exit_code == 2 and "only used with" in bad.output
 

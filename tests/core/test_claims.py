@@ -555,6 +555,16 @@ def test_refutation_shows_the_explicit_residual_at_the_refuting_size():
     assert result.residual.text == str(sp.ImmutableMatrix(A * B - B * A))  # already in simplest form
 
 
+def test_a_residual_names_the_entries_of_a_subscripted_matrix_readably():
+    """``W_0``'s entry (0, 1) is ``(W_0)_{0,1}`` in the residual's LaTeX, not ``{W_{0}}_{0,1}``, which typesets as the
+    double subscript W_{00,1} (issue 42); an unsubscripted matrix's entry keeps its plain subscript."""
+    W0, X = sp.Matrix(MatrixSymbol("W_0", 1, 2)), sp.Matrix(MatrixSymbol("X", 1, 2))
+    claim = Claim("c", "s", "W0 = X", (Explicit(lambda k: [W0 - X], [{"k": 1}]),), holds=False, corrected=NoControl("t"))
+    latex = check(claim).residual.latex
+    assert r"{\left(W_{0}\right)}_{0,1}" in latex and "{X}_{0,1}" in latex
+    assert "{W_{0}}_" not in latex
+
+
 def test_long_residuals_are_truncated_with_a_note():
     big = sum(sp.Symbol(f"a_long_name_for_quantity_number_{i}") for i in range(20))  # ≈ 700 characters
     claim = Claim("long", "s", "st", (Symbolic(lambda: big), Numeric(st.just({}), lambda c: (1.0, 0.0))))

@@ -220,7 +220,6 @@ def test_a_cluster_of_threads_checks_one_claim_at_a_time_per_process(tmp_path):
     [
         ({"jobs": 0}, "jobs must be"),
         ({"executor": "threads"}, "executor must be one of local, dask"),
-        ({"executor": "dask"}, "executor 'dask' needs scheduler"),
         ({"scheduler": "tcp://127.0.0.1:8786"}, "scheduler is only used with executor 'dask'"),
     ],
 )

@@ -134,9 +134,13 @@ def runner_options(fn):
             type=click.Choice(EXECUTORS),
             default="local",
             show_default=True,
-            help="Local processes, or a Dask cluster (needs the dask extra and --scheduler).",
+            help="Local processes, or a Dask cluster (the dask extra): at --scheduler, else a local one of --jobs workers.",
         ),
-        click.option("--scheduler", default=None, help="Address of the Dask scheduler (with --executor dask)."),
+        click.option(
+            "--scheduler",
+            default=None,
+            help="Address of the Dask scheduler (with --executor dask); none: a local cluster, closed at the end.",
+        ),
         click.option(
             "--timeout",
             type=click.FloatRange(min=0, min_open=True, max=7 * 24 * 3600),
@@ -187,8 +191,6 @@ def validate_runner(jobs: int | None, executor: str, scheduler: str | None) -> N
     """Exit 2 with one line when --executor and --scheduler do not go together (:func:`options.validate`)."""
     from icl_verify.running import options
 
-    if executor == "dask" and not scheduler:
-        raise InputError("--executor dask needs --scheduler ADDRESS, the address of a Dask scheduler")
     if scheduler is not None and executor != "dask":
         raise InputError("--scheduler is only used with --executor dask")
     try:
@@ -238,6 +240,12 @@ def family_summary(results: Sequence[Result], steps: Sequence[DerivationResult],
     help="Random cases per numeric check.",
 )
 @click.option(
+    "-x",
+    "--exitfirst",
+    is_flag=True,
+    help="Stop at the first claim or derivation not as expected: report what ran, and how many were not run.",
+)
+@click.option(
     "--require-proof",
     is_flag=True,
     help="Exit 1 unless every claim and derivation expected to hold is PROVED (by default VERIFIED is no failure).",
@@ -251,6 +259,7 @@ def command(
     only: tuple[str, ...],
     seed: int,
     max_examples: int,
+    exitfirst: bool,
     require_proof: bool,
     jobs: int | None,
     executor: str,
@@ -307,6 +316,7 @@ def command(
         "max_examples": max_examples,
     }
     options |= {"require_proof": True} if require_proof else {}
+    options |= {"exitfirst": True} if exitfirst else {}
     key = None if store is None else replay.run_key(targets, options)
     if store is not None and key is not None and (kept := replay.served(store, key)) is not None:
         click.echo(colored(kept[0], paint), nl=False, color=paint)
@@ -331,9 +341,10 @@ def command(
             progress=progress_shown(quiet, no_progress),
             timeout=timeout,
             on_result=streamer(use_color(color, sys.stderr)) if lines_streamed(quiet, verbose, no_progress) else None,
+            exitfirst=exitfirst,
         )
         with _prints_to_stderr():
-            steps = [d.check() for d in derivations]
+            steps = _derivations_checked([] if checked.not_run else derivations, exitfirst)
     except KeyboardInterrupt as exc:
         from icl_verify.cli.main import ignore_interruptions, status_after, what_ended
 
@@ -341,6 +352,7 @@ def command(
         click.echo(f"{what_ended(exc)}: every worker stopped; verdicts finished so far are kept in the cache", err=True)
         sys.exit(status_after(exc))
     results = checked.results
+    not_run = (list(checked.not_run), [d.name for d in derivations[len(steps) :]])
 
     def render(cached: frozenset[str]) -> str:
         return _report(
@@ -353,6 +365,7 @@ def command(
             quiet=quiet,
             seed=seed,
             max_examples=max_examples,
+            not_run=not_run,
         )
 
     printed = render(checked.cached)
@@ -364,6 +377,26 @@ def command(
         _keep(store, key, checked, steps, before, status, render)
     click.echo(colored(printed, paint), nl=False, color=paint)
     sys.exit(status)
+
+
+def _derivations_checked(derivations: Sequence[Derivation], exitfirst: bool) -> list[DerivationResult]:
+    """Each derivation checked in turn; with ``exitfirst``, none after the first not as expected."""
+    steps = []
+    for d in derivations:
+        steps.append(d.check())
+        if exitfirst and not steps[-1].as_expected:
+            break
+    return steps
+
+
+def stopped_lines(not_run: tuple[Sequence[str], Sequence[str]]) -> list[str]:
+    """The line ending a run stopped early (``-x``): how many claims and derivations (``not_run``) were not run;
+    none when every one ran."""
+    counts = [(len(not_run[0]), "claim"), (len(not_run[1]), "derivation")]
+    parts = [f"{n} {noun}{'s' if n != 1 else ''}" for n, noun in counts if n]
+    if not parts:
+        return []
+    return [f"stopped early (-x) at the first result not as expected: {' and '.join(parts)} not run"]
 
 
 def _unproved(results: Sequence[Result], steps: Sequence[DerivationResult]) -> list[str]:
@@ -408,20 +441,25 @@ def _report(
     quiet: bool,
     seed: int,
     max_examples: int,
+    not_run: tuple[Sequence[str], Sequence[str]] = ((), ()),
 ) -> str:
     """What ``check`` prints on stdout: the JSON report, one line per family, the tables (``cached``: the claims
-    read from the cache), or with ``quiet`` the ``FAILED`` lines and the summary lines."""
+    read from the cache), or with ``quiet`` the ``FAILED`` lines and the summary lines; after a run stopped early,
+    a line saying how many claims and derivations were ``not_run`` (in the JSON report, their names)."""
     from icl_verify.output import report, strict_json
 
     if as_json:
         record = report.to_json(results, seed=seed, max_examples=max_examples, derivations=steps, cached=cached)
+        record["not_run"] = {"claims": list(not_run[0]), "derivations": list(not_run[1])}
         return strict_json.dumps(record, indent=2) + "\n"
     if summary:
-        return "\n".join(family_summary(results, steps, owners)) + "\n"
+        return "".join(line + "\n" for line in [*family_summary(results, steps, owners), *stopped_lines(not_run)])
     if quiet:
         tallies = [report.summary_line(results)] if results or not steps else []
         tallies += [report.derivations_summary_line(steps)] if steps else []
-        return "".join(line + "\n" for line in [*report.failure_lines(results, steps), *tallies])
+        return "".join(
+            line + "\n" for line in [*report.failure_lines(results, steps), *tallies, *stopped_lines(not_run)]
+        )
     tables = [report.table(results, cached=cached)] if results or not steps else []
     tables += [report.derivations_table(steps)] if steps else []
-    return "".join(table + "\n" for table in tables)
+    return "".join(table + "\n" for table in [*tables, *stopped_lines(not_run)])

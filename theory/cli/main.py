@@ -51,7 +51,7 @@ COMMANDS = {
     "check": "Check claims and derivations, and report their verdicts.",
     "docs": "Generate the derivation documents, or report which are stale.",
     "kinetics": "Simulate the reduced model and compare its (w, β) trajectory with the ODE.",
-    "list": "List the built-in claims with their family and source.",
+    "list": "List the built-in claims, then the built-in derivations, with their family and source.",
     "raw": "Compile a RAW program to transformer weights, run it and compare.",
     "scaling": "Measure the memorization exponent ν and predict K*(N).",
     "train": "Meta-train LSA on linear regression and compare it with GD.",

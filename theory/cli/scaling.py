@@ -4,7 +4,7 @@ The sweep resumes from its results file (``--out-file``, default ``scaling-<pres
 after an interruption skips the finished jobs. ``--out-file`` must be writable and, if it exists, a results
 file (checked before any computation; nothing else is ever overwritten). Ctrl-C stops the sweep within
 a few seconds, keeps every finished job and exits with status 130. ``--executor dask --scheduler ADDR`` runs the jobs on
-a Dask cluster (optional extra). ``--figures DIR`` writes two PNG files there, never over a file this
+a Dask cluster (optional extra); ``--executor dask`` alone, on a local one of ``--jobs`` workers. ``--figures DIR`` writes two PNG files there, never over a file this
 command did not write (recognised by the PNG text chunk :data:`FIGURE_SOFTWARE`). Exit status 0 when
 every claim of the report has its expected verdict, 1 when one does not, 2 for bad options.
 """
@@ -39,9 +39,8 @@ FIGURE_SOFTWARE = "icl-verify scaling"
 
 
 def _check_executor_options(kind: str, scheduler: str | None) -> None:
-    """--scheduler goes with --executor dask, and only with it, and must answer."""
-    if kind == "dask" and not scheduler:
-        raise click.UsageError("--executor dask needs --scheduler ADDRESS")
+    """--scheduler goes with --executor dask, and only with it, and must answer (without it, dask is a local
+    cluster)."""
     if kind != "dask" and scheduler:
         raise click.UsageError("--scheduler is only used with --executor dask")
     if scheduler:
@@ -54,7 +53,7 @@ def _executor(kind: str, scheduler: str | None, workers: int | None) -> Iterator
 
     if kind == "dask":
         try:
-            with sweep.dask_executor(scheduler) as ex:
+            with sweep.dask_executor(scheduler, workers) as ex:
                 yield ex
         except InvalidArgument as exc:
             raise click.UsageError(str(exc)) from None
@@ -236,8 +235,12 @@ def _check_results_file(path: Path) -> None:
 @click.command("scaling")
 @click.option("--preset", type=click.Choice(PRESET_NAMES), default="quick", show_default=True)
 @click.option("--executor", "kind", type=click.Choice(["local", "dask"]), default="local", show_default=True)
-@click.option("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786 (with --executor dask).")
-@jobs_option("Local worker processes  [default: every core].")
+@click.option(
+    "--scheduler",
+    default=None,
+    help="Dask scheduler address, e.g. tcp://host:8786 (with --executor dask; none: a local cluster of --jobs workers).",
+)
+@jobs_option("Local worker processes, or a local Dask cluster's  [default: every core].")
 @click.option("--workers", "workers", type=count(1, MAX_JOBS), default=None, hidden=True)  # deprecated: --jobs
 @click.option(
     "--backend",

@@ -29,6 +29,7 @@ from icl_verify.core.checks.base import Check, Found, guarded
 from icl_verify.core.checks.explicit import Explicit
 from icl_verify.core.checks.numeric import Numeric
 from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Residual, Status
+from icl_verify.core.tracebacks import defined_at
 from icl_verify.core.verdicts import Verdict
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.checks import seed_value
@@ -109,6 +110,9 @@ class Claim:
     variant): its expected verdict is ``REFUTED`` and the report says "refuted, as expected".
     It needs ``corrected``: a :class:`Corrected` form (the control of its refutation) or a
     :class:`NoControl` reason.
+
+    ``defined_at`` is the ``file:line`` where the claim was made (found when it is made: the first frame of the
+    calling stack in the user's code), which a report of its ERROR names.
     """
 
     name: str
@@ -122,10 +126,13 @@ class Claim:
     assumptions: tuple[str, ...] = ()  # e.g. ("isotropic inputs", "W0 = 0"), for the claims ledger
     builds_on: tuple[str, ...] = ()  # names of the claims this one relies on, for the claims ledger
     expect: Verdict | None = None  # a true claim's expected verdict (PROVED or VERIFIED); None: derived from its checks
+    defined_at: str = field(default="", compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):
             raise InvalidArgument("name must be a non-empty string")
+        if not self.defined_at:
+            object.__setattr__(self, "defined_at", defined_at())
         checks = self.checks
         if not isinstance(checks, (tuple, list)) or not checks or not all(isinstance(c, Check) for c in checks):
             raise InvalidArgument(f"claim {self.name!r}: checks must be a non-empty tuple of checks, got {checks!r}")
@@ -237,6 +244,13 @@ class Result:
         unproved = self.verdict is Verdict.VERIFIED and any(c.proves for c in self.claim.checks)
         return f"{line} — no proof found for every size" if unproved and self.as_expected else line
 
+    @property
+    def traceback(self) -> str | None:
+        """The tracebacks of the checks that crashed (their last frames in the user's code; each one once), else
+        None."""
+        found = dict.fromkeys(e.traceback for e in self.evidence if e.traceback)
+        return "\n".join(found) if found else None
+
     def _repr_markdown_(self) -> str | None:
         return display.markdown(self)
 
@@ -245,6 +259,7 @@ class Result:
         c = self.claim
         return {
             "name": c.name,
+            "defined_at": c.defined_at,
             "family": c.family,
             "source": c.source,
             "statement": c.statement,

@@ -12,8 +12,8 @@ from enum import StrEnum
 from typing import Any
 
 import numpy as np
-import sympy as sp
 
+from icl_verify.maths import symbolic
 from icl_verify.maths.symbolic import simplified
 
 
@@ -91,7 +91,7 @@ class Residual:
             expr = simplified(residual[0] if isinstance(residual, (list, tuple)) else residual)
         text = f"({', '.join(map(str, expr))})" if isinstance(expr, tuple) else str(expr)
         truncated = len(text) > MAX_RESIDUAL_CHARS
-        latex = "" if truncated else sp.latex(expr)
+        latex = "" if truncated else symbolic.latex(expr)
         return cls(text[:MAX_RESIDUAL_CHARS] if truncated else text, latex, _none_or_dict(sizes), truncated)
 
     def to_dict(self) -> dict[str, Any]:
@@ -116,7 +116,8 @@ class Evidence:
 
     ``kind`` is a :class:`Kind` value or the kind of a user's own check. A check's status is a
     :class:`Status`; a ``control`` row's status is a :class:`ControlStatus`. ``residual`` is the
-    simplified lhs − rhs of a symbolic or explicit check that did not reduce to zero.
+    simplified lhs − rhs of a symbolic or explicit check that did not reduce to zero. ``traceback`` is that of
+    a check that crashed, its last frames in the user's code (:func:`icl_verify.core.tracebacks.user_traceback`).
     """
 
     kind: str
@@ -125,6 +126,7 @@ class Evidence:
     seconds: float
     counterexample: dict[str, Any] | None = None
     residual: Residual | None = None
+    traceback: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -134,6 +136,7 @@ class Evidence:
             "seconds": round(self.seconds, 4),
             "counterexample": self.counterexample,
             "residual": None if self.residual is None else self.residual.to_dict(),
+            "traceback": self.traceback,
         }
 
 

@@ -26,6 +26,7 @@ from sympy.matrices.expressions import (
     block_collapse,
 )
 from sympy.matrices.expressions.matexpr import MatrixElement
+from sympy.printing.latex import LatexPrinter
 
 from icl_verify.maths.identities import Unsupported, expanded
 
@@ -204,6 +205,22 @@ def _simplified_scalar(expr: sp.Expr) -> sp.Expr:
     """Simplified, common factors pulled out, integer-valued floats (from float weights) as integers."""
     whole = {f: sp.Integer(int(f)) for f in expr.atoms(sp.Float) if float(f).is_integer()}
     return sp.factor_terms(sp.simplify(expr.xreplace(whole)))
+
+
+class _Printer(LatexPrinter):
+    """SymPy's LaTeX, with an entry of a matrix whose name has a subscript in parentheses: ``(W_{0})_{0,1}``, not
+    ``{W_{0}}_{0,1}``, which typesets as the double subscript ``W_{00,1}``."""
+
+    def _print_MatrixElement(self, expr: MatrixElement) -> str:
+        parent = self._print(expr.parent)
+        if "_" in parent:
+            parent = rf"\left({parent}\right)"
+        return f"{{{parent}}}_{{{self._print(expr.i)},{self._print(expr.j)}}}"
+
+
+def latex(expr: Any) -> str:
+    """``expr`` in LaTeX as SymPy writes it, with entries of subscripted matrices readable (:class:`_Printer`)."""
+    return _Printer().doprint(expr)
 
 
 def describe_sizes(sizes: Iterable[Mapping[str, int]]) -> str:

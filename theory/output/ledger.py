@@ -43,10 +43,14 @@ UNDERMINED_LABEL = "builds on a failed claim"
 GRAPH_FILE = "figures/ledger.svg"
 """Where the graph is written, relative to the ledger page."""
 
-BOX = (1.5, 0.36)  # a claim's box, inches (width, height)
-GAP = (0.5, 0.08)  # between columns, between rows
-TITLE = 0.28  # a band's title line
+BOX = (2.1, 0.5)  # a claim's box, inches (width, height): three lines of LABEL_FONT
+GAP = (0.5, 0.1)  # between columns, between rows
+TITLE = 0.36  # a band's title line
 MARGIN = 0.2
+LABEL_FONT = 8.0
+"""Points of a claim's name in its box: the page shows the graph at its own size (scrolling sideways in its box,
+never scaled to the column), where 8 pt is about 10.7 CSS pixels — as legible as the page's small print."""
+TITLE_FONT = 9.5
 
 
 @dataclass(frozen=True)
@@ -98,9 +102,9 @@ def layout(groups: Mapping[str, Sequence[Result]]) -> Layout:
 
 
 def graph_digest(groups: Mapping[str, Sequence[Result]]) -> str:
-    """sha256 of the :func:`layout`: written in the ledger page, so the page changes — and its graph is drawn
-    again — whenever a box, its colour or an arrow would."""
-    return hashlib.sha256(repr(layout(groups)).encode()).hexdigest()
+    """sha256 of the :func:`layout` and the sizes it is drawn at: written in the ledger page, so the page changes —
+    and its graph is drawn again — whenever a box, its colour, an arrow or the lettering would."""
+    return hashlib.sha256(repr((layout(groups), BOX, GAP, TITLE, LABEL_FONT, TITLE_FONT)).encode()).hexdigest()
 
 
 def _label(name: str) -> str:
@@ -136,11 +140,13 @@ def graph_svg(groups: Mapping[str, Sequence[Result]]) -> bytes:
         ax.set_ylim(height, 0)
         ax.set_axis_off()
         for band, title in enumerate(plan.titles):
-            ax.text(MARGIN, tops[band] - 0.06, textwrap.shorten(title, 150), fontsize=7, weight="bold", va="bottom")
+            ax.text(
+                MARGIN, tops[band] - 0.06, textwrap.shorten(title, 150), fontsize=TITLE_FONT, weight="bold", va="bottom"
+            )
         for a, b in plan.edges:
             (xa, ya), (xb, yb) = centre[a], centre[b]
             arrow = FancyArrowPatch(
-                (xa + BOX[0], ya), (xb, yb), arrowstyle="-|>", mutation_scale=7, lw=0.6, color="#607d8b", zorder=1
+                (xa + BOX[0], ya), (xb, yb), arrowstyle="-|>", mutation_scale=9, lw=0.7, color="#607d8b", zorder=1
             )
             ax.add_patch(arrow)
         for n in plan.nodes:
@@ -160,7 +166,9 @@ def graph_svg(groups: Mapping[str, Sequence[Result]]) -> bytes:
             box.set_gid(f"claim:{n.name}")
             ax.add_patch(box)
             label = _label(n.name) + (" !" if n.failed else "")
-            ax.text(x + 0.06, yc, label, fontsize=5.5, color=ink, va="center", ha="left", zorder=3, linespacing=1.1)
+            ax.text(
+                x + 0.07, yc, label, fontsize=LABEL_FONT, color=ink, va="center", ha="left", zorder=3, linespacing=1.1
+            )
         buffer = io.BytesIO()
         fig.savefig(buffer, format="svg", metadata=METADATA["svg"])
     return buffer.getvalue()
@@ -202,8 +210,12 @@ def document(groups: Mapping[str, Sequence[Result]], note: str) -> str:
         f"{UNDERMINED_LABEL}, directly or through others — a claim expected to hold that was refuted, left "
         "unproven or errored: its own checks may pass, but the argument it rests on does not stand.",
         "",
+        '<div class="ledger-graph" markdown>',
+        "",
         f"[![The claims ledger: one box per claim, coloured by verdict, with arrows to the claims that build on it]"
         f"({GRAPH_FILE})]({GRAPH_FILE})",
+        "",
+        "</div>",
         "",
         f"<!-- graph sha256: {graph_digest(groups)} -->",
         "",

@@ -392,6 +392,9 @@ def result_markdown(result: Result, level: int = 3, corrected: Claim | None = No
     for extra in (counterexample_markdown(result.counterexample), residual_markdown(result.residual)):
         if extra:
             lines += ["", extra]
+    if result.traceback:
+        where = f" (claim defined at `{result.claim.defined_at}`)" if result.claim.defined_at else ""
+        lines += ["", f"**Traceback**{where}:", "", "```text", result.traceback, "```"]
     if corrected is not None:
         lines += ["", f"**Corrected form** (`{corrected.name}`):", "", math_block(corrected.statement)]
     return "\n".join(lines)

@@ -14,6 +14,7 @@ from icl_verify.core.claims import Claim, Result
 from icl_verify.core.derivation import DerivationResult
 from icl_verify.core.evidence import MAX_RESIDUAL_CHARS, Kind, StepStatus
 from icl_verify.core.ledger import undermined
+from icl_verify.core.verdicts import Verdict
 from icl_verify.output import ledger, render, strict_json
 from icl_verify.running import registry, runner
 from icl_verify.running.verdict_cache import VerdictCache
@@ -58,9 +59,26 @@ def _residual_lines(result: Result) -> list[str]:
     return [f"    lhs − rhs ({where}): {res.text}{note}"]
 
 
+def _evidence_lines(result: Result) -> list[str]:
+    """Every evidence row; for an ERROR, first where the claim was made (``file:line``), and beneath each row of a
+    check that crashed its traceback (one already shown for this claim is not repeated)."""
+    error = result.verdict is Verdict.ERROR
+    lines = [f"    claim defined at {result.claim.defined_at}"] if error and result.claim.defined_at else []
+    shown: set[str] = set()
+    for e in result.evidence:
+        lines.append(f"    {e.kind:<9} {e.status:<10} {e.detail}")
+        if e.traceback and e.traceback in shown:
+            lines.append("      (the same traceback as above)")
+        elif e.traceback:
+            lines.extend(f"      {line}" for line in e.traceback.splitlines())
+            shown.add(e.traceback)
+    return lines
+
+
 def table(results: Sequence[Result], cached: Collection[str] = frozenset()) -> str:
     """A plain-text report: one row per claim, every evidence row beneath (controls and errors included),
-    then the counterexample and the simplified lhs − rhs of a refutation.
+    then for an ERROR where the claim was made and the traceback of what crashed, and the counterexample and the
+    simplified lhs − rhs of a refutation.
 
     Rows of the results named in ``cached`` (read from the verdict cache) end with :data:`CACHED_MARK`.
     """
@@ -70,8 +88,7 @@ def table(results: Sequence[Result], cached: Collection[str] = frozenset()) -> s
         mark = " " if r.as_expected else "!"
         row = f"{r.claim.name:<{width}}  {r.verdict.value:<9}  {mark}{r.summary:<27}  {r.claim.source}"
         lines.append(row + (f"  {CACHED_MARK}" if r.claim.name in cached else ""))
-        for e in r.evidence:
-            lines.append(f"    {e.kind:<9} {e.status:<10} {e.detail}")
+        lines.extend(_evidence_lines(r))
         lines.extend(_counterexample_lines(r))
         lines.extend(_residual_lines(r))
     lines.extend(ledger.report_lines(results))

@@ -1,6 +1,6 @@
-"""The built-in claims as ``icl-verify list`` shows them, kept in the cache until the package changes.
+"""The built-in claims and derivations as ``icl-verify list`` shows them, kept in the cache until the package changes.
 
-Listing the claims means importing every family, since the families define them, and that loads SymPy and
+Listing them means importing every family, since the families define them, and that loads SymPy and
 SciPy: seconds. The list is kept in the user's cache folder (:class:`~icl_verify.running.store.Store`,
 authenticated like a verdict), keyed by the digest of every source file of the installed package, so an
 edit of any of them — a new claim, a renamed one — lists afresh. Reading it loads neither SymPy nor SciPy
@@ -22,7 +22,8 @@ from icl_verify.running.store import Store
 
 SUFFIX = ".claims"
 FIELDS = {"name": str, "family": str, "source": str, "holds": bool}
-"""Each listed claim's fields and their types."""
+"""Each listed claim's and derivation's fields and their types."""
+SECTIONS = ("claims", "derivations")
 
 
 def package_roots() -> list[Path]:
@@ -42,21 +43,27 @@ def package_digest(roots: list[Path]) -> str:
     return digest.hexdigest()
 
 
-def _valid(body: dict[str, Any] | None) -> list[dict[str, Any]] | None:
-    rows = (body or {}).get("claims")
-    if not isinstance(rows, list):
-        return None
-    good = all(
+def _valid_rows(rows: object) -> bool:
+    return isinstance(rows, list) and all(
         isinstance(row, dict) and row.keys() == FIELDS.keys() and all(type(row[k]) is t for k, t in FIELDS.items())
         for row in rows
     )
-    return rows if good else None
 
 
-def builtin_claims_listed(folder: str | Path | None = None) -> list[dict[str, Any]]:
-    """Name, family, source and whether it holds, of every built-in claim in the registry's order: from the
-    cache in ``folder`` (default: the verdict cache's) while the package is unchanged, else from the families
-    (then stored). A folder that cannot be used safely is passed over: the list is the same either way."""
+def _valid(body: dict[str, Any] | None) -> dict[str, list[dict[str, Any]]] | None:
+    body = body or {}
+    return body if body.keys() == set(SECTIONS) and all(_valid_rows(body[s]) for s in SECTIONS) else None
+
+
+def _row(item: Any, family: str) -> dict[str, Any]:
+    return {"name": item.name, "family": family, "source": item.source, "holds": item.holds}
+
+
+def builtin_listed(folder: str | Path | None = None) -> dict[str, list[dict[str, Any]]]:
+    """``{"claims": [...], "derivations": [...]}``: name, family, source and whether it holds, of every built-in
+    claim and derivation in the registry's order: from the cache in ``folder`` (default: the verdict cache's) while
+    the package is unchanged, else from the families (then stored). A folder that cannot be used safely is passed
+    over: the list is the same either way."""
     try:
         store: Store | None = Store(folder)
     except InvalidArgument:
@@ -67,10 +74,11 @@ def builtin_claims_listed(folder: str | Path | None = None) -> list[dict[str, An
         return cached
     from icl_verify.running import registry  # imports every family: the claims are defined there
 
-    rows = [
-        {"name": c.name, "family": c.family, "source": c.source, "holds": c.holds} for c in registry.builtin_claims()
-    ]
+    rows = {
+        "claims": [_row(c, c.family) for c in registry.builtin_claims()],
+        "derivations": [_row(d, fam.name) for fam in registry.families() for d in fam.derivations],
+    }
     if store:
         with contextlib.suppress(OSError):  # a full disk: listed again next time
-            store.store(key, {"claims": rows}, SUFFIX)
+            store.store(key, rows, SUFFIX)
     return rows

@@ -21,11 +21,10 @@ on a machine ten times slower none comes near it."""
 
 
 def validate(jobs: int | None, executor: str, scheduler: str | None) -> int:
-    """The number of workers; :class:`InvalidArgument` naming the argument when the three do not go together."""
+    """The number of workers; :class:`InvalidArgument` naming the argument when the three do not go together
+    (``executor`` "dask" without a ``scheduler`` starts a local cluster of that many workers)."""
     if executor not in EXECUTORS:
         raise InvalidArgument(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
-    if executor == "dask" and not scheduler:
-        raise InvalidArgument("executor 'dask' needs scheduler, the address of a Dask scheduler")
     if executor == "dask" and importlib.util.find_spec("distributed") is None:
         raise InvalidArgument("executor 'dask' needs the optional extra: pip install \"icl-verify[dask]\"")
     if scheduler is not None and executor != "dask":

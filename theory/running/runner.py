@@ -68,11 +68,17 @@ _STATIC_COST = {
 @dataclass(frozen=True)
 class Checked:
     """The results in the order the claims were given, the names of those read from the cache, and what they
-    all depend on together when every one of them is in the cache now (else None: the next run checks again)."""
+    all depend on together when every one of them is in the cache now (else None: the next run checks again);
+    after a run stopped at its first failure (``exitfirst``), the names of the claims not run, in order."""
 
     results: list[Result]
     cached: frozenset[str]
     depends: Depends | None = None
+    not_run: tuple[str, ...] = ()
+
+
+class _StopEarly(Exception):
+    """Raised out of the workers' loop at the first claim not as expected, when the run is to stop there."""
 
 
 @dataclass(frozen=True)
@@ -93,13 +99,14 @@ class NotFoundInWorker(LookupError):
     """The worker's registry has no claim of that name (e.g. a family added to the search path at run time)."""
 
 
-def check_one(claim: Claim, seed: int, max_examples: int) -> Outcome:
-    """Check ``claim`` in this process (no protection from its exits: the test suite's shared results), with
-    what it was seen to depend on (:class:`~icl_verify.running.depends.Depends`) when its origin is known:
-    its origin's files, and those of the modules loaded during the check."""
+def check_one(claim: Claim, seed: int, max_examples: int, origin: str | None = None) -> Outcome:
+    """Check ``claim`` in this process (no protection from its exits: the test suite's shared results, the pytest
+    plugin), with what it was seen to depend on (:class:`~icl_verify.running.depends.Depends`) when its origin is
+    known (a built-in claim's family, or the file ``origin``): its origin's files, and those of the modules loaded
+    during the check."""
     before = frozenset(sys.modules)
     outcome = workers.check_one(claim, seed, max_examples).vetted(claim)
-    where = claim_origins([claim], {}).get(claim.name)
+    where = claim_origins([claim], {claim.name: origin} if origin else {}).get(claim.name)
     if where is None:
         return outcome
     files, distributions = loaded_since(before)
@@ -181,16 +188,21 @@ def check_claims(
     extras: Sequence[Extra] = (),
     timeout: float | None = DEFAULT_TIMEOUT,
     on_result: Callable[[Result], None] | None = None,
+    exitfirst: bool = False,
 ) -> Checked:
     """Check ``claims`` (built-in ones, or from the user's ``files``) and return their results in order.
 
     The claims not in ``cache`` (None: no cache) are checked in worker processes, longest first by
     the durations the cache recorded: ``jobs`` of them (default: one for small work, else
     :func:`default_jobs`; :func:`workers_for`), each claim within ``timeout`` seconds (None: no
-    limit). ``on_result(result)`` is called as each claim checked completes (not for those read
-    from the cache). ERROR verdicts are never stored: they are checked again next time, and so is a
+    limit), or on the Dask cluster at ``scheduler`` with ``executor`` "dask" (None: a local cluster of
+    ``jobs`` workers, started and closed here). ``on_result(result)`` is called as each claim checked
+    completes (not for those read from the cache). ERROR verdicts are never stored: they are checked again next time, and so is a
     claim of unknown origin (made at run time: what it depends on is not known). The workers also
     run ``extras`` (:class:`Extra`).
+
+    With ``exitfirst`` the run stops at the first claim not as expected (a cached one stops it before any
+    check): the claims pending are cancelled, the workers ended, and :attr:`Checked.not_run` names them.
     """
     validate(jobs, executor, scheduler)
     validate_timeout(timeout)
@@ -222,19 +234,28 @@ def check_claims(
         bar.update(1)
         if on_result is not None:
             on_result(outcome.result(by_name[name]))
+        if exitfirst and not outcome.result(by_name[name]).as_expected:
+            raise _StopEarly
 
     tqdm.monitor_interval = 0  # no monitor thread: workers are forked while the bar is shown
-    with tqdm(
-        total=len(claims), initial=len(cached), desc="checking", unit="claim", file=sys.stderr, disable=not progress
-    ) as bar:
+    failed_before = exitfirst and any(not outcomes[n].result(by_name[n]).as_expected for n in cached)
+    with (
+        tqdm(
+            total=len(claims), initial=len(cached), desc="checking", unit="claim", file=sys.stderr, disable=not progress
+        ) as bar,
+        contextlib.suppress(_StopEarly),
+    ):
+        if failed_before:
+            raise _StopEarly
         configs = [
             Job([c.name for c in job], origin.get(job[0].name), seed, max_examples, static=_only(static, job))
             for job in todo
         ]
         configs = _with_extras(configs, todo, extras)
         if executor == "dask" and configs:
-            with sweep.dask_executor(scheduler) as ex:  # type: ignore[arg-type]
-                unknown = _on_dask(configs, ex, min(validate(jobs, executor, scheduler), len(configs)), bar, finish)
+            size = validate(jobs, executor, scheduler)  # a local cluster (no scheduler) has that many workers
+            with sweep.dask_executor(scheduler, size) as ex:
+                unknown = _on_dask(configs, ex, min(size, len(configs)), bar, finish)
             configs = [c for c in configs if set(c.names) & unknown]
         if configs:
             _local(configs, workers_for(jobs, todo, recorded), timeout, bar, finish, by_name)
@@ -242,7 +263,9 @@ def check_claims(
     if cache is not None and timed:
         cache.record_costs(timed)
     outcomes.update(fresh)
-    return Checked([outcomes[c.name].result(c) for c in claims], cached, _all_kept(outcomes, keys))
+    not_run = tuple(c.name for c in claims if c.name not in outcomes)
+    kept = None if not_run else _all_kept(outcomes, keys)
+    return Checked([outcomes[c.name].result(c) for c in claims if c.name in outcomes], cached, kept, not_run)
 
 
 def _all_kept(outcomes: Mapping[str, Outcome], keys: Mapping[str, str]) -> Depends | None:
@@ -359,22 +382,27 @@ def _on_dask(
     queue = list(configs)
     running: dict[Future, Job] = {}
     unknown: set[str] = set()
-    while queue or running:
-        while queue and len(running) < jobs:
-            job = queue.pop(0)
-            config = {"names": job.names, "file": job.file, "seed": job.seed, "max_examples": job.max_examples}
-            running[ex.submit(check_job, config | {"static": job.static, "extras": job.extras})] = job
-        finished, _ = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
-        for fut in finished:
-            job = running.pop(fut)
-            if isinstance(fut.exception(), NotFoundInWorker):
-                unknown.update(job.names)
-                continue
-            try:
-                results = fut.result()
-            except Exception as exc:
-                detail = f"the worker failed: {type(exc).__name__}: {exc}"
-                results = dict.fromkeys(job.names, error(detail, job.seed, job.max_examples))
-            for name, outcome in results.items():
-                finish(name, outcome)
+    try:
+        while queue or running:
+            while queue and len(running) < jobs:
+                job = queue.pop(0)
+                config = {"names": job.names, "file": job.file, "seed": job.seed, "max_examples": job.max_examples}
+                running[ex.submit(check_job, config | {"static": job.static, "extras": job.extras})] = job
+            finished, _ = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                job = running.pop(fut)
+                if isinstance(fut.exception(), NotFoundInWorker):
+                    unknown.update(job.names)
+                    continue
+                try:
+                    results = fut.result()
+                except Exception as exc:
+                    detail = f"the worker failed: {type(exc).__name__}: {exc}"
+                    results = dict.fromkeys(job.names, error(detail, job.seed, job.max_examples))
+                for name, outcome in results.items():
+                    finish(name, outcome)
+    except BaseException:  # the run stops (at a failure, with exitfirst): what is still on the cluster is cancelled
+        for fut in running:
+            fut.cancel()
+        raise
     return unknown

@@ -53,6 +53,7 @@ from typing import Any, NoReturn
 
 from icl_verify.core.claims import Claim, check
 from icl_verify.core.evidence import Evidence, Kind, Status
+from icl_verify.core.tracebacks import user_traceback
 from icl_verify.core.verdicts import Verdict
 from icl_verify.numerics.shared.threads import blas_threads
 from icl_verify.running import registry
@@ -81,9 +82,12 @@ class Job:
     static: Mapping[str, Sequence[str]] | None = None
 
 
-def error(detail: str, seed: int, max_examples: int) -> Outcome:
-    """An ERROR outcome whose one evidence row (kind ``worker``) says what went wrong."""
-    return Outcome(Verdict.ERROR, (Evidence(Kind.WORKER, Status.ERROR, detail, 0.0),), seed, max_examples, 0.0)
+def error(detail: str, seed: int, max_examples: int, crash: BaseException | None = None) -> Outcome:
+    """An ERROR outcome whose one evidence row (kind ``worker``) says what went wrong (with the traceback of
+    ``crash``, when it was raised)."""
+    trace = None if crash is None else user_traceback(crash)
+    row = Evidence(Kind.WORKER, Status.ERROR, detail, 0.0, traceback=trace)
+    return Outcome(Verdict.ERROR, (row,), seed, max_examples, 0.0)
 
 
 def loaded_family(file: str) -> registry.Family:
@@ -121,11 +125,11 @@ def guarded_check(claim: Claim, seed: int, max_examples: int) -> Outcome:
     try:
         return check_one(claim, seed, max_examples)
     except SystemExit as exc:
-        return error(f"the check exited with status {_exit_status(exc.code)} while running", seed, max_examples)
-    except KeyboardInterrupt:
-        return error("the check raised KeyboardInterrupt while running", seed, max_examples)
+        return error(f"the check exited with status {_exit_status(exc.code)} while running", seed, max_examples, exc)
+    except KeyboardInterrupt as exc:
+        return error("the check raised KeyboardInterrupt while running", seed, max_examples, exc)
     except BaseException as exc:  # anything else a check lets out is its ERROR, never the end of the run
-        return error(f"the check raised {type(exc).__name__}: {exc}", seed, max_examples)
+        return error(f"the check raised {type(exc).__name__}: {exc}", seed, max_examples, exc)
 
 
 def checked(name: str, job: Job, baseline: frozenset[str]) -> Outcome:

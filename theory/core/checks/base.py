@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from icl_verify.core.evidence import Evidence, Status
+from icl_verify.core.tracebacks import user_traceback
 from icl_verify.maths.scalars import scalar_of
 
 
@@ -51,12 +52,14 @@ class Check(ABC):
 
 
 def guarded(kind: str, run: Callable[[], Found]) -> Found:
-    """Run a check or a control; a crash becomes ``error`` evidence (with no control), never a pass."""
+    """Run a check or a control; a crash becomes ``error`` evidence (with no control, with its traceback), never a
+    pass."""
     t0 = time.perf_counter()
     try:
         return run()
     except Exception as exc:  # a crashing check is evidence of nothing: report it, never pass it
-        return Found(Evidence(kind, Status.ERROR, f"{type(exc).__name__}: {exc}", time.perf_counter() - t0))
+        detail = f"{type(exc).__name__}: {exc}"
+        return Found(Evidence(kind, Status.ERROR, detail, time.perf_counter() - t0, traceback=user_traceback(exc)))
 
 
 def parts(value: Any) -> list[Any]:

@@ -18,6 +18,7 @@ from sympy.matrices.exceptions import NonInvertibleMatrixError
 
 from icl_verify.core.checks.base import Check, Found, short
 from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, counterexample
+from icl_verify.core.tracebacks import user_traceback
 from icl_verify.errors import IclVerifyError, InvalidArgument
 from icl_verify.maths.exact import nonzero
 from icl_verify.maths.strategies import source_independent_draws
@@ -386,7 +387,8 @@ class Numeric(Check):
             return Found(self._passed(seed, seen, tally, time.perf_counter() - t0))
         except _BrokenCase as broken:
             detail = f"{_describe(broken.error)} in case {len(seen)} at sizes {_sizes_of(broken.case)} (seed {seed})"
-            return Found(Evidence(self.kind, Status.ERROR, detail, time.perf_counter() - t0))
+            crash = None if isinstance(broken.error, MalformedComparison) else user_traceback(broken.error)
+            return Found(Evidence(self.kind, Status.ERROR, detail, time.perf_counter() - t0, traceback=crash))
         return Found(self._refuted(case, seed, tally, time.perf_counter() - t0), case)
 
     def _passed(self, seed: int, seen: list[dict[str, int]], tally: _Tally, seconds: float) -> Evidence:
