@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar
 
 import sympy as sp
@@ -29,7 +30,24 @@ def _has_matrices(residual: Any) -> bool:
 
 
 def decision(residual: Any, seed: int) -> Decision:
-    """SymPy's own reduction first, then a definite non-zero value, then the decision procedure for matrices."""
+    """SymPy's own reduction first, then a definite non-zero value, then the decision procedure for matrices.
+
+    Decisions are remembered for the process (a claim's own): a statement with an spd matrix decides its
+    residual once to choose its form, and its symbolic check asks again.
+    """
+    try:
+        hash(residual)
+    except TypeError:  # a mutable explicit matrix
+        return _decision(residual, seed)
+    return _remembered(residual, seed)
+
+
+@lru_cache(maxsize=128)
+def _remembered(residual: Any, seed: int) -> Decision:
+    return _decision(residual, seed)
+
+
+def _decision(residual: Any, seed: int) -> Decision:
     answer = is_zero(residual)
     if answer is True:
         return Decision(True, REDUCED)
