@@ -69,6 +69,21 @@ def test_a_cache_folder_that_cannot_hold_a_cache_is_one_line_exit_2(where, reaso
     assert a_file.read_text() == "my notes\n"
 
 
+def test_an_empty_cache_folder_or_one_under_proc_through_a_link_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # '' and /proc/self/cwd both lead here
+    assert "an empty path" in _refused([*CHECK, "--cache-dir", ""], names="--cache-dir")
+    line = _refused(CHECK, env={ENV_VAR: "/proc/self/cwd"}, names=f"${ENV_VAR}")
+    assert "under /proc" in line
+    assert list(tmp_path.iterdir()) == []  # no secret, no entry in the working folder
+
+
+def test_docs_out_empty_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.py").write_text("X = 1\n")
+    assert "an empty path" in _refused(["docs", "mine.py", "--out", ""], names="--out")
+    assert [p.name for p in tmp_path.iterdir()] == ["mine.py"]
+
+
 def test_docs_refuses_a_cache_folder_that_is_a_file_too(a_file, tmp_path):
     line = _refused(["docs", "--out", str(tmp_path / "out"), "--cache-dir", str(a_file)], names="--cache-dir")
     assert "is a file" in line and not (tmp_path / "out").exists()

@@ -54,7 +54,7 @@ from icl_verify.core.claims import Claim, Result
 from icl_verify.core.evidence import Evidence, Kind, Residual, Status
 from icl_verify.core.verdicts import Verdict
 from icl_verify.running.depends import Depends
-from icl_verify.running.store import Store, atomic_write, keyed
+from icl_verify.running.store import Store, keyed, read_entry
 
 LIBRARIES = ("sympy", "numpy", "scipy", "hypothesis")
 _COSTS = "costs.json"
@@ -215,8 +215,8 @@ class VerdictCache(Store):
     def costs(self) -> dict[str, float]:
         """The last recorded duration of each claim, by name (empty when none was recorded)."""
         try:
-            costs = json.loads((self.folder / _COSTS).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            costs = json.loads(read_entry(self.folder / _COSTS) or b"")
+        except ValueError:
             return {}
         if not isinstance(costs, dict):
             return {}
@@ -224,4 +224,4 @@ class VerdictCache(Store):
 
     def record_costs(self, seconds: Mapping[str, float]) -> None:
         """Merge the durations just measured into the recorded ones."""
-        atomic_write(self.folder / _COSTS, json.dumps({**self.costs(), **seconds}, sort_keys=True).encode())
+        self.write(self.folder / _COSTS, json.dumps({**self.costs(), **seconds}, sort_keys=True).encode())
