@@ -17,6 +17,17 @@ TUTORIAL = Path(__file__).resolve().parents[1] / "docs" / "tutorial.md"
 BLOCK = re.compile(r"```(python|console)\n(.*?)```", re.S)
 
 
+REJECTED = re.compile(r"\b\d+ draw\(s\) outside the domain rejected")
+
+
+def _release_independent(lines: list[str]) -> list[str]:
+    """``lines`` with the number of draws a numeric check rejected left out: which values Hypothesis draws at a
+    seed changes with its release (at seed 0 the ridge claim below rejects 5 singular draws under Hypothesis 6.90,
+    4 under 6.170), so the count is Hypothesis's, not the claim's; the verdicts and the rest of each line are
+    compared as printed."""
+    return [REJECTED.sub("N draw(s) outside the domain rejected", line) for line in lines]
+
+
 def _run_console(block: str, cwd: Path) -> None:
     """Run a console block's command: an ``icl-verify`` command must print exactly the lines shown (its stdout);
     another (pytest, whose output holds timings) must print each line shown."""
@@ -25,7 +36,8 @@ def _run_console(block: str, cwd: Path) -> None:
     if command[0] == "icl-verify":
         result = CliRunner().invoke(main, command[1:])
         assert result.exit_code == 0, result.output
-        assert result.stdout.splitlines() == expected, f"{lines[0]!r} printed:\n{result.stdout}"
+        printed = _release_independent(result.stdout.splitlines())
+        assert printed == _release_independent(expected), f"{lines[0]!r} printed:\n{result.stdout}"
         return
     env = {**os.environ, "PYTHONPATH": str(cwd)}
     proc = subprocess.run([sys.executable, *command[1:]], cwd=cwd, capture_output=True, text=True, env=env)

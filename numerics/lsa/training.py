@@ -328,9 +328,15 @@ def run_steps(
         if step == check_at and _loss_ratio(losses[:step]) >= config.escape_ratio:
             return layers, losses[:step]
         tokens, y_q = batch_tokens(config, rng)
-        losses[step], grads = loss_and_grads(layers, tokens, y_q, config)
-        grads, _ = clip_by_global_norm(grads, config.clip)
-        layers = opt.step(layers, grads, learning_rate(config, step))
+        with np.errstate(over="ignore", invalid="ignore"):  # a diverging run is reported below, not warned about
+            losses[step], grads = loss_and_grads(layers, tokens, y_q, config)
+            grads, _ = clip_by_global_norm(grads, config.clip)
+            layers = opt.step(layers, grads, learning_rate(config, step))
+        if not (np.isfinite(losses[step]) and all(np.all(np.isfinite(w)) for layer in layers for w in layer.values())):
+            raise InvalidArgument(
+                f"the training diverged at step {step + 1} (the loss or the weights are no longer finite) at the"
+                f" learning rate lr = {config.lr:g}: try a smaller one"
+            )
         if on_step is not None:
             on_step(step + 1, float(losses[step]))
     return layers, losses

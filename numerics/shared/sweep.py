@@ -33,6 +33,7 @@ closes (the tests check both kinds of worker by PID).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import json
@@ -265,6 +266,10 @@ def local_executor(max_workers: int | None = None, threads_per_worker: int = 1) 
                 os.environ[k] = v
 
 
+DASK_TIMEOUT = 10.0
+"""Seconds to wait for a Dask scheduler's handshake: what answers a TCP connection may not be Dask at all."""
+
+
 @contextlib.contextmanager
 def dask_executor(scheduler: str | None, workers: int | None = None) -> Iterator[Executor]:
     """A ``concurrent.futures`` executor on the Dask ``distributed`` cluster at ``scheduler``; None: on a
@@ -283,8 +288,10 @@ def dask_executor(scheduler: str | None, workers: int | None = None) -> Iterator
     with contextlib.ExitStack() as stack:
         if scheduler is None:
             scheduler = stack.enter_context(local_cluster(workers or os.cpu_count() or 1)).scheduler_address
+        else:
+            _scheduler_answers(scheduler, DASK_TIMEOUT)
         try:
-            client = stack.enter_context(Client(scheduler))
+            client = stack.enter_context(Client(scheduler, timeout=DASK_TIMEOUT))
         except ValueError as exc:  # a malformed address, e.g. an unknown scheme
             raise InvalidArgument(f"scheduler {scheduler!r}: {exc}") from None
         yield client.get_executor()
@@ -303,6 +310,34 @@ def local_cluster(workers: int) -> Any:
         dashboard_address=None,
         scheduler_kwargs={"dashboard_address": ":0"},
     )
+
+
+def _scheduler_answers(scheduler: str, timeout: float) -> None:
+    """``InvalidArgument`` unless a Dask scheduler at ``scheduler`` tells its identity within ``timeout`` seconds
+    (Dask's own handshake and ``identity`` call): what accepts a TCP connection there may speak another protocol,
+    never answer (the client would wait forever), or send bytes Dask reads as a frame of exabytes (MemoryError)."""
+    from distributed.comm import connect
+
+    async def identity() -> object:
+        comm = await connect(scheduler, timeout=timeout)
+        try:
+            await comm.write({"op": "identity"})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    try:
+        answer = asyncio.run(asyncio.wait_for(identity(), timeout))
+    except (TimeoutError, OSError):
+        raise InvalidArgument(
+            f"scheduler {scheduler!r}: no Dask scheduler answered there within {timeout:g} s"
+        ) from None
+    except Exception as exc:  # whatever else the other end does (MemoryError included): no scheduler
+        raise InvalidArgument(
+            f"scheduler {scheduler!r}: what answers there does not speak Dask's protocol ({type(exc).__name__})"
+        ) from None
+    if not isinstance(answer, dict) or answer.get("type") != "Scheduler":
+        raise InvalidArgument(f"scheduler {scheduler!r}: what answers there is not a Dask scheduler")
 
 
 def _halt(executor: Executor) -> None:

@@ -80,3 +80,18 @@ def test_a_closed_stdout_is_one_line_and_status_1(tmp_path):
     )
     assert done.returncode == 1
     assert done.stderr.splitlines() == ["icl-verify: error: cannot write the output: stdout is closed"]
+
+
+@pytest.mark.parametrize("closes", ["os.close(1)", "sys.stdout.close()"])
+@pytest.mark.parametrize("command", ["check", "docs"])
+def test_a_file_closing_stdout_at_import_leaves_the_report_whole(tmp_path, closes, command):
+    path = tmp_path / "closes.py"
+    path.write_text(f"import os, sys\n{closes}\n{TINY}")
+    out = ["--out", str(tmp_path / "out")] if command == "docs" else ["--json"]
+    done = _run(command, str(path), "--no-cache", *out)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    if command == "check":
+        assert [c["verdict"] for c in json.loads(done.stdout)["claims"]] == ["PROVED"]
+    else:
+        assert done.stdout == f"wrote 1 of 1 files to {tmp_path / 'out'}\n"
+        assert "quiet" in (tmp_path / "out" / "closes.md").read_text()

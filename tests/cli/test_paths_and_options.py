@@ -5,9 +5,14 @@ Ctrl-C, 1 when a claim is not as expected) and file modes (the user's umask)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import socket
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +20,7 @@ from click.testing import CliRunner
 
 from icl_verify.cli import _params, scaling
 from icl_verify.cli.main import main
+from icl_verify.numerics.shared import sweep
 from icl_verify.running import registry
 from icl_verify.running.store import ENV_VAR
 
@@ -67,6 +73,21 @@ def test_a_cache_folder_that_cannot_hold_a_cache_is_one_line_exit_2(where, reaso
         line = _refused(CHECK, env={ENV_VAR: folder}, names=f"${ENV_VAR}")
     assert folder in line and reason in line
     assert a_file.read_text() == "my notes\n"
+
+
+def test_an_empty_cache_folder_or_one_under_proc_through_a_link_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # '' and /proc/self/cwd both lead here
+    assert "an empty path" in _refused([*CHECK, "--cache-dir", ""], names="--cache-dir")
+    line = _refused(CHECK, env={ENV_VAR: "/proc/self/cwd"}, names=f"${ENV_VAR}")
+    assert "under /proc" in line
+    assert list(tmp_path.iterdir()) == []  # no secret, no entry in the working folder
+
+
+def test_docs_out_empty_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.py").write_text("X = 1\n")
+    assert "an empty path" in _refused(["docs", "mine.py", "--out", ""], names="--out")
+    assert [p.name for p in tmp_path.iterdir()] == ["mine.py"]
 
 
 def test_docs_refuses_a_cache_folder_that_is_a_file_too(a_file, tmp_path):
@@ -169,6 +190,51 @@ def test_an_unreachable_dask_scheduler_is_one_line_exit_2(command):
     result = CliRunner().invoke(main, [*command, "--executor", "dask", "--scheduler", scheduler])
     assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1, result.output
     assert "--scheduler" in result.stderr or "dask" in result.stderr  # unreachable, or the extra is missing
+
+
+@contextlib.contextmanager
+def _not_dask(garbage: bytes | None) -> Iterator[str]:
+    """A local TCP server that is no Dask scheduler: it sends ``garbage`` to whoever connects (None: says nothing);
+    its address. It stops with the block."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.2)
+    done, kept = threading.Event(), []
+
+    def serve() -> None:
+        while not done.is_set():
+            with contextlib.suppress(OSError):
+                conn, _ = server.accept()
+                kept.append(conn)
+                if garbage is not None:
+                    conn.sendall(garbage)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        done.set()
+        thread.join()
+        for conn in [*kept, server]:
+            conn.close()
+
+
+@pytest.mark.parametrize(
+    "garbage, reason",
+    [(b"\x7f" * 64, "does not speak Dask's protocol|no Dask scheduler answered"), (None, "no Dask scheduler answered")],
+)
+def test_a_scheduler_address_that_answers_tcp_but_is_not_dask_is_one_line_exit_2(
+    garbage, reason, user_file, monkeypatch
+):
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(sweep, "DASK_TIMEOUT", 1.0)
+    with _not_dask(garbage) as scheduler:
+        started = time.monotonic()
+        args = ["check", str(user_file), "--no-cache", "--executor", "dask", "--scheduler", scheduler]
+        result = CliRunner().invoke(main, args)
+    assert time.monotonic() - started < 30
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr.count("\n") == 1 and re.search(reason, result.stderr) and "Traceback" not in result.stderr
 
 
 def test_reachable_scheduler_connects_or_refuses():

@@ -52,3 +52,18 @@ def test_registered_on_the_main_cli():
     result = CliRunner().invoke(main, ["raw", "sgd", "--dimension", "2", "--examples", "3"])
     assert result.exit_code == 0, result.output
     assert "relative error" in result.output
+
+
+@pytest.mark.parametrize("args", [["theorem1", "--scale", "1"], ["sgd", "-d", "4", "-n", "8", "--alpha", "2"]])
+def test_a_transformer_that_does_not_reproduce_the_closed_form_exits_1_saying_so(args):
+    result = CliRunner().invoke(raw_command, args)
+    assert result.exit_code == 1, result.output
+    assert "[FAIL] reproduces the closed form (relative error ≤ 0.001)" in result.stdout
+    assert "did not reproduce the closed form" in result.stderr and "--alpha" in result.stderr
+    as_json = CliRunner().invoke(raw_command, [*args, "--json"])
+    assert as_json.exit_code == 1 and json.loads(as_json.stdout)["relative_error"] > 1e-3
+
+
+def test_a_transformer_that_reproduces_the_closed_form_says_ok_and_exits_0():
+    result = CliRunner().invoke(raw_command, ["sgd"])
+    assert result.exit_code == 0 and "[ok] reproduces the closed form" in result.stdout

@@ -100,3 +100,46 @@ def test_vetting_twice_marks_once(own):
     outcome = Outcome.of(claim.check())
     once = outcome.vetted(claim)
     assert once.vetted(claim) == once and once.evidence != outcome.evidence
+
+
+OWN_CONTROL = """
+import icl_verify as iv
+
+
+class Mine(iv.Check):
+    kind = "mine"
+
+    def run(self, seed, max_examples):
+        return iv.Found(iv.Evidence(self.kind, iv.Status.REFUTED, "1 ≠ 0 at x = 1", 0.0), at={"x": 1})
+
+    def control_at(self, at, corrected):
+        return iv.Evidence("control", "passed", "the corrected form holds at x = 1", 0.0)
+
+
+class Crashes(Mine):
+    kind = "crashes"
+
+    def control_at(self, at, corrected):
+        raise NotImplementedError("no control")
+
+
+FINE = iv.Claim("own-control", "s", "1 = 0", (Mine(),), holds=False, corrected=iv.Corrected("c", mine=lambda: 0))
+CRASH = iv.Claim("own-crash", "s", "1 = 0", (Crashes(),), holds=False, corrected=iv.Corrected("c", crashes=lambda: 0))
+"""
+
+
+def test_the_control_rows_of_a_users_own_check_are_marked_as_the_users_too(tmp_path):
+    path = tmp_path / "controls.py"
+    path.write_text(OWN_CONTROL)
+    checked = runner.check_claims(registry.load_file(path), files=[str(path)], jobs=1)
+    fine, crash = ([e for e in r.evidence if e.kind == "control"] for r in checked.results)
+    assert [e.detail for e in fine] == [f"{OWN_CHECK} Mine (controls.py): mine: the corrected form holds at x = 1"]
+    assert [e.detail for e in crash] == [f"{OWN_CHECK} Crashes (controls.py): crashes: NotImplementedError: no control"]
+    as_json = json.loads(CliRunner().invoke(main, ["check", str(path), "--no-cache", "--json"]).stdout)
+    rows = [e for c in as_json["claims"] for e in c["evidence"] if e["kind"] == "control"]
+    assert len(rows) == 2 and all(e["detail"].startswith(OWN_CHECK) for e in rows)
+    path.write_text(OWN_CONTROL.rpartition("CRASH =")[0])  # a document is written only when all is as expected
+    out = tmp_path / "out"
+    done = CliRunner().invoke(main, ["docs", str(path), "--no-cache", "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    assert f"{OWN_CHECK} Mine (controls.py): mine: the corrected form holds" in (out / "controls.md").read_text()

@@ -89,6 +89,8 @@ class OutputFile(click.ParamType):
         self.is_ours = is_ours
 
     def convert(self, value, param, ctx):
+        if not str(value).strip():
+            self.fail("an empty path; name a file", param, ctx)
         path = Path(value)
         if path.is_dir() or str(value).endswith(os.sep):
             self.fail(f"expected a {self.kind} file, got the folder {value!r}", param, ctx)
@@ -120,7 +122,11 @@ class OutputDir(click.ParamType):
         self.is_ours = is_ours
 
     def convert(self, value, param, ctx):
+        if not str(value).strip():
+            self.fail("an empty path; name a folder (. for the working folder)", param, ctx)
         path = Path(value)
+        if _virtual(path) is not None:
+            self.fail(f"{value!r} is under {_virtual(path)}, a kernel file system", param, ctx)
         if path.exists() and not path.is_dir():
             self.fail(f"expected a folder, got the file {value!r}", param, ctx)
         problem = _probe_writable(_nearest_existing(path))
@@ -180,9 +186,10 @@ def jobs_option(help: str) -> Callable[[Callable], Callable]:
 
 
 def _virtual(path: Path) -> Path | None:
-    """The kernel file system (``/proc``, ``/sys``, ``/dev``) that ``path`` lies in, if any."""
-    resolved = path.resolve()
-    return next((root for root in VIRTUAL_ROOTS if resolved == root or root in resolved.parents), None)
+    """The kernel file system (``/proc``, ``/sys``, ``/dev``) that ``path`` lies in, if any — as written or once its
+    links are resolved (``/proc/self/cwd`` is under /proc, though it leads to the working folder)."""
+    named = (Path(os.path.abspath(path)), path.resolve())
+    return next((root for root in VIRTUAL_ROOTS for p in named if p == root or root in p.parents), None)
 
 
 def _foreign_costs(folder: Path) -> bool:
@@ -204,16 +211,23 @@ def cache_folder(value: str | None, origin: str, *, explicit: bool) -> Path | No
     """The verdict cache's folder ``value`` (given by ``origin``: ``--cache-dir`` or ``$ICL_VERIFY_CACHE_DIR``),
     checked before any computation.
 
-    A folder the user named that cannot hold a cache (a file, a FIFO, a path under ``/proc``, a folder that
-    cannot be written, one holding a ``costs.json`` the cache did not write) is a usage error naming the path
+    A folder the user named that cannot hold a cache (an empty path, a file, a FIFO, a symbolic link to nothing, a
+    path under ``/proc`` even through a link, a folder that cannot be written, one holding a ``costs.json`` the
+    cache did not write) is a usage error naming the path
     and the reason. The default folder (``explicit`` false) that cannot be written gives one warning line and
     None: the run goes on without a cache.
     """
-    path = Path(value).expanduser() if value is not None else None
-    if path is None:
+    from icl_verify.running.store import dangling
+
+    if value is None:
         return None
+    path = Path(value).expanduser()
     problem = None
-    if _virtual(path) is not None:
+    if not value.strip():
+        problem = "an empty path (. names the working folder)"
+    elif dangling(path) is not None:
+        problem = dangling(path)
+    elif _virtual(path) is not None:
         problem = f"{str(path)!r} is under {_virtual(path)}, a kernel file system"
     elif path.exists() and not path.is_dir():
         problem = f"{str(path)!r} is a file, not a folder"

@@ -22,7 +22,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
@@ -80,7 +80,8 @@ def _gather(targets: tuple[str, ...], only: Sequence[str] = ()) -> tuple[list[Cl
 def _prints_to_stderr() -> Iterator[None]:
     """While a user's code runs in this process (a file imported, a derivation checked), what it prints goes to
     stderr, from Python and to file descriptor 1 alike: stdout holds only the report (a claim's check prints to
-    stderr too: :mod:`icl_verify.running.workers`)."""
+    stderr too: :mod:`icl_verify.running.workers`). The code may close ``sys.stdout`` or file descriptor 1: the
+    stream it closes is its own, and the descriptor is put back when it ends."""
     sys.stdout.flush()
     try:
         fds: tuple[int, int] | None = (sys.stdout.fileno(), sys.stderr.fileno())
@@ -90,13 +91,28 @@ def _prints_to_stderr() -> Iterator[None]:
     try:
         if fds is not None:
             os.dup2(fds[1], fds[0])
-        with contextlib.redirect_stdout(sys.stderr):
+        with _own_stream(fds) as out, contextlib.redirect_stdout(out):
             yield
     finally:
         sys.stderr.flush()
         if fds is not None and saved is not None:
             os.dup2(saved, fds[0])
             os.close(saved)
+
+
+@contextlib.contextmanager
+def _own_stream(fds: tuple[int, int] | None) -> Iterator[TextIO]:
+    """A text stream on file descriptor ``fds[0]`` that closing does not close the descriptor of (``sys.stderr``
+    when there are no descriptors)."""
+    if fds is None:
+        yield sys.stderr
+        return
+    out = open(fds[0], "w", encoding=sys.stderr.encoding, errors="backslashreplace", closefd=False, buffering=1)  # noqa: SIM115
+    try:
+        yield out
+    finally:
+        with contextlib.suppress(OSError, ValueError):  # closed by the code, or its descriptor closed
+            out.close()
 
 
 def chosen_families(fams: list[Family], names: Sequence[str]) -> list[Family]:

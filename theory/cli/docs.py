@@ -21,7 +21,7 @@ import click
 
 from icl_verify.cli import InputError
 from icl_verify.cli._params import MAX_EXAMPLES, OutputDir, count
-from icl_verify.cli.check import chosen_families, open_cache, runner_options, validate_runner
+from icl_verify.cli.check import _prints_to_stderr, chosen_families, open_cache, runner_options, validate_runner
 from icl_verify.errors import InvalidArgument
 
 if TYPE_CHECKING:  # the library is imported when the command runs, not to parse its options
@@ -132,8 +132,9 @@ def command(
     run = {"seed": seed, "max_examples": max_examples, "jobs": jobs, "executor": executor, "scheduler": scheduler}
     run |= {"timeout": timeout}
     try:
-        fams = chosen_families(registry.load_files(files) if files else registry.families(), only)
-        derived = {d.name: d.check() for fam in fams for d in fam.derivations}  # cheap: first
+        with _prints_to_stderr():  # the user's files and derivations run here: stdout is the report's
+            fams = chosen_families(registry.load_files(files) if files else registry.families(), only)
+            derived = {d.name: d.check() for fam in fams for d in fam.derivations}  # cheap: first
         _stop_on_failures([], list(derived.values()), check_only)
         claims = [c for fam in fams for c in fam.claims]
         extras = figure_cache.extras(fams, cache, seed=seed, max_examples=max_examples) if cache is not None else []
@@ -142,7 +143,7 @@ def command(
         )
         results = {r.claim.name: r for r in checked.results}
         _stop_on_failures(list(results.values()), [], check_only)
-        with _figure_cache(cache) as figures:
+        with _figure_cache(cache) as figures, _prints_to_stderr():  # the user's figures are drawn here
             if fmt == "markdown":
                 _draw_figures(fams, figures, seed=seed, max_examples=max_examples)
             common = {"seed": seed, "max_examples": max_examples, "cache": figures, "derived": derived}

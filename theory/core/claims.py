@@ -278,9 +278,15 @@ class Result:
         }
 
 
-def _control_of(check: Check, at: Any, form: Any) -> Found:
-    """The control row of ``check`` run with its corrected counterpart ``form`` at ``at`` (None: every size)."""
-    return Found(check.control_at(at, form))
+def _control_of(check: Check, at: Any, form: Any) -> Evidence:
+    """The control row of ``check`` run with its corrected counterpart ``form`` at ``at`` (None: every size). The
+    row of a check class defined outside icl-verify begins with the check's kind, as the built-in checks' rows of
+    checks that share no kind do, so that it can be told as that check's
+    (:func:`icl_verify.running.verdict_cache.own_check`)."""
+    row = guarded(Kind.CONTROL, lambda: Found(check.control_at(at, form))).evidence
+    if type(check).__module__.partition(".")[0] == "icl_verify" or row.detail.startswith(f"{check.kind}:"):
+        return row
+    return replace(row, detail=f"{check.kind}: {row.detail}")
 
 
 WRONG_SIDE = "the corrected form does not hold either: is it on the right side?"
@@ -309,11 +315,7 @@ def _controls(corrected: Corrected | NoControl, runs: Sequence[tuple[Check, Foun
     refuted = any(found.evidence.status == Status.REFUTED for _, found in runs)
     due = [(c, found.at) for c, found in runs if found.at is not None]
     due += [(c, None) for c, _ in runs if c.proves and refuted]
-    rows = [
-        guarded(Kind.CONTROL, partial(_control_of, c, at, form)).evidence
-        for c, at in due
-        if (form := corrected.form(c.kind)) is not None
-    ]
+    rows = [_control_of(c, at, form) for c, at in due if (form := corrected.form(c.kind)) is not None]
     rows += [
         Evidence(
             Kind.CONTROL,

@@ -32,8 +32,8 @@ def scalar_of(value: Any) -> Any:
     """``value``'s one entry if it is a 1 × 1 matrix (a NumPy array, an explicit SymPy matrix, or a matrix
     expression, as its trace), else ``value`` itself.
 
-    >>> scalar_of(np.array([[2.5]]))
-    np.float64(2.5)
+    >>> print(scalar_of(np.array([[2.5]])))  # print: NumPy 1 and 2 show the scalar's repr differently
+    2.5
     >>> n = sp.Symbol("n", integer=True, positive=True)
     >>> u, v = MatrixSymbol("u", n, 1), MatrixSymbol("v", n, 1)
     >>> scalar_of(v.T * u)

@@ -22,7 +22,7 @@ from pathlib import Path
 from icl_verify.core.figure import Figure
 from icl_verify.output.figures import digest, render
 from icl_verify.running import registry, runner, sources
-from icl_verify.running.store import atomic_write, keyed
+from icl_verify.running.store import keyed, read_entry
 from icl_verify.running.verdict_cache import LIBRARIES, VerdictCache, environment
 
 DRAWING = "icl_verify.output.figures"
@@ -90,11 +90,9 @@ def load(cache: VerdictCache, key: str) -> DrawnFigure | None:
     body = cache.load(key, SUFFIX)
     if body is None or not isinstance(body.get("digest"), str):
         return None
-    try:
-        drawn = {fmt: _file(cache, key, fmt).read_bytes() for fmt in FORMATS}
-    except OSError:
-        return None
-    if any(body.get(f"{fmt}_sha256") != _sha256(data) for fmt, data in drawn.items()):
+    read = {fmt: read_entry(_file(cache, key, fmt)) for fmt in FORMATS}
+    drawn = {fmt: data for fmt, data in read.items() if data is not None}
+    if len(drawn) < len(FORMATS) or any(body.get(f"{fmt}_sha256") != _sha256(data) for fmt, data in drawn.items()):
         return None
     return DrawnFigure(body["digest"], drawn["svg"], drawn["pdf"])
 
@@ -102,8 +100,8 @@ def load(cache: VerdictCache, key: str) -> DrawnFigure | None:
 def store(cache: VerdictCache, key: str, drawn: DrawnFigure) -> None:
     """Store ``drawn`` under ``key``: the drawn files first, then their digest (which never names a missing file)."""
     files = {"svg": drawn.svg, "pdf": drawn.pdf}
-    for fmt, data in files.items():
-        atomic_write(_file(cache, key, fmt), data)
+    if not all(cache.write(_file(cache, key, fmt), data) for fmt, data in files.items()):
+        return
     cache.store(
         key, {"digest": drawn.digest, **{f"{fmt}_sha256": _sha256(data) for fmt, data in files.items()}}, SUFFIX
     )

@@ -22,7 +22,6 @@ verdict (:class:`~icl_verify.running.store.Store`).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import platform
 from collections.abc import Mapping, Sequence
@@ -75,5 +74,6 @@ def keep(store: Store, key: str, printed: str, status: int, depends: Depends) ->
     """Keep the run of ``key``: what it prints from the cache, its exit status and what it depends on."""
     if status not in STATUSES:
         raise ValueError(f"status must be one of {STATUSES}, got {status!r}")
-    with contextlib.suppress(OSError):  # a full disk: the run is checked again next time
-        store.store(key, {"printed": printed, "status": status, "depends": depends.to_dict()}, SUFFIX)
+    store.store(
+        key, {"printed": printed, "status": status, "depends": depends.to_dict()}, SUFFIX
+    )  # or not: a full disk

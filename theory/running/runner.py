@@ -46,7 +46,7 @@ from icl_verify.core.evidence import Kind
 from icl_verify.core.verdicts import Verdict
 from icl_verify.numerics.shared import sweep
 from icl_verify.running import registry, sources, workers
-from icl_verify.running.depends import Depends, distributions_of, loaded_since
+from icl_verify.running.depends import Depends, distributions_of, loaded_since, versions_read_once
 from icl_verify.running.options import DEFAULT_TIMEOUT, default_jobs, validate, validate_timeout
 from icl_verify.running.verdict_cache import Outcome, VerdictCache, entry_key, environment
 from icl_verify.running.workers import Job, claims_of, error, loaded_family
@@ -216,10 +216,11 @@ def check_claims(
         files_of = {w: _static_files(w) for w in set(where.values())}
         keys = claim_keys(claims, origin, seed, max_examples)
         static = {name: [str(p) for p in files_of[w]] for name, w in where.items()}
-        for name, key in keys.items():
-            found = cache.get(key)
-            if found is not None:
-                outcomes[name] = found.vetted(by_name[name])
+        with versions_read_once():
+            for name, key in keys.items():
+                found = cache.get(key)
+                if found is not None:
+                    outcomes[name] = found.vetted(by_name[name])
     cached = frozenset(outcomes)
     recorded = cache.costs() if cache is not None else {}
     todo = jobs_of([c for c in claims if c.name not in outcomes], origin, recorded)

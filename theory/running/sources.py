@@ -62,18 +62,20 @@ class NotRegularFile(OSError):
     :data:`MAX_SOURCE_BYTES`: reading it could hang or never end."""
 
 
-def read_source(path: Path) -> bytes:
-    """The bytes of the regular file at ``path`` (a symlink to one is followed); :class:`NotRegularFile` for
-    anything else or a file over :data:`MAX_SOURCE_BYTES`, an ``OSError`` when it cannot be opened. It is opened
-    without blocking, so a FIFO is refused, never waited on."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+def read_source(path: Path, *, limit: int = MAX_SOURCE_BYTES, follow: bool = True) -> bytes:
+    """The bytes of the regular file at ``path`` (a symlink to one is followed, unless ``follow`` is false);
+    :class:`NotRegularFile` for anything else or a file over ``limit`` bytes, an ``OSError`` when it cannot be
+    opened (a symlink not followed: ``ELOOP``). It is opened without blocking, so a FIFO is refused, never waited
+    on."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
+    fd = os.open(path, flags)
     with os.fdopen(fd, "rb") as f:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise NotRegularFile(f"{path} is not a regular file")
-        if info.st_size > MAX_SOURCE_BYTES:
-            raise NotRegularFile(f"{path} is larger than {MAX_SOURCE_BYTES // 2**20} MiB")
-        return f.read(MAX_SOURCE_BYTES + 1)
+        if info.st_size > limit:
+            raise NotRegularFile(f"{path} is larger than {limit // 2**20} MiB")
+        return f.read(limit + 1)
 
 
 @cache

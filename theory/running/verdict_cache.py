@@ -50,11 +50,12 @@ from pathlib import Path
 from typing import Any
 
 from icl_verify.core import verdicts
+from icl_verify.core.checks.base import Check
 from icl_verify.core.claims import Claim, Result
 from icl_verify.core.evidence import Evidence, Kind, Residual, Status
 from icl_verify.core.verdicts import Verdict
 from icl_verify.running.depends import Depends
-from icl_verify.running.store import Store, atomic_write, keyed
+from icl_verify.running.store import Store, keyed, read_entry
 
 LIBRARIES = ("sympy", "numpy", "scipy", "hypothesis")
 _COSTS = "costs.json"
@@ -151,17 +152,42 @@ def own_check(claim: Claim, evidence: tuple[Evidence, ...]) -> tuple[Evidence, .
     "the user's own check MyCheck (my_claims.py): proved …" — whatever it reports, icl-verify did not decide it.
 
     A claim's check rows come first, one per check in order (:func:`icl_verify.core.claims.check`); a row whose
-    kind is not its check's is left as it is. Marking twice marks once."""
+    kind is not its check's is left as it is. Its control rows follow: one is a check's when it begins with that
+    check's kind (``mine: …``, ``mine control not run …``), as every control row of a check of the user's does.
+    Marking twice marks once."""
     rows = list(evidence)
     for k, (check, row) in enumerate(zip(claim.checks, rows)):
-        cls = type(check)
-        if cls.__module__.partition(".")[0] == "icl_verify" or str(row.kind) != str(check.kind):
-            continue
-        where = getattr(sys.modules.get(cls.__module__), "__file__", None)
-        mark = f"{OWN_CHECK} {cls.__qualname__} ({Path(where).name if where else cls.__module__}): "
-        if not row.detail.startswith(mark):
-            rows[k] = dataclasses.replace(row, detail=mark + row.detail)
+        if _own_mark(check) is not None and str(row.kind) == str(check.kind):
+            rows[k] = _marked(row, _own_mark(check))
+    for k, row in enumerate(rows[len(claim.checks) :], start=len(claim.checks)):
+        own = [
+            m for c in claim.checks if str(row.kind) == Kind.CONTROL and _controls_of(row, c) and (m := _own_mark(c))
+        ]
+        if own:  # two checks of one kind, the user's and a built-in: the user's, the weaker reading
+            rows[k] = _marked(row, own[0])
     return tuple(rows)
+
+
+def _own_mark(check: Check) -> str | None:
+    """How the rows of ``check`` begin when its class is defined outside icl-verify (None for icl-verify's own)."""
+    cls = type(check)
+    if cls.__module__.partition(".")[0] == "icl_verify":
+        return None
+    where = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    return f"{OWN_CHECK} {cls.__qualname__} ({Path(where).name if where else cls.__module__}): "
+
+
+def _controls_of(row: Evidence, check: Check) -> bool:
+    """Whether the control ``row`` (marked or not) begins as a control row of ``check`` does."""
+    detail = row.detail.partition("): ")[2] if row.detail.startswith(OWN_CHECK) else row.detail
+    return detail.startswith((f"{check.kind}:", f"{check.kind} control"))
+
+
+def _marked(row: Evidence, mark: str | None) -> Evidence:
+    """``row`` beginning with ``mark`` (once)."""
+    if mark is None or row.detail.startswith(mark):
+        return row
+    return dataclasses.replace(row, detail=mark + row.detail)
 
 
 def _is_int(x: object) -> bool:
@@ -215,8 +241,8 @@ class VerdictCache(Store):
     def costs(self) -> dict[str, float]:
         """The last recorded duration of each claim, by name (empty when none was recorded)."""
         try:
-            costs = json.loads((self.folder / _COSTS).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            costs = json.loads(read_entry(self.folder / _COSTS) or b"")
+        except ValueError:
             return {}
         if not isinstance(costs, dict):
             return {}
@@ -224,4 +250,4 @@ class VerdictCache(Store):
 
     def record_costs(self, seconds: Mapping[str, float]) -> None:
         """Merge the durations just measured into the recorded ones."""
-        atomic_write(self.folder / _COSTS, json.dumps({**self.costs(), **seconds}, sort_keys=True).encode())
+        self.write(self.folder / _COSTS, json.dumps({**self.costs(), **seconds}, sort_keys=True).encode())

@@ -222,3 +222,28 @@ def test_cli_bad_option_is_a_usage_error():
 
     result = CliRunner().invoke(main, ["train", "single", "--x-range", "-0.5"])
     assert result.exit_code == 2 and "--x-range" in result.output
+
+
+def test_a_diverging_training_is_reported_at_its_step_naming_the_learning_rate():
+    import warnings
+
+    from icl_verify.errors import InvalidArgument
+    from icl_verify.numerics.lsa.training import TrainConfig, train
+
+    config = TrainConfig(n_layers=3, steps=50, batch=64, lr=1.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning on the way
+        with pytest.raises(InvalidArgument, match=r"diverged at step \d+ .* lr = 1\.5: try a smaller one"):
+            train(config, seed=0)
+
+
+def test_train_deep_at_a_diverging_learning_rate_is_one_line_without_internal_names():
+    from click.testing import CliRunner
+
+    from icl_verify.cli.main import main
+
+    result = CliRunner().invoke(main, ["train", "deep", "--lr", "1.5", "--steps", "50", "--test-tasks", "100"])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    (line,) = result.stderr.splitlines()
+    assert "diverged" in line and "try a smaller one" in line
+    assert "RuntimeWarning" not in result.stderr and "P must" not in result.stderr
