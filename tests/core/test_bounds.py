@@ -132,3 +132,25 @@ def test_a_relation_with_random_inputs_is_refused():
     with pytest.raises(iv.InvalidArgument, match="relation is for bounds between deterministic sides"):
         iv.statement("jensen", "t", "s", symbols={"x": iv.gaussian("d")}, relation=">=",
                      lhs=iv.expect(lambda x: x.T @ x), rhs=lambda d: 0 * d)  # fmt: skip
+
+
+def test_a_refutation_does_not_depend_on_the_searchs_path(monkeypatch):
+    """A search that finds nothing (as one Hypothesis release's did for ‖AB‖_F ≤ ‖A‖₂‖B‖₂) is followed by simple
+    cases at the smallest sizes: A = B = I₂ refutes it, confirmed exactly; none refutes the true bound (and a search
+    that evaluated nothing is no evidence)."""
+    from hypothesis.errors import NoSuchExample
+
+    from icl_verify.core.checks import bound
+
+    def finds_nothing(*args, **kwargs):
+        raise NoSuchExample("a search that misses")
+
+    monkeypatch.setattr(bound, "find", finds_nothing)
+    result = iv.check(SPECTRAL_ONLY, max_examples=100)
+    assert result.verdict is iv.Verdict.REFUTED and result.as_expected
+    cex = result.counterexample
+    assert cex["sizes"] == {"n": 2, "m": 2, "p": 2}
+    assert np.array_equal(cex["values"]["A"], np.eye(2)) and np.array_equal(cex["values"]["B"], np.eye(2))
+    assert cex["lhs_minus_rhs"] == pytest.approx(np.sqrt(2) - 1)
+    numeric = iv.check(FROBENIUS, max_examples=100).evidence[-1]  # the true bound: no example refutes it
+    assert (numeric.kind, numeric.status) == ("numeric", "undecided") and "no evidence" in numeric.detail

@@ -121,17 +121,19 @@ def inequality_checks(
     assumptions: Sequence[sp.Basic] = (),
     decimal_sides: Callable[[], tuple] | None = None,
     drawn: str = "",
+    examples: tuple[Mapping[str, Any], ...] = (),
 ) -> list[Check]:
     """The proof (scalar sides only) and the steered numeric search of ``lhs relation rhs``.
 
-    ``assumptions`` (SymPy relations over the scalar symbols: ranges, exclusions, signs) bound the
-    proof and the search alike: the search rejects the draws outside them. ``decimal_sides`` are the
-    proof's sides with every float literal read as the decimal it shows (0.1 → 1/10), for saying when
-    a refutation is caused by binary floats. ``drawn`` says where the search drew the scalars from.
+        ``assumptions`` (SymPy relations over the scalar symbols: ranges, exclusions, signs) bound the
+        proof and the search alike: the search rejects the draws outside them. ``decimal_sides`` are the
+        proof's sides with every float literal read as the decimal it shows (0.1 → 1/10), for saying when
+        a refutation is caused by binary floats. ``drawn`` says where the search drew the scalars from; ``examples``
+    are simple cases tried when the search finds no violation.
     """
     checks: list[Check] = []
     if proof_sides is not None:
         checks.append(ProofBound(proof_sides, relation, int(timeout * 1000), decimal_sides))
     exact = exact_violation(exact_sides, relation, proof_sides)
-    checks.append(NumericBound(cases, numeric_sides, relation, rtol, atol, exact, domain(assumptions), drawn))
+    checks.append(NumericBound(cases, numeric_sides, relation, rtol, atol, exact, domain(assumptions), drawn, examples))
     return checks

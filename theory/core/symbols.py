@@ -196,6 +196,32 @@ def drawn_from(symbols: Mapping[str, Spec]) -> str:
     return f"scalars drawn from {', '.join(ranges)}" if ranges else ""
 
 
+def simple_cases(symbols: Mapping[str, Spec], grid: Iterable[Mapping[str, int]]) -> tuple[dict[str, Any], ...]:
+    """The simplest cases at each sizes of ``grid``: every matrix the (padded) identity, then every matrix all ones
+    (I + 11ᵀ where it must be invertible), every scalar 1 — or the middle of its domain where 1 is not in it."""
+    out = []
+    for sizes in grid:
+        for ones in (False, True):
+            case: dict[str, Any] = dict(sizes)
+            for name, spec in symbols.items():
+                if isinstance(spec, ScalarSpec):
+                    case[name] = _simple_scalar(spec)
+                elif isinstance(spec, MatrixSpec):
+                    rows, cols = (sizes[s] if isinstance(s, str) else s for s in (spec.rows, spec.cols))
+                    square = spec.spd or spec.invertible
+                    case[name] = (np.eye(rows, cols) * square + np.ones((rows, cols))) if ones else np.eye(rows, cols)
+            out.append(case)
+    return tuple(out)
+
+
+def _simple_scalar(spec: ScalarSpec) -> float:
+    low, high = spec.interval()
+    for value in (1.0, (low + high) / 2, low + (high - low) / 4):
+        if low <= value <= high and value not in spec.exclude and not (value == 0 and (spec.nonzero or spec.positive)):
+            return value
+    return high
+
+
 def _invertible(m: np.ndarray, negative: bool, bound: float) -> np.ndarray:
     """±(M + (n·bound + 1) I): strictly diagonally dominant, hence invertible (Lévy–Desplanques)."""
     shifted = m + (m.shape[0] * bound + 1.0) * np.eye(m.shape[0])

@@ -25,6 +25,7 @@ from icl_verify.core.symbols import (
     drawn_from,
     scalar_assumptions,
     scalar_symbol,
+    simple_cases,
 )
 from icl_verify.maths.tolerance import ATOL
 
@@ -67,6 +68,7 @@ def _inequality_checks(
     rtol: float,
     timeout: float,
     drawn: str,
+    examples: tuple[Mapping[str, Any], ...],
 ) -> list[Check]:
     return inequality_checks(
         relation,
@@ -80,6 +82,7 @@ def _inequality_checks(
         assumptions=forms[DOMAIN],
         decimal_sides=forms.get(DECIMAL),
         drawn=drawn,
+        examples=examples,
     )
 
 
@@ -96,4 +99,5 @@ class InequalityStatement(StatementKind):
         return _inequality_checks(
             self.forms(given, given.rhs), given.relation, given.cases(), given.lhs, given.rhs,
             rtol=given.rtol, timeout=given.timeout, drawn=drawn_from(given.symbols),
+            examples=simple_cases(given.symbols, given.exact),
         )  # fmt: skip
