@@ -559,7 +559,9 @@ def test_a_residual_names_the_entries_of_a_subscripted_matrix_readably():
     """``W_0``'s entry (0, 1) is ``(W_0)_{0,1}`` in the residual's LaTeX, not ``{W_{0}}_{0,1}``, which typesets as the
     double subscript W_{00,1} (issue 42); an unsubscripted matrix's entry keeps its plain subscript."""
     W0, X = sp.Matrix(MatrixSymbol("W_0", 1, 2)), sp.Matrix(MatrixSymbol("X", 1, 2))
-    claim = Claim("c", "s", "W0 = X", (Explicit(lambda k: [W0 - X], [{"k": 1}]),), holds=False, corrected=NoControl("t"))
+    claim = Claim(
+        "c", "s", "W0 = X", (Explicit(lambda k: [W0 - X], [{"k": 1}]),), holds=False, corrected=NoControl("t")
+    )
     latex = check(claim).residual.latex
     assert r"{\left(W_{0}\right)}_{0,1}" in latex and "{X}_{0,1}" in latex
     assert "{W_{0}}_" not in latex

@@ -221,8 +221,10 @@ class NumericBound(Check):
             with source_independent_draws():
                 case = find(self.cases, fails, settings=_settings(max_examples), random=random.Random(seed))
         except (NoSuchExample, Unsatisfiable):
-            case = next((example for example in self.examples if self._example_fails(example)), None)
-            if case is None:
+            for case in self.examples:
+                if self._example_fails(case):
+                    break
+            else:
                 return Found(self._passed(search, seed, time.perf_counter() - t0))
         refuted = self._refuted(case, search, seed, time.perf_counter() - t0)
         return Found(*refuted) if refuted else Found(self._passed(search, seed, time.perf_counter() - t0))
