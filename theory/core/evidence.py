@@ -116,7 +116,9 @@ class Evidence:
 
     ``kind`` is a :class:`Kind` value or the kind of a user's own check. A check's status is a
     :class:`Status`; a ``control`` row's status is a :class:`ControlStatus`. ``residual`` is the
-    simplified lhs − rhs of a symbolic or explicit check that did not reduce to zero.
+    simplified lhs − rhs of a symbolic or explicit check that did not reduce to zero. ``measurement`` is a
+    measured check's verdict as data — estimand, estimate, interval, level, test, α per side, predicted value and
+    tolerance (:func:`icl_verify.core.checks.measured.measurement`) — whatever its status.
     """
 
     kind: str
@@ -125,6 +127,7 @@ class Evidence:
     seconds: float
     counterexample: dict[str, Any] | None = None
     residual: Residual | None = None
+    measurement: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -134,6 +137,7 @@ class Evidence:
             "seconds": round(self.seconds, 4),
             "counterexample": self.counterexample,
             "residual": None if self.residual is None else self.residual.to_dict(),
+            "measurement": self.measurement,
         }
 
 

@@ -218,6 +218,15 @@ def test_the_evidence_and_the_json_state_estimand_test_and_error_rate():
     assert "no error rate is claimed" in unstated
 
 
+@pytest.mark.parametrize("predicted, status", [(1.0, Status.VERIFIED), (1.1, Status.UNDECIDED), (2.0, Status.REFUTED)])
+def test_every_measured_row_carries_its_measurement_into_the_json(predicted, status):
+    """Whatever the status, the evidence row holds the estimate's measurement and its JSON shows it."""
+    est = Estimate(1.02, 0.98, 1.06, predicted, 0.1, estimand="mean loss ratio", level=0.99)
+    evidence = Measured(lambda seed: est).run(0, 1).evidence
+    assert evidence.status == status
+    assert evidence.measurement == measurement(est) == evidence.to_dict()["measurement"]
+
+
 def test_a_sequential_estimate_takes_the_level_of_its_look():
     measure, _ = _fixed(1.0, 0.05)
     detail = Measured(measure, looks=(4, 8)).run(0, 1).evidence.detail

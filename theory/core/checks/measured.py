@@ -309,19 +309,17 @@ def _decide(kind: str, est: Estimate, seed: int, note: str, t0: float) -> Found:
         + (f"; {note}" if note else "")
     )
     seconds = time.perf_counter() - t0
-    outcome = _outcome(est)
+    outcome, measured = _outcome(est), measurement(est)
     if outcome == Status.REFUTED:
         values = {"estimate": est.value, "interval": [est.low, est.high], "predicted": est.predicted}
         residual = abs(est.value - est.predicted)
-        cex = counterexample(
-            kind, {}, values, residual, est.tolerance, seed, detail=est.detail, measurement=measurement(est)
-        )
-        return Found(
-            Evidence(kind, Status.REFUTED, "interval excludes the prediction: " + text, seconds, cex), (est, seed)
-        )
+        cex = counterexample(kind, {}, values, residual, est.tolerance, seed, detail=est.detail, measurement=measured)
+        text = "interval excludes the prediction: " + text
+        return Found(Evidence(kind, Status.REFUTED, text, seconds, cex, measurement=measured), (est, seed))
     if outcome == Status.VERIFIED:
-        return Found(Evidence(kind, Status.VERIFIED, text, seconds))
-    return Found(Evidence(kind, Status.UNDECIDED, "interval too wide to decide: " + text, seconds))
+        return Found(Evidence(kind, Status.VERIFIED, text, seconds, measurement=measured))
+    text = "interval too wide to decide: " + text
+    return Found(Evidence(kind, Status.UNDECIDED, text, seconds, measurement=measured))
 
 
 def _band(est: Estimate, predicted: float) -> tuple[float, float]:
