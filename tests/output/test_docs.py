@@ -16,7 +16,7 @@ from icl_verify import Derivation, Step, Verdict, check
 from icl_verify.cli.main import main
 from icl_verify.core.figure import Figure
 from icl_verify.families import lsa_gd
-from icl_verify.output import docs
+from icl_verify.output import docs, render
 from icl_verify.output.figures import digest, render_svg
 from icl_verify.output.render import claim_markdown, derivation_markdown, result_markdown
 
@@ -98,6 +98,20 @@ def test_skeleton_ignores_what_a_machine_or_a_hypothesis_release_changes():
     residual = "$|\\mathrm{lhs} - \\mathrm{rhs}| = 0.75$ > tolerance $1e-09$."
     assert _same(residual, residual.replace("0.75", "0.5"))
     assert _same("text\n<!-- figure data sha256: ab12 -->\n", "text\n<!-- figure data sha256: cd34 -->\n")
+    measurement = render.measurement_markdown(
+        {
+            "estimand": "a ratio",
+            "estimate": 0.68,
+            "interval": [0.66, 0.71],
+            "level": 0.95,
+            "test": "equivalence",
+            "alpha_per_side": 0.025,
+            "predicted": 0.7,
+            "tolerance": 0.1,
+        }
+    ).strip()
+    assert measurement.startswith("*Measurement:* θ = a ratio; 0.68 [0.66, 0.71] (0.95 interval, α = 0.025 per side)")
+    assert _same(measurement, measurement.replace("0.68 [0.66, 0.71]", "0.67 [0.65, 0.70]"))
 
 
 def test_skeleton_keeps_verdicts_outcomes_sizes_and_statements():

@@ -191,6 +191,18 @@ def test_a_corrupt_entry_is_ignored_and_rebuilt(user_file, tmp_path, garbage):
     assert len(_check(user_file, cache).cached) == 2  # the entry was rewritten
 
 
+def test_a_measured_rows_measurement_is_stored_and_read_back(tmp_path):
+    """The measurement of a measured row survives the cache; a row whose measurement is not an object does not."""
+    measured = {"estimand": "ratio", "estimate": 1.0, "interval": [0.9, 1.1], "level": 0.95, "test": "equivalence"}
+    row = Evidence("measured", "verified", "inside the band", 0.0, measurement=measured)
+    outcome = Outcome(verdict_cache.Verdict.VERIFIED, (row,), 0, 100, 1.0, depends.Depends({}, {}))
+    assert Outcome.from_dict(json.loads(json.dumps(outcome.to_dict()))).evidence[0].measurement == measured
+    broken = outcome.to_dict()
+    broken["evidence"][0]["measurement"] = "0.95"
+    with pytest.raises(TypeError, match="measurement"):
+        Outcome.from_dict(broken)
+
+
 def test_an_entry_stored_under_another_key_is_not_used(tmp_path):
     cache = VerdictCache(tmp_path)
     outcome = Outcome(verdict_cache.Verdict.VERIFIED, VERIFIED_ROW, 0, 100, 1.0, depends.Depends({}, {}))

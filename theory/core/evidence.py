@@ -118,6 +118,9 @@ class Evidence:
     :class:`Status`; a ``control`` row's status is a :class:`ControlStatus`. ``residual`` is the
     simplified lhs − rhs of a symbolic or explicit check that did not reduce to zero. ``traceback`` is that of
     a check that crashed, its last frames in the user's code (:func:`icl_verify.core.tracebacks.user_traceback`).
+    ``measurement`` is a
+    measured check's verdict as data — estimand, estimate, interval, level, test, α per side, predicted value and
+    tolerance (:func:`icl_verify.core.checks.measured.measurement`) — whatever its status.
     """
 
     kind: str
@@ -127,6 +130,7 @@ class Evidence:
     counterexample: dict[str, Any] | None = None
     residual: Residual | None = None
     traceback: str | None = None
+    measurement: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -137,6 +141,7 @@ class Evidence:
             "counterexample": self.counterexample,
             "residual": None if self.residual is None else self.residual.to_dict(),
             "traceback": self.traceback,
+            "measurement": self.measurement,
         }
 
 

@@ -321,6 +321,7 @@ _MEASURED_NUMBERS = (
     re.compile(rb"^\| `[^`]+` \| `.*` \|$"),  # a shrunk counterexample's values
     re.compile(rb"^\$\|\\mathrm\{lhs\} - \\mathrm\{rhs\}\| = "),  # its residual and tolerance
     re.compile(rb"^\*\*Counterexample\*\* \(measured"),  # a measured estimate that excludes the prediction
+    re.compile(rb"^\*Measurement:\* "),  # a measured row's estimate, interval and test (render.measurement_markdown)
 )
 _FIGURE_DIGEST = re.compile(rb"^<!-- figure data sha256: [0-9a-f]+ -->$")
 

@@ -353,6 +353,24 @@ def counterexample_markdown(cex: dict[str, Any] | None) -> str:
     )
 
 
+def measurement_markdown(m: Mapping[str, Any] | None) -> str:
+    """A measured row's verdict as data, on one line after the evidence table: estimand, estimate and interval,
+    the interval's level and α per side, and the test; empty for a row that is not measured."""
+    if m is None:
+        return ""
+    if m["test"] == "equivalence":
+        test = f"equivalence test of |θ − {_fmt(m['predicted'])}| ≤ {_fmt(m['tolerance'])}"
+    else:
+        test = f"one-sided test of θ {'≤' if m['test'] == 'at most' else '≥'} {_fmt(m['predicted'])}"
+    level = (
+        "interval of no stated level, no error rate claimed"
+        if m["level"] is None
+        else f"{m['level']:.4g} interval, α = {m['alpha_per_side']:.3g} per side"
+    )
+    what = m["estimand"] or "the measured quantity"
+    return f"\n*Measurement:* θ = {what}; {format_interval(m['estimate'], *m['interval'])} ({level}); {test}."
+
+
 def _at_sizes(sizes: str) -> str:
     """`` at sizes …`` — nothing when a counterexample has no sizes."""
     return f" at sizes {sizes}" if sizes else ""
@@ -389,6 +407,7 @@ def result_markdown(result: Result, level: int = 3, corrected: Claim | None = No
     lines += ["| check | outcome | what was covered |", "|---|---|---|"]
     for e in result.evidence:
         lines.append(f"| {e.kind} | {MARKS.get(e.status, e.status)} | {table_cell(e.detail)} |")
+    lines += [line for e in result.evidence if (line := measurement_markdown(e.measurement))]
     for extra in (counterexample_markdown(result.counterexample), residual_markdown(result.residual)):
         if extra:
             lines += ["", extra]

@@ -12,9 +12,10 @@ from typing import Any
 from icl_verify.core.checks.measured import format_interval
 from icl_verify.core.claims import Claim, Result
 from icl_verify.core.derivation import DerivationResult
-from icl_verify.core.evidence import MAX_RESIDUAL_CHARS, Kind, StepStatus
+from icl_verify.core.evidence import MAX_RESIDUAL_CHARS, Kind, Status, StepStatus
 from icl_verify.core.ledger import undermined
 from icl_verify.core.verdicts import Verdict
+from icl_verify.core.multiplicity import family_reading
 from icl_verify.output import ledger, render, strict_json
 from icl_verify.running import registry, runner
 from icl_verify.running.verdict_cache import VerdictCache
@@ -94,6 +95,7 @@ def table(results: Sequence[Result], cached: Collection[str] = frozenset()) -> s
     lines.extend(ledger.report_lines(results))
     lines.append("-" * (width + 60))
     lines.append(summary_line(results))
+    lines.extend(multiplicity_lines(multiplicity(results)))
     reused = sum(r.claim.name in cached for r in results)
     if reused:
         lines.append(
@@ -104,6 +106,45 @@ def table(results: Sequence[Result], cached: Collection[str] = frozenset()) -> s
 
 def summary_line(results: Sequence[Result]) -> str:
     return _tally(results, "claims")
+
+
+def multiplicity(results: Sequence[Result]) -> dict[str, Any] | None:
+    """The multiplicity reading across the measured verdicts of ``results`` (:func:`~icl_verify.core.multiplicity.
+    family_reading`, Holm and Benjamini–Hochberg at 0.025 over every measured row with a stated level), each
+    claim's entry with its row's ``status``, and ``decided``: the claims whose row is verified or refuted. A claim
+    with several measured rows enters once per row, the second as ``name#2``. ``None`` when no row is measured."""
+    rows: dict[str, Any] = {}
+    for r in results:
+        measured = [e for e in r.evidence if e.kind == Kind.MEASURED and e.measurement is not None]
+        rows |= {r.claim.name + (f"#{k}" if k > 1 else ""): e for k, e in enumerate(measured, 1)}
+    if not rows:
+        return None
+    reading = family_reading({name: e.measurement for name, e in rows.items()})
+    for name, entry in reading["claims"].items():
+        entry["status"] = str(rows[name].status)
+    decided = (Status.VERIFIED, Status.REFUTED)
+    reading["decided"] = [name for name, entry in reading["claims"].items() if entry["status"] in decided]
+    return reading
+
+
+def multiplicity_lines(reading: dict[str, Any] | None) -> list[str]:
+    """How many of the decided measured verdicts survive Holm (family-wise) and Benjamini–Hochberg (false
+    discovery), naming those that do not; nothing when the run has no measured verdict."""
+    if reading is None:
+        return []
+    claims, decided = reading["claims"], reading["decided"]
+
+    def survivors(rule: str) -> str:
+        lost = [name for name in decided if not claims[name][rule]]
+        return f"{len(decided) - len(lost)} survive" + (f" (not: {', '.join(lost)})" if lost else "")
+
+    left_out = f"; {len(reading['left_out'])} left out (interval of no stated level)" if reading["left_out"] else ""
+    return [
+        f"multiplicity: {len(decided)} measured verdicts decided of {len(claims)} tested{left_out};"
+        f" Holm (family-wise {reading['alpha']:g}) {survivors('holm')};"
+        f" Benjamini–Hochberg (false discovery {reading['alpha']:g}) {survivors('benjamini_hochberg')}"
+        " — p-values read off the intervals as normal (optimistic for few-run t-intervals and sequential looks)"
+    ]
 
 
 def _tally(checked: Sequence[Result | DerivationResult], noun: str) -> str:
@@ -182,6 +223,7 @@ def to_json(
         "builds_on_failed": {name: list(roots) for name, roots in undermined(results).items()},
         "derivations": [r.to_dict() for r in derivations],
         "derivations_summary": derivations_summary_line(derivations),
+        "multiplicity": multiplicity(results),
     }
 
 

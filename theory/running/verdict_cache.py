@@ -208,7 +208,13 @@ def _evidence(data: Mapping[str, Any]) -> Evidence:
         if not (isinstance(res["text"], str) and isinstance(res["latex"], str) and isinstance(res["truncated"], bool)):
             raise TypeError("a residual has text, latex and truncated")
         residual = Residual(res["text"], res["latex"], res["sizes"], res["truncated"])
-    return Evidence(*texts, float(data["seconds"]), cex, residual)
+    measurement = data["measurement"]
+    if measurement is not None and not isinstance(measurement, dict):
+        raise TypeError("a measurement is an object")
+    trace = data["traceback"]
+    if trace is not None and not isinstance(trace, str):
+        raise TypeError("a traceback is text")
+    return Evidence(*texts, float(data["seconds"]), cex, residual, traceback=trace, measurement=measurement)
 
 
 class VerdictCache(Store):

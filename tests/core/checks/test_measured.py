@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import special
 
-from icl_verify.core.checks.measured import Estimate, Measured, Rule, measurement
+from icl_verify.core.checks.measured import Estimate, Measured, Rule, measurement, over_runs, run_seeds, runs_estimate
 from icl_verify.core.evidence import Status
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.stats import spending_levels, t_interval
@@ -216,6 +216,52 @@ def test_the_evidence_and_the_json_state_estimand_test_and_error_rate():
     assert refuted.counterexample["measurement"]["test"] == "equivalence"
     unstated = Measured(lambda seed: Estimate(1.0, 0.9, 1.1, 1.0, 0.5)).run(0, 1).evidence.detail
     assert "no error rate is claimed" in unstated
+
+
+@pytest.mark.parametrize("predicted, status", [(1.0, Status.VERIFIED), (1.1, Status.UNDECIDED), (2.0, Status.REFUTED)])
+def test_every_measured_row_carries_its_measurement_into_the_json(predicted, status):
+    """Whatever the status, the evidence row holds the estimate's measurement and its JSON shows it."""
+    est = Estimate(1.02, 0.98, 1.06, predicted, 0.1, estimand="mean loss ratio", level=0.99)
+    evidence = Measured(lambda seed: est).run(0, 1).evidence
+    assert evidence.status == status
+    assert evidence.measurement == measurement(est) == evidence.to_dict()["measurement"]
+
+
+def test_runs_estimate_is_the_t_interval_over_runs_or_of_their_logarithms():
+    """Mean 2 of runs 1, 2, 3 with s/√n = 1/√3 and t_{2, 0.975} = 4.303 (tables); their logarithms for the geometric
+    mean: runs 1, e, e² have log-mean 1, so the geometric mean is e and the interval e^{1 ± 4.303/√3}."""
+    est = runs_estimate([1.0, 2.0, 3.0], 2.0, 1.0, what="a ratio", level=0.95)
+    assert est.value == 2.0 and est.low == pytest.approx(2 - 4.3027 / math.sqrt(3), rel=1e-4)
+    assert est.level == 0.95 and est.estimand == "mean over independent training runs of a ratio"
+    assert "3 independent training runs" in est.detail
+    geo = runs_estimate([1.0, math.e, math.e**2], 2.0, 1.0, what="a ratio", level=0.95, geometric=True)
+    assert geo.value == pytest.approx(math.e) and geo.high == pytest.approx(
+        math.exp(1 + 4.3027 / math.sqrt(3)), rel=1e-4
+    )
+    with pytest.raises(InvalidArgument, match="values"):
+        runs_estimate([1.0], 1.0, what="x", level=0.95)
+    with pytest.raises(InvalidArgument, match="positive"):
+        runs_estimate([1.0, -1.0], 1.0, what="x", level=0.95, geometric=True)
+
+
+def test_over_runs_trains_more_runs_only_when_the_first_look_does_not_decide():
+    """Runs of seed s are s, s + 10⁶, …; a spread of ±0.01 decides at 4 runs inside 1 ± 0.1, ±0.2 does not and
+    reaches the cap of 8 (its per_run, uncached here, is asked for the first 4 again; the claims cache theirs)."""
+    asked: list[int] = []
+
+    def per_run(spread: float):
+        def value(s: int) -> float:
+            asked.append(s)
+            return 1.0 + spread * (-1) ** (s // 1_000_000)
+
+        return value
+
+    narrow = over_runs(per_run(0.01), "v", 1.0, 0.1, looks=(4, 8)).run(5, 1).evidence
+    assert narrow.status == Status.VERIFIED and asked == run_seeds(5, 4) == [5, 1000005, 2000005, 3000005]
+    asked.clear()
+    wide = over_runs(per_run(0.2), "v", 1.0, 0.1, looks=(4, 8)).run(5, 1).evidence
+    assert wide.status == Status.UNDECIDED and asked == run_seeds(5, 4) + run_seeds(5, 8)
+    assert "sequential: 8 of at most 8 runs" in wide.detail
 
 
 def test_a_sequential_estimate_takes_the_level_of_its_look():

@@ -87,8 +87,8 @@ def test_added_runs_are_seeded_recorded_and_deterministic():
 
 
 def test_the_certificate_is_written_into_the_evidence():
-    est = certificate.measure_trained_preconditioner(SHORT, 2, np.eye(SETTING.nx), "short runs", certificate.EXTRA_RUNS)
-    assert "certificate vs one-step GD" in est.detail and "3 run(s) added" in est.detail
+    context = certificate._context(SHORT, "short runs", certificate.EXTRA_RUNS)([2])
+    assert "certificate vs one-step GD" in context and "3 run(s) added" in context
 
 
 @pytest.mark.slow

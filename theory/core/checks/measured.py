@@ -115,6 +115,56 @@ def range_estimate(
     )
 
 
+RUN_STRIDE = 1_000_000
+"""Run r of check seed s trains with seed s + r·RUN_STRIDE (:func:`run_seeds`): run 0 is the check seed's own."""
+
+
+def run_seeds(seed: int, runs: int) -> list[int]:
+    """The training seeds of ``runs`` independent runs at check seed ``seed``: seed, seed + 10⁶, seed + 2·10⁶, …
+
+    >>> run_seeds(3, 3)
+    [3, 1000003, 2000003]
+    """
+    if runs < 1:
+        raise InvalidArgument(f"runs must be a positive number of runs, got {runs!r}")
+    return [seed + RUN_STRIDE * r for r in range(runs)]
+
+
+def runs_estimate(
+    values: list[float],
+    predicted: float,
+    tolerance: float = 0.0,
+    *,
+    what: str,
+    level: float,
+    context: str = "",
+    test: Rule = Rule.EQUIVALENCE,
+    geometric: bool = False,
+) -> Estimate:
+    """The mean of ``what`` over n ≥ 2 independent training runs (one value per run) with its Student-t interval at
+    ``level`` — the interval covers the spread between runs, each run's own test sampling included; with
+    ``geometric`` (positive ratios), the geometric mean with the exponentiated t-interval of the logarithms."""
+    from icl_verify.numerics.shared.stats import t_interval
+
+    if len(values) < 2:
+        raise InvalidArgument(f"values must hold at least 2 training runs, got {len(values)}")
+    if geometric and min(values) <= 0:
+        raise InvalidArgument(f"values must be positive for a geometric mean, got {min(values)!r}")
+    data = np.log(values) if geometric else np.asarray(values, dtype=float)
+    interval = t_interval(data, level)
+    ends = np.exp(interval) if geometric else np.asarray(interval)
+    value, low, high = (float(x) for x in ends)
+    mean = "geometric mean" if geometric else "mean"
+    shown = ", ".join(f"{v:.4g}" for v in values)
+    reading = (
+        f"Student-t interval of the {mean} over {len(values)} independent training runs (per run: {shown}): it"
+        " covers the spread between runs, each run's test sampling included"
+    )
+    detail = f"{context}; {reading}" if context else reading
+    estimand = f"{mean} over independent training runs of {what}"
+    return Estimate(value, low, high, predicted, tolerance, detail, estimand=estimand, level=level, test=test)
+
+
 def format_interval(value: float, low: float, high: float) -> str:
     """``value [low, high]`` rounded to the leading digit of the interval's half-width.
 
@@ -228,6 +278,36 @@ class Measured(Check):
         return Evidence(Kind.CONTROL, ControlStatus.PASSED if ok else ControlStatus.FAILED, detail, 0.0)
 
 
+def over_runs(
+    per_run: Callable[[int], float],
+    what: str,
+    predicted: float | Callable[[], float],
+    tolerance: float = 0.0,
+    *,
+    looks: tuple[int, ...],
+    relative: bool = False,
+    test: Rule = Rule.EQUIVALENCE,
+    geometric: bool = False,
+    context: Callable[[list[int]], str] = lambda seeds: "",
+) -> Measured:
+    """A sequential measured check of ``what`` over independent training runs: one value ``per_run(run seed)`` per run
+    (:func:`run_seeds`), the interval the t-interval over the runs (:func:`runs_estimate`) at ``looks``, α spent over
+    them. ``predicted`` may be a function (evaluated when the check runs); with ``relative`` the band is
+    ± ``tolerance`` · |predicted|; ``context(run seeds)`` opens the detail. ``per_run`` should be cached: a later look
+    reuses the earlier runs."""
+
+    def measure(seed: int, runs: int, level: float) -> Estimate:
+        seeds = run_seeds(seed, runs)
+        value = float(predicted() if callable(predicted) else predicted)
+        band = tolerance * abs(value) if relative else tolerance
+        values = [per_run(s) for s in seeds]
+        return runs_estimate(
+            values, value, band, what=what, level=level, context=context(seeds), test=test, geometric=geometric
+        )
+
+    return Measured(measure, looks=looks)
+
+
 def _levels(looks: tuple[int, ...]) -> list[float]:
     """The looks' confidence levels (imported here: SciPy loads only when a sequential check runs)."""
     from icl_verify.numerics.shared.stats import spending_levels
@@ -309,19 +389,17 @@ def _decide(kind: str, est: Estimate, seed: int, note: str, t0: float) -> Found:
         + (f"; {note}" if note else "")
     )
     seconds = time.perf_counter() - t0
-    outcome = _outcome(est)
+    outcome, measured = _outcome(est), measurement(est)
     if outcome == Status.REFUTED:
         values = {"estimate": est.value, "interval": [est.low, est.high], "predicted": est.predicted}
         residual = abs(est.value - est.predicted)
-        cex = counterexample(
-            kind, {}, values, residual, est.tolerance, seed, detail=est.detail, measurement=measurement(est)
-        )
-        return Found(
-            Evidence(kind, Status.REFUTED, "interval excludes the prediction: " + text, seconds, cex), (est, seed)
-        )
+        cex = counterexample(kind, {}, values, residual, est.tolerance, seed, detail=est.detail, measurement=measured)
+        text = "interval excludes the prediction: " + text
+        return Found(Evidence(kind, Status.REFUTED, text, seconds, cex, measurement=measured), (est, seed))
     if outcome == Status.VERIFIED:
-        return Found(Evidence(kind, Status.VERIFIED, text, seconds))
-    return Found(Evidence(kind, Status.UNDECIDED, "interval too wide to decide: " + text, seconds))
+        return Found(Evidence(kind, Status.VERIFIED, text, seconds, measurement=measured))
+    text = "interval too wide to decide: " + text
+    return Found(Evidence(kind, Status.UNDECIDED, text, seconds, measurement=measured))
 
 
 def _band(est: Estimate, predicted: float) -> tuple[float, float]:

@@ -8,17 +8,16 @@ from dataclasses import replace
 import numpy as np
 
 from icl_verify.core.caches import cached
-from icl_verify.core.checks.measured import Estimate, Measured, Rule
+from icl_verify.core.checks.measured import Measured, Rule, run_seeds
 from icl_verify.core.claims import Claim, Corrected
 from icl_verify.core.figure import Figure
-from icl_verify.families.optimal_lsa.monte_carlo import MC_GROUPS, MC_LEVEL, MC_QUERIES
-from icl_verify.families.optimal_lsa.training import ESCAPE, TEST_TASKS, trained
+from icl_verify.families.optimal_lsa.monte_carlo import MC_QUERIES
+from icl_verify.families.optimal_lsa.training import ESCAPE, LOOKS, TEST_TASKS, across_runs, settings, trained
 from icl_verify.numerics.lsa.alignment import (
     gd_model,
     gdpp_model,
     line_search_rate,
     lsa_model,
-    mean_interval,
     model_cos,
     preds_diff,
     task_losses,
@@ -26,7 +25,6 @@ from icl_verify.numerics.lsa.alignment import (
 )
 from icl_verify.numerics.lsa.deep_training import UntiedResult, train_tied_then_untied
 from icl_verify.numerics.lsa.training import TrainConfig
-from icl_verify.numerics.shared.stats import Interval, t_interval
 
 # ---------------------------------------------------------------------------------------------
 # Two weight-tied layers vs two GD steps and GD++ (von Oswald et al. §4, Fig. 3), small default run
@@ -47,7 +45,7 @@ XᵀX), so with 2¹⁴ tasks the 99 % interval of loss(trained)/loss(GD++) was �
 0.9497, just outside the band; 2¹⁶ tasks halve the width (evaluation is a small part of the cost, training the rest)."""
 
 
-@cached(maxsize=4)
+@cached(maxsize=16)
 def deep_comparison(seed: int) -> dict[str, np.ndarray]:
     """Per-task losses and preds diffs of the trained 2-layer LSA, 2-step GD (η line-searched) and tuned 2-layer GD++."""
     model = lsa_model(trained(DEEP, seed).layers)
@@ -67,50 +65,42 @@ def deep_comparison(seed: int) -> dict[str, np.ndarray]:
     }
 
 
-def _grouped_ratio(num: np.ndarray, den: np.ndarray) -> Interval:
-    """mean(num)/mean(den) with a 99 % t interval over MC_GROUPS contiguous groups of tasks."""
-    groups = np.array_split(np.arange(num.size), MC_GROUPS)
-    return t_interval([float(np.mean(num[g]) / np.mean(den[g])) for g in groups], MC_LEVEL)
+def _ratio_of_means(r: dict[str, np.ndarray], num: str, den: str) -> float:
+    """mean(num)/mean(den) of one run's test-task values."""
+    return float(np.mean(r[num]) / np.mean(r[den]))
 
 
-def _deep_detail(seed: int) -> str:
-    r, note = deep_comparison(seed), trained(DEEP, seed).restart_note()
-    return (
-        f"½·MSE trained {np.mean(r['trained']):.5f}, 2-step GD {np.mean(r['gd']):.5f}, GD++ {np.mean(r['gdpp']):.5f};"
-        f" {DEEP.steps} Adam steps, batch {DEEP.batch}, lr {DEEP.lr:g} {DEEP.schedule}, seed {seed}"
-        + (f"; {note}" if note else "")
-    )
+def _ratio_of_medians(r: dict[str, np.ndarray], num: str, den: str) -> float:
+    """median(num)/median(den) of one run's test-task losses."""
+    return float(np.median(r[num]) / np.median(r[den]))
 
 
 def _ratio_measured(
     runs: Callable[[int], dict[str, np.ndarray]],
-    ratio: Callable[[np.ndarray, np.ndarray], Interval],
-    detail: Callable[[int], str],
+    ratio: Callable[[dict[str, np.ndarray], str, str], float],
+    kind: str,
+    context: Callable[[list[int]], str],
 ) -> Callable[..., Measured]:
-    """Measured claims on ``ratio(r[num], r[den])`` of the task losses ``r = runs(seed)``, detailed by ``detail``."""
+    """Measured claims on ``ratio(runs(run seed), num, den)`` of one training run's test-task values, over independent
+    training runs (:func:`~icl_verify.families.optimal_lsa.training.across_runs`), the runs described by ``context``."""
 
     def claim_on(
         num: str, den: str, *, predicted: float, tolerance: float = 0.0, test: Rule = Rule.EQUIVALENCE
     ) -> Measured:
-        estimand = (
-            f"ratio {num}/{den} of one training run's test-task values (the interval covers its test tasks, "
-            "not the spread between training runs)"
+        what = f"the ratio of {kind} {num}/{den} on its test tasks"
+        return across_runs(
+            lambda s: ratio(runs(s), num, den), what, predicted, tolerance, test=test, geometric=True, context=context
         )
-
-        def measure(seed: int) -> Estimate:
-            r = runs(seed)
-            value, low, high = ratio(r[num], r[den])
-            return Estimate(
-                value, low, high, predicted, tolerance, detail(seed), estimand=estimand, level=MC_LEVEL, test=test
-            )
-
-        return Measured(measure)
 
     return claim_on
 
 
-_deep_ratio = _ratio_measured(deep_comparison, _grouped_ratio, _deep_detail)
-"""A measured claim on mean(num)/mean(den) of :func:`deep_comparison` (99 % t interval over groups)."""
+def _deep_context(seeds: list[int]) -> str:
+    return settings(DEEP, seeds, DEEP_TEST_TASKS)
+
+
+_deep_ratio = _ratio_measured(deep_comparison, _ratio_of_means, "means", _deep_context)
+"""A measured claim on mean(num)/mean(den) of :func:`deep_comparison`, t-interval over training runs."""
 
 
 DEEP_BEATS_GD = Claim(
@@ -147,24 +137,26 @@ DEEP_IS_PLAIN_GD = Claim(
     assumptions=("two weight-tied LSA layers, d = 5, N = 10, x ~ U(−½, ½)",),
     statement=r"E\cos(\partial_{x_q}\hat y_\theta, \partial_{x_q}\hat y_{\text{2 GD steps}}) \ge 0.99",
     checks=(
-        Measured(
-            lambda seed: Estimate(
-                *mean_interval(deep_comparison(seed)["cos_gd"]),
-                predicted=1.0,
-                tolerance=0.01,
-                detail=_deep_detail(seed),
-            )
+        across_runs(
+            lambda s: float(np.mean(deep_comparison(s)["cos_gd"])),
+            "the mean cosine of its and 2-step GD's input gradients on its test tasks",
+            1.0,
+            0.01,
+            context=_deep_context,
         ),
     ),
     holds=False,
-    corrected=Corrected(
-        measured=lambda seed: float(np.mean(deep_comparison(seed)["cos_gdpp_gd"]))
-    ),  # if the trained layers are GD++
+    corrected=Corrected(measured=lambda seed: _gdpp_cosine(seed)),  # if the trained layers are GD++
     note=(
         "Two trained layers also transform the inputs (GD++'s x ← (I − γXXᵀ)x): not two plain GD steps. "
         "Control: read as GD++, the claim predicts the cosine of tuned GD++ with 2 GD steps on the same tasks."
     ),
 )
+
+
+def _gdpp_cosine(seed: int) -> float:
+    """The cosine of tuned GD++ with 2 GD steps, averaged over the first look's runs (the control's prediction)."""
+    return float(np.mean([np.mean(deep_comparison(s)["cos_gdpp_gd"]) for s in run_seeds(seed, LOOKS[0])]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -190,13 +182,13 @@ From N(0, 0.01²) weights without the tied phase (3000 steps, batch 256, lr 1e-2
 seeds 0–3 ended at 0.46, 1.71, 2.71 and 0.51 × the loss of tuned GD++: a layer can stay near zero that long."""
 
 
-@cached(maxsize=4)
+@cached(maxsize=8)
 def trained_untied(seed: int) -> UntiedResult:
     """The 3-layer LSA trained weight-tied, then untied (:func:`numerics.lsa.deep_training.train_tied_then_untied`)."""
     return train_tied_then_untied(DEEP3_TIED, DEEP3, seed)
 
 
-@cached(maxsize=4)
+@cached(maxsize=8)
 def untied_comparison(seed: int) -> dict[str, np.ndarray]:
     """Per-task losses of the untied 3-layer LSA, 3-step GD (η line-searched) and tuned 3-layer GD++ (η, γ)."""
     model = lsa_model(trained_untied(seed).layers)
@@ -212,26 +204,16 @@ def untied_comparison(seed: int) -> dict[str, np.ndarray]:
     }
 
 
-def _grouped_median_ratio(num: np.ndarray, den: np.ndarray) -> Interval:
-    """median(num)/median(den) per group of tasks, 99 % t interval over MC_GROUPS contiguous groups."""
-    groups = np.array_split(np.arange(num.size), MC_GROUPS)
-    return t_interval([float(np.median(num[g]) / np.median(den[g])) for g in groups], MC_LEVEL)
-
-
-def _untied_detail(seed: int) -> str:
-    r, run = untied_comparison(seed), trained_untied(seed)
-    note = run.tied.restart_note()
-    medians = ", ".join(f"{k} {np.median(r[k]):.3g}" for k in ("trained", "tied", "gd", "gdpp"))
+def _untied_context(seeds: list[int]) -> str:
+    notes = [f"run seed {s}: tied phase {note}" for s in seeds if (note := trained_untied(s).tied.restart_note())]
     return (
-        f"median task ½·MSE: {medians}; mean ½·MSE trained {np.mean(r['trained']):.3g} (worst task"
-        f" {np.max(r['trained']):.3g}), GD++ {np.mean(r['gdpp']):.3g} (worst {np.max(r['gdpp']):.3g});"
-        f" {DEEP3_TIED.steps} tied + {DEEP3.steps} untied Adam steps, batch {DEEP3.batch}, lr {DEEP3_TIED.lr:g} then"
-        f" {DEEP3.lr:g} cosine, {TEST_TASKS} test tasks, seed {seed}" + (f"; tied phase {note}" if note else "")
+        f"{DEEP3_TIED.steps} tied + {DEEP3.steps} untied Adam steps, batch {DEEP3.batch}, lr {DEEP3_TIED.lr:g} then"
+        f" {DEEP3.lr:g} cosine per run, {TEST_TASKS} test tasks per run" + (f"; {'; '.join(notes)}" if notes else "")
     )
 
 
-_untied_ratio = _ratio_measured(untied_comparison, _grouped_median_ratio, _untied_detail)
-"""A measured claim on the ratio of median task losses of :func:`untied_comparison` (99 % t interval)."""
+_untied_ratio = _ratio_measured(untied_comparison, _ratio_of_medians, "median task losses", _untied_context)
+"""A measured claim on the ratio of median task losses of :func:`untied_comparison`, t-interval over training runs."""
 
 
 UNTIED_ASSUMPTIONS = (
