@@ -14,8 +14,8 @@ from icl_verify.core.claims import Claim, Result
 from icl_verify.core.derivation import DerivationResult
 from icl_verify.core.evidence import MAX_RESIDUAL_CHARS, Kind, Status, StepStatus
 from icl_verify.core.ledger import undermined
-from icl_verify.core.verdicts import Verdict
 from icl_verify.core.multiplicity import family_reading
+from icl_verify.core.verdicts import Verdict
 from icl_verify.output import ledger, render, strict_json
 from icl_verify.running import registry, runner
 from icl_verify.running.verdict_cache import VerdictCache
