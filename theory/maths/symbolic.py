@@ -68,7 +68,7 @@ def is_zero(expr: Any) -> bool | None:
         return _all(is_zero(e) for e in expr)
     if isinstance(expr, MatrixExpr):
         return _is_zero_matrix_expr(expr)
-    expr = sp.sympify(expr)
+    expr = _explicit_traces(sp.sympify(expr))
     if expr == 0:
         return True
     if _is_rational_function(expr, polynomial=True):  # the expanded form of a polynomial is canonical
@@ -85,6 +85,22 @@ def is_zero(expr: Any) -> bool | None:
     if simplified.is_number and simplified.is_zero is False:
         return False
     return None
+
+
+def _explicit_traces(expr: sp.Basic) -> sp.Basic:
+    """``expr`` with the traces and determinants of matrices of concrete size evaluated (tr I₂ = 2, tr of a 2 × 2
+    of entries their sum), so that only those of symbolic size are left to the decision procedure."""
+    if not expr.has(Trace, Determinant):
+        return expr
+
+    def concrete(e: Any) -> bool:
+        return isinstance(e, (Trace, Determinant)) and all(sp.sympify(d).is_Integer for d in e.arg.shape)
+
+    def value(e: Any) -> Any:
+        m = e.arg if isinstance(e.arg, sp.MatrixBase) else e.arg.as_explicit()
+        return m.trace() if isinstance(e, Trace) else m.det()
+
+    return expr.replace(concrete, value)
 
 
 def _is_rational_function(expr: sp.Basic, polynomial: bool = False) -> bool:
