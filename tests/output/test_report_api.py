@@ -46,3 +46,26 @@ def test_repr_is_one_line_and_markdown_shows_each_refutation_in_full():
     assert "**1 claim: 1 refuted — all as expected**" in markdown
     assert "#### `plus-one-is-same`" in markdown and "**Counterexample**" in markdown
     assert "| `x` | `0.0` |" in markdown  # Hypothesis shrinks x to 0: (0 + 1) − 0 = 1 ≠ 0
+
+
+def test_a_users_own_counterexample_of_any_shape_is_shown_as_it_is():
+    """A check of the user's that refutes with a counterexample without the built-in keys (``kind``, ``sizes`` …):
+    the text report shows it as JSON instead of crashing with a KeyError."""
+    from dataclasses import dataclass
+    from typing import Any, ClassVar
+
+    from icl_verify.output import report
+
+    @dataclass(frozen=True)
+    class Mine(iv.Check):
+        kind: ClassVar[str] = "mine"
+
+        def run(self, seed: int, max_examples: int) -> iv.Found:
+            return iv.Found(iv.Evidence(self.kind, "refuted", "x = 2 breaks it", 0.0, {"x": 2}))
+
+        def control_at(self, at: Any, corrected: Any) -> iv.Evidence:
+            raise AssertionError("no control")
+
+    claim = iv.Claim("mine", "t", "s", (Mine(),), holds=False, corrected=iv.NoControl("none"))
+    text = report.table([iv.check(claim)])
+    assert 'counterexample {"x": 2}' in text

@@ -27,6 +27,14 @@ def _counterexample_lines(result: Result) -> list[str]:
     cex = result.counterexample
     if cex is None:
         return []
+    try:
+        return _counterexample_of_a_kind(cex)
+    except (KeyError, TypeError, ValueError):  # a user's own check's counterexample, of its own shape: as it is
+        return [f"    counterexample {json.dumps(cex, default=str, ensure_ascii=False)}"]
+
+
+def _counterexample_of_a_kind(cex: dict[str, Any]) -> list[str]:
+    """The lines of a counterexample of one of the built-in kinds (numeric, measured, Monte Carlo, exact)."""
     if cex["kind"] == Kind.NUMERIC:
         return [
             f"    counterexample (shrunk, seed {cex['seed']}): sizes {cex['sizes']}",
