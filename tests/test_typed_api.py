@@ -9,7 +9,6 @@ install for type checkers).
 from __future__ import annotations
 
 import ast
-import importlib.util
 import os
 import subprocess
 import sys
@@ -61,10 +60,6 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("mypy") is None,
-    reason="mypy is in the lint extra, not the test extra (CI's lint step installs it and type-checks the package)",
-)
 def test_mypy_sees_the_real_signatures_through_the_package(installed: Path, tmp_path: Path):
     (tmp_path / "user.py").write_text(SNIPPET)
     run = subprocess.run(
