@@ -916,10 +916,12 @@ def decide(residual: Any, seed: int = 0) -> Decision:
     if zero:
         how = "its canonical form is 0 (products expanded, transposes at the letters, traces up to rotation and "
         how += "transposition" + (", Mᴷ⁺¹ = Mᴷ·M with Mᴷ commuting with M" if _symbolic_powers(residual) else "")
+        how += _ONE_MATRIX if _powers_of_products(residual) else ""
         return Decision(True, how + "): an identity for every size")
     if _symbolic_powers(residual):
         if rational and isinstance(residual, MatrixExpr) and cleared_zero(residual):
-            return Decision(True, f"{CLEARED} (with Mᴷ⁺¹ = Mᴷ·M, Mᴷ commuting with the functions of M)")
+            products = _ONE_MATRIX if _powers_of_products(residual) else ""
+            return Decision(True, f"{CLEARED} (with Mᴷ⁺¹ = Mᴷ·M, Mᴷ commuting with the functions of M{products})")
         why = "its canonical form is not 0 (powers Mᴷ of a symbolic exponent K are decided by the canonical form "
         return Decision(
             None, why + "and by clearing denominators only: Mᴷ⁺¹ = Mᴷ·M, Mᴷ commuting with the functions of M)"
@@ -956,6 +958,17 @@ def _traces_and_determinants(residual: Any, rng: random.Random, seed: int) -> De
     tried = "; ".join(theorems) or "none applied"
     why = f"traces and determinants of inverses not reduced to 0 (theorems tried: {tried}; nothing else applies)"
     return _undecided(residual, rng, why)
+
+
+_ONE_MATRIX = ", a product such as XᵀX that M is a polynomial in taken as one matrix"
+
+
+def _powers_of_products(residual: Any) -> bool:
+    """Whether a power of ``residual`` with a symbolic exponent has a base that is a polynomial in one product of
+    several matrices ((I − ηXᵀX)ᴷ): the canonical form then takes that product as one letter (:meth:`_Canon._root`)."""
+    canon = _Canon({})
+    bases = [p.base for p in sp.sympify(residual).atoms(MatPow) if not p.exp.is_Integer]
+    return any(_single_word(canon.matrix(base)) is not None for base in bases)
 
 
 def _symbolic_powers(residual: Any) -> bool:
