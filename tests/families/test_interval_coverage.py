@@ -284,17 +284,6 @@ def test_sequential_t_intervals_hold_together(looks):
     assert np.mean(together) >= LEVEL - 2.6 * np.sqrt(LEVEL * (1 - LEVEL) / 1000)
 
 
-@pytest.mark.parametrize("p", [0.5, 0.6, 0.75])
-def test_accuracy_interval_exact_coverage(p):
-    """kinetics-transience-with-attention-decay: the normal-approximation interval of an accuracy on 1024 sequences,
-    coverage summed exactly over the Binomial(1024, p) law (no simulation): within 1 % of 95 % around chance."""
-    count = kc.TRANSIENT.eval_batch
-    k = np.arange(count + 1)
-    bounds = np.array([kc._accuracy_bounds(j / count, count) for j in k])
-    covered = (bounds[:, 0] <= p) & (p <= bounds[:, 1])
-    assert abs(float(stats.binom.pmf(k, count, p)[covered].sum()) - LEVEL) < 0.01
-
-
 def _accuracy_curve(shape: str, records: int = 61) -> np.ndarray:
     """True ICL accuracy at each record: a logistic rise from ½ over the first ten records to a plateau (0.8, 0.95,
     0.99, 0.999) that persists — true peak − final 0 — or, for "fade", to 0.95 and back down to 0.6 by the end."""

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 import sympy as sp
+from scipy import stats
 
 from icl_verify import check
 from icl_verify.families import kinetics as kc
@@ -90,10 +91,23 @@ def _stub_runs(monkeypatch, peaks: dict[int, float]) -> list[int]:
 def test_transience_measures_the_first_run_in_which_icl_emerged(monkeypatch):
     first, second, *later = kc._attempt_seeds(25)
     trained = _stub_runs(monkeypatch, {first: 0.6, second: 0.9} | dict.fromkeys(later, 0.99))
-    estimate = kc.measure_fade_to_chance(25)
+    acc, detail = kc._icl_history(25, kc.TRANSIENT)
     assert first == 25 and trained == [first, second]  # the check seed is tried first; the later runs are not needed
-    assert estimate.value == 0.5
-    assert f"seed {second}: peak ICL 0.900" in estimate.detail and f"never emerged in seed {first}" in estimate.detail
+    assert acc[-1] == 0.5
+    assert f"seed {second}: peak ICL 0.900" in detail and f"never emerged in seed {first}" in detail
+
+
+def test_transience_interval_is_over_independent_training_runs(monkeypatch):
+    """The interval covers the spread between training runs: Student's t over one final accuracy per run, the run
+    seeds s, s + 10⁶, … (a run's own test set is not the interval), computed here from the t law directly."""
+    finals = {7 + 10**6 * r: a for r, a in enumerate([0.49, 0.52, 0.66, 0.50])}
+    monkeypatch.setattr(kc, "_faded", lambda s: (finals[s], f"run {s}"))
+    estimate = kc.TRANSIENCE.checks[0].measure(7, runs=4, level=0.95)
+    values = list(finals.values())
+    half = stats.t.ppf(0.975, 3) * stats.tstd(values) / 2
+    assert estimate.value == pytest.approx(sum(values) / 4)
+    assert (estimate.low, estimate.high) == pytest.approx((estimate.value - half, estimate.value + half))
+    assert "run 1000007" in estimate.detail and estimate.level == 0.95
 
 
 def test_transience_is_an_error_when_icl_never_emerges(monkeypatch):

@@ -48,15 +48,14 @@ def test_early_stop_records_the_crossing():
 
 @pytest.mark.slow
 def test_transience_run_fades_to_chance_and_control_persists():
-    fade = kc.measure_fade_to_chance(0)
     keep = kc.measure_persistence(0)
-    assert abs(fade.value - 0.5) < 0.1 and abs(keep.value) < 0.05
+    assert abs(kc.final_icl_accuracy(0) - 0.5) < 0.1 and abs(keep.value) < 0.05
 
 
 def test_a_run_without_icl_is_an_error_not_a_pass():
     # K = 64: memorised before any ICL, so the transience measurement must refuse to report.
     with pytest.raises(ValueError, match="never emerged"):
-        kc.measure_fade_to_chance(0, replace(kc.TRANSIENT, k=64, steps=400))
+        kc._icl_history(0, replace(kc.TRANSIENT, k=64, steps=400))
 
 
 @pytest.mark.slow

@@ -15,8 +15,11 @@ from icl_verify.core.checks.measured import Measured
 from icl_verify.core.evidence import Status
 from icl_verify.families.scaling import final_accuracy as fa
 
+RUNS = fa.BIMODAL_GROUPS["below"][1]
+"""Runs per far group in the claim (64, the same above K*)."""
 
-def _groups(below_minority: int, above_minority: int, runs: int = 16):
+
+def _groups(below_minority: int, above_minority: int, runs: int = RUNS):
     """Accuracies near ½ below K* and near 1 above it, with the given numbers of runs in the other mode."""
 
     def dip(seed: int, group: str):
@@ -29,31 +32,31 @@ def _groups(below_minority: int, above_minority: int, runs: int = 16):
     return dip
 
 
-def _status(monkeypatch, below: int, above: int) -> str:
-    monkeypatch.setattr(fa, "_bimodal_dip", _groups(below, above))
+def _status(monkeypatch, below: int, above: int, runs: int = RUNS) -> str:
+    monkeypatch.setattr(fa, "_bimodal_dip", _groups(below, above, runs))
     monkeypatch.setattr(fa, "_describe_group", lambda seed, group: group)
     return Measured(fa.measure_unimodal_far).run(0, 1).evidence.status
 
 
 @pytest.mark.parametrize("below, above", [(1, 0), (2, 0), (4, 0), (0, 3)])
-def test_a_separate_mode_of_one_to_four_runs_is_never_verified_unimodal(monkeypatch, below, above):
-    """The dip test at 0.01 passed these samples (P(VERIFIED) = 1.00 for 1–4 of 16 runs in a separate mode)."""
-    assert _status(monkeypatch, below, above) != Status.VERIFIED
+def test_at_16_runs_a_separate_mode_of_one_to_four_runs_is_never_verified(monkeypatch, below, above):
+    """The dip test at 0.01 passed these samples of 16 (P(VERIFIED) = 1.00 for 1–4 of 16 runs in a separate mode);
+    the bound leaves them undecided (at x = 1 its upper end is 0.302 > 0.25)."""
+    assert _status(monkeypatch, below, above, runs=16) != Status.VERIFIED
 
 
 def test_no_run_in_the_other_mode_is_verified_and_a_large_minority_refuted(monkeypatch):
-    assert _status(monkeypatch, 0, 0) == Status.VERIFIED  # upper bound 1 − 0.025^{1/16} = 0.206 < 0.25
-    assert _status(monkeypatch, 9, 0) == Status.REFUTED  # 9/16: Clopper–Pearson lower end 0.30 > 0.25
+    assert _status(monkeypatch, 0, 0) == Status.VERIFIED  # upper bound 1 − 0.025^{1/64} = 0.056 < 0.25
+    assert _status(monkeypatch, 0, 28) == Status.REFUTED  # 28/64: Clopper–Pearson lower end 0.31 > 0.25
 
 
 def test_the_rule_errs_at_most_alpha_per_side_at_the_bound(monkeypatch):
-    """Enumerating the minority count x of one group (the other none): VERIFIED exactly when x = 0 (the exact upper
-    bound 1 − 0.025^{1/16} = 0.206 < 0.25; at x = 1 it is 0.302), REFUTED exactly when the lower bound exceeds 0.25.
-    So at a true minority probability of 0.25 per run, P(VERIFIED) = 0.75^16 per group (≤ 1 %, below α/2 = 2.5 %),
-    and with each run in the minority with probability 0.2 (the referee's case) it is 0.8^16 = 2.8 % per group,
-    0.08 % for both — against 0.84 for the dip-test reading."""
-    verified = [x for x in range(17) if _status(monkeypatch, x, 0) == Status.VERIFIED]
-    refuted = [x for x in range(17) if _status(monkeypatch, x, 0) == Status.REFUTED]
-    assert verified == [0]
-    assert refuted == [x for x in range(17) if stats.binomtest(x, 16).proportion_ci(0.95, "exact").low > 0.25]
-    assert stats.binom.pmf(0, 16, 0.25) <= 0.025
+    """Enumerating the minority count x of one group of the claim's 64 runs (the other none): VERIFIED exactly when
+    the exact Clopper–Pearson upper end is below 0.25 (x ≤ 8), REFUTED exactly when its lower end exceeds 0.25. So
+    at a true minority probability of 0.25 per run, P(VERIFIED) = P(Bin(64, 0.25) ≤ 8) per group, below α/2 = 2.5 %."""
+    bounds = [stats.binomtest(x, RUNS).proportion_ci(0.95, "exact") for x in range(RUNS + 1)]
+    verified = [x for x in range(RUNS + 1) if _status(monkeypatch, x, 0) == Status.VERIFIED]
+    refuted = [x for x in range(RUNS + 1) if _status(monkeypatch, x, 0) == Status.REFUTED]
+    assert verified == [x for x, ci in enumerate(bounds) if ci.high < 0.25] == list(range(9))
+    assert refuted == [x for x, ci in enumerate(bounds) if ci.low > 0.25]
+    assert stats.binom.cdf(8, RUNS, 0.25) <= 0.025
