@@ -9,6 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 from icl_verify.cli.main import main
+from icl_verify.core.claims import Result
+from icl_verify.core.verdicts import Verdict
+from icl_verify.output import report
+from icl_verify.running import registry
 
 HEADER = """
 import numpy as np
@@ -65,3 +69,24 @@ def test_a_claim_file_cannot_fool_the_exit_status(name, tmp_path):
     statuses = {(e["kind"], e["status"]) for e in claim["evidence"]}
     expected = {"nan": ("numeric", "error"), "crash": ("numeric", "error"), "hollow": ("control", "failed")}[name]
     assert expected in statuses
+
+
+def test_a_users_claim_named_like_a_built_in_says_where_it_was_made(tmp_path, monkeypatch):
+    """Checked alone, a file's claim named like a built-in one (prop2-as-printed, lsa-gd family) cannot pass for it:
+    its row names the file and line that made it, a built-in's row does not."""
+    path = tmp_path / "mine.py"
+    path.write_text(
+        HEADER
+        + textwrap.dedent("""
+        same_name = Claim(
+            name="prop2-as-printed", source="me", statement="x = x",
+            checks=(Explicit(lambda: [sp.Integer(0)], [{}]),),
+        )
+        """)
+    )
+    monkeypatch.chdir(tmp_path)
+    mine = CliRunner().invoke(main, ["check", "mine.py", "--no-cache"])
+    line = HEADER.count("\n") + 2  # the line of ``Claim(`` in the file
+    assert mine.exit_code == 0 and f"  me (mine.py:{line})" in mine.output.splitlines()[2]
+    (builtin,) = registry.select(registry.builtin_claims(), ["prop2-as-printed"])
+    assert report.table([Result(builtin, Verdict.PROVED, (), 0, 100)]).splitlines()[2].endswith(f"  {builtin.source}")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from icl_verify.core.checks.measured import format_interval
-from icl_verify.core.claims import Claim, Result
+from icl_verify.core.claims import USER_FAMILY, Claim, Result
 from icl_verify.core.derivation import DerivationResult
 from icl_verify.core.evidence import MAX_RESIDUAL_CHARS, Kind, Status, StepStatus
 from icl_verify.core.ledger import undermined
@@ -84,18 +84,26 @@ def _evidence_lines(result: Result) -> list[str]:
     return lines
 
 
+def _source(claim: Claim) -> str:
+    """The claim's source, and for a claim of a user's file where it was made: ``me (mine.py:3)``."""
+    users = claim.family == USER_FAMILY and claim.defined_at
+    return f"{claim.source} ({claim.defined_at})" if users else claim.source
+
+
 def table(results: Sequence[Result], cached: Collection[str] = frozenset()) -> str:
     """A plain-text report: one row per claim, every evidence row beneath (controls and errors included),
     then for an ERROR where the claim was made and the traceback of what crashed, and the counterexample and the
     simplified lhs − rhs of a refutation.
 
-    Rows of the results named in ``cached`` (read from the verdict cache) end with :data:`CACHED_MARK`.
+    Rows of the results named in ``cached`` (read from the verdict cache) end with :data:`CACHED_MARK`. A claim of
+    a user's file shows after its source where it was made (``file:line``), so that it cannot pass for a built-in
+    claim of the same name.
     """
     width = max([len(r.claim.name) for r in results] + [5])
     lines = [f"{'claim':<{width}}  {'verdict':<9}  {'outcome':<28}  source", "-" * (width + 60)]
     for r in results:
         mark = " " if r.as_expected else "!"
-        row = f"{r.claim.name:<{width}}  {r.verdict.value:<9}  {mark}{r.summary:<27}  {r.claim.source}"
+        row = f"{r.claim.name:<{width}}  {r.verdict.value:<9}  {mark}{r.summary:<27}  {_source(r.claim)}"
         lines.append(row + (f"  {CACHED_MARK}" if r.claim.name in cached else ""))
         lines.extend(_evidence_lines(r))
         lines.extend(_counterexample_lines(r))
