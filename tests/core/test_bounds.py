@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sympy as sp
 
 import icl_verify as iv
 
@@ -155,3 +156,34 @@ def test_a_refutation_does_not_depend_on_the_searchs_path(monkeypatch):
     assert cex["lhs_minus_rhs"] == pytest.approx(np.sqrt(2) - 1)
     numeric = iv.check(FROBENIUS, max_examples=100).evidence[-1]  # the true bound: no example refutes it
     assert (numeric.kind, numeric.status) == ("numeric", "undecided") and "no evidence" in numeric.detail
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_the_simple_cases_do_not_refute_a_true_bound_at_extreme_values(monkeypatch, sign):
+    """The simple cases tried after a search that found nothing put a scalar at the middle of its declared domain,
+    here x = ±5·10²⁹⁹. (x + 1) − x ≥ 1 is not refuted there (0 ≥ 1 in floats, within the terms' magnitude 10³⁰⁰); its
+    twin (x + 1) − x ≥ |x|/2 is refuted at the same case, confirmed exactly (residual |x|/2 − 1)."""
+    from hypothesis.errors import NoSuchExample
+
+    from icl_verify.core.checks import bound
+
+    def finds_nothing(*args, **kwargs):
+        raise NoSuchExample("a search that misses")
+
+    monkeypatch.setattr(bound, "find", finds_nothing)
+    low, high = sorted((sign * 1e15, sign * 1e300))
+    x = {"x": iv.scalar(low=low, high=high)}
+
+    def numeric_row(rhs, **expected) -> iv.Evidence:
+        claim = iv.statement(
+            "plus-one", "t", "(x + 1) - x >= rhs", symbols=x, relation=">=", lhs=lambda x: (x + 1) - x, rhs=rhs,
+            **expected,
+        )  # fmt: skip
+        (row,) = [e for e in iv.check(claim, max_examples=20).evidence if e.kind == "numeric"]
+        return row
+
+    assert numeric_row(lambda x: 1 + 0 * x).status != "refuted"
+    false = numeric_row(lambda x: sign * x / 2, holds=False, corrected=lambda x: 1 + 0 * x)
+    middle = (low + high) / 2
+    assert false.status == "refuted" and false.counterexample["values"]["x"] == middle
+    assert sp.Rational(false.counterexample["exact_residual"]) == sp.Rational(abs(middle)) / 2 - 1
