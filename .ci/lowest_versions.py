@@ -2,8 +2,8 @@
 
 Usage: ``python .ci/lowest_versions.py [EXTRA ...] > lowest.txt``, then
 ``pip install -c lowest.txt -e ".[EXTRA]"``: the project's dependencies and those of each EXTRA named, each pinned
-to its lower bound (``numpy>=1.24`` gives ``numpy==1.24``, which pip matches to 1.24.0). A requirement without a
-lower bound is an error: the lowest version it allows is not known.
+to its lower bound (``numpy>=1.24`` gives ``numpy==1.24``, which pip matches to 1.24.0; a pin ``mypy==2.4.1`` stays
+itself). A requirement without a lower bound is an error: the lowest version it allows is not known.
 """
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ import tomllib
 from pathlib import Path
 
 REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)")
-LOWER = re.compile(r">=\s*([0-9][0-9A-Za-z.]*)")
+LOWER = re.compile(r"(?:>=|==)\s*([0-9][0-9A-Za-z.]*)")
 
 
 def lowest(requirement: str) -> str:
-    """``name==lower bound`` of one requirement (``name[extra]>=x, <y ; marker``); ValueError without a bound."""
+    """``name==lower bound`` of one requirement (``name[extra]>=x, <y ; marker`` or ``name==x``); ValueError without."""
     spec = requirement.split(";")[0]
     match = REQUIREMENT.fullmatch(spec)
     bound = LOWER.search(match.group(3)) if match else None
     if match is None or bound is None:
-        raise ValueError(f"requirement {requirement!r} has no lower bound (>=)")
+        raise ValueError(f"requirement {requirement!r} has no lower bound (>= or ==)")
     return f"{match.group(1)}=={bound.group(1)}"
 
 

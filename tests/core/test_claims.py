@@ -144,6 +144,20 @@ def test_explicit_refutation_gives_exact_witness():
     assert sp.zeros(2, 2) != A * B - B * A
 
 
+def test_an_explicit_residual_undefined_at_a_whole_size_is_an_error_not_undecided():
+    """1/det [[a, b], [k·a, k·b]] is 1/0 (SymPy's zoo) at k = 1 for every a, b: the sides are undefined at every
+    point of that size, an error naming it, not a residual left undecided."""
+
+    def residual(k):
+        a, b = sp.symbols("a b")
+        return sp.Integer(1) / sp.Matrix([[a, b], [k * a, k * b]]).det() - 1
+
+    found = Explicit(residual, [{"k": 1}]).run(0, 10).evidence
+    assert found.status == "error" and "undefined at every point of size {'k': 1}" in found.detail
+    assert Explicit(lambda: sp.Symbol("x") / 0, [{}]).run(0, 10).evidence.status == "error"  # no sizes: no advice
+    assert Explicit(lambda: sp.Symbol("x") - sp.Symbol("x"), [{}]).run(0, 10).evidence.status == "verified"
+
+
 def test_crashing_check_is_error_not_pass():
     def boom(case):
         raise RuntimeError("broken compare")

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import icl_verify as iv
 from icl_verify.core.bounds import inequality_checks
-from icl_verify.core.checks.bound import FLOAT_ONLY_RELATIVE
+from icl_verify.core.checks.bound import FLOAT_ONLY_RELATIVE, NumericBound
 from icl_verify.maths.tolerance import ATOL, RTOL
 
 K0 = {"K": iv.integer(low=0)}
@@ -41,6 +41,18 @@ def test_a_bound_false_from_k_11_is_refuted_at_k_11_exactly():
     cex = result.counterexample
     assert cex["sizes"] == {"K": 11} and cex["exact_residual"] == "10"  # 121 − 111
     assert "confirmed exactly" in result.evidence[0].detail
+
+
+def test_a_violation_the_search_stops_at_is_settled_at_the_first_failure_whatever_the_search_drew():
+    """A search that can only draw K = 16 (as Hypothesis 6.90's shrinking stopped there) still reports K = 11, the
+    first failure of K² ≤ 10K + 1 among the simple cases at smaller sizes; no simple case below the draw fails when the
+    draw is the first failure itself."""
+    sides = lambda case: (case["K"] ** 2, 10 * case["K"] + 1)  # noqa: E731
+    exact = lambda case: [sp.Integer(case["K"]) ** 2 - 10 * case["K"] - 1]  # noqa: E731
+    examples = tuple({"K": k} for k in range(16))
+    for drawn, first in ((16, 11), (11, 11), (300, 11)):
+        bound = NumericBound(st.just({"K": drawn}), sides, "<=", RTOL, ATOL, exact, examples=examples)
+        assert bound.run(0, 20).evidence.counterexample["sizes"] == {"K": first}
 
 
 def test_a_true_bound_over_k_is_verified_over_the_range_it_states():

@@ -36,6 +36,16 @@ def test_signs_of_rationals_and_algebraic_numbers() -> None:
     assert sign(root - sp.Rational(13247179573, 10**10)) == -1
 
 
+def test_a_polynomial_vanishing_at_an_algebraic_number_has_sign_zero() -> None:
+    """r³ − r − 1 = 0 at the plastic number r by definition, and (r² − 2)² − (r⁴ − 4r² + 4) = 0 by expansion,
+    whatever SymPy's simplify does (SymPy 1.13 leaves the first unsimplified); r² − r − 1 ≠ 0 (r is not φ)."""
+    x = sp.Symbol("x")
+    root = sp.CRootOf(x**3 - x - 1, 0)
+    assert sign(root**3 - root - 1) == 0 and sign((root**3 - root - 1) ** 2) == 0
+    assert sign((root**2 - 2) ** 2 - (root**4 - 4 * root**2 + 4)) == 0
+    assert sign(root**2 - root - 1) == -1  # = 1/r − r < 0 as r > 1 (r³ = r + 1 gives r² = 1 + 1/r)
+
+
 def test_signs_of_transcendental_numbers_far_below_float_range() -> None:
     assert sign(sp.exp(-1000)) == 1  # ≈ 5e-435, below every float
     assert sign(sp.Rational(1, 10**400) - sp.exp(-1000)) == 1

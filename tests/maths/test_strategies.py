@@ -124,10 +124,12 @@ def test_numeric_draws_do_not_depend_on_the_loaded_modules(tmp_path, monkeypatch
     assert len(before) == 100 and after == before
 
 
-def test_wide_integers_cover_every_order_of_magnitude_and_shrink_to_the_first_failure():
+def test_wide_integers_cover_every_order_of_magnitude_and_shrink_to_a_failure():
     """Over [0, 10⁶]: the first values, each bit length up to 20 (a uniform draw would show almost no
-    value below 1000), nothing outside; and the smallest K with K² > 10K + 1 (K = 11, as 11² = 121 > 111
-    and 10² = 100 ≤ 101) is what a failing search shrinks to."""
+    value below 1000), nothing outside; a failing search shrinks to a failure. Whether it reaches the first
+    one, K = 11 for K² > 10K + 1 (11² = 121 > 111, 10² = 100 ≤ 101), is up to Hypothesis's release (6.90 stops
+    at 16): a bound finds the first failure by its simple cases at the first values
+    (tests/core/test_soundness_bounds.py), the same on every release."""
     seen: set[int] = set()
 
     @settings(max_examples=400, deadline=None, database=None, derandomize=True)
@@ -139,5 +141,6 @@ def test_wide_integers_cover_every_order_of_magnitude_and_shrink_to_the_first_fa
     assert all(0 <= k <= 10**6 for k in seen)
     assert set(range(16)) <= seen
     assert {k.bit_length() for k in seen} >= set(range(21))
-    assert find(wide_integers(0, 10**6), lambda k: k * k > 10 * k + 1) == 11
+    found = find(wide_integers(0, 10**6), lambda k: k * k > 10 * k + 1)
+    assert found >= 11 and found * found > 10 * found + 1
     assert find(wide_integers(5, 5), lambda k: True) == 5

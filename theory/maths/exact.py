@@ -102,9 +102,24 @@ def sign(value: Any) -> Sign:
         if box.b < 0:
             return -1
     try:
-        return 0 if sp.simplify(x) == 0 else None
-    except Exception:  # SymPy could not simplify this number: undecided
-        return None
+        simplified = sp.simplify(x)
+    except Exception:  # SymPy could not simplify this number
+        simplified = x
+    return 0 if simplified == 0 or _algebraic_zero(x) else None
+
+
+def _algebraic_zero(x: sp.Expr) -> bool:
+    """Whether ``x`` is an algebraic number whose minimal polynomial is t, i.e. exactly 0.
+
+    Needed beside ``simplify``, which reduces a polynomial in a ``CRootOf`` to 0 only from SymPy 1.14: for the
+    plastic number r (the real root of x³ − x − 1), r³ − r − 1 stays unsimplified in SymPy 1.13.
+    A number that is not algebraic, or that ``minimal_polynomial`` does not handle, is not decided here.
+    """
+    t = sp.Dummy("t")
+    try:
+        return bool(sp.minimal_polynomial(x, t) == t)
+    except Exception:  # NotAlgebraic, or an expression minimal_polynomial does not handle: undecided here
+        return False
 
 
 def nonzero(values: Any) -> bool | None:

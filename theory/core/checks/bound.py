@@ -167,7 +167,8 @@ class NumericBound(Check):
     exact: Callable[[Mapping[str, Any]], list | None] | None = None
     domain: Callable[[Mapping[str, Any]], bool] | None = None
     drawn: str = ""  # where the scalars were drawn from, for the evidence (as for Numeric)
-    examples: tuple[Mapping[str, Any], ...] = ()  # simple cases tried when the search finds nothing (see run)
+    examples: tuple[Mapping[str, Any], ...] = ()  # simple cases, smallest sizes first: tried when the search finds
+    # nothing, and below the sizes of a violation it finds (see run and _smallest)
 
     kind: ClassVar[str] = Kind.NUMERIC
     rank: ClassVar[int] = 0
@@ -226,8 +227,19 @@ class NumericBound(Check):
                     break
             else:
                 return Found(self._passed(search, seed, time.perf_counter() - t0))
-        refuted = self._refuted(case, search, seed, time.perf_counter() - t0)
+        refuted = self._refuted(self._smallest(case), search, seed, time.perf_counter() - t0)
         return Found(*refuted) if refuted else Found(self._passed(search, seed, time.perf_counter() - t0))
+
+    def _smallest(self, case: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The first simple case (smallest sizes first) at sizes below the shrunk case's that violates the bound too,
+        else the shrunk case: how far Hypothesis shrinks the sizes depends on its release, the simple cases do not."""
+        sizes = _sizes_of(case)
+        for example in self.examples:
+            below = _sizes_of(example)
+            smaller = below.keys() == sizes.keys() and below != sizes and all(below[k] <= sizes[k] for k in sizes)
+            if smaller and self._example_fails(example):
+                return example
+        return case
 
     def _example_fails(self, case: Mapping[str, Any]) -> bool:
         """Whether an explicit example violates the bound, confirmed as a drawn case is: the search's path depends on

@@ -40,6 +40,8 @@ class Explicit(Check):
             if not residuals or all(getattr(r, "shape", (1,)) == (0, 0) for r in residuals):
                 detail = f"the residual at {dict(size)} has no entries: no evidence"
                 return Found(Evidence(self.kind, Status.UNDECIDED, detail, time.perf_counter() - t0))
+            if any(sp.sympify(r).has(sp.zoo, sp.nan) for r in residuals):
+                return Found(Evidence(self.kind, Status.ERROR, _undefined(size), time.perf_counter() - t0))
             for residual in residuals:
                 if is_zero(residual) is True:
                     continue
@@ -77,3 +79,19 @@ class Explicit(Check):
         open_ = sum(a is not True for a in answers)
         detail = f"explicit: {open_} of {len(answers)} residual(s) of the corrected form not 0 at {dict(at)}"
         return Evidence(Kind.CONTROL, ControlStatus.FAILED, detail, seconds)
+
+
+def _undefined(size: Mapping[str, int]) -> str:
+    """The error of sides undefined at every point of ``size``: their symbolic entries divide by an expression
+    that is identically 0 there (SymPy's zoo or nan), as X(XᵀX)⁻¹Xᵀ for X n × d with n < d. Decided exactly at
+    the size, unlike the numeric search, whose draws at a size depend on Hypothesis's release."""
+    smallest = min(size, key=size.__getitem__) if size else None
+    advice = (
+        f", e.g. sizes={{{smallest!r}: ({size[smallest] + 1}, 4)}} and explicit_sizes={{{smallest!r}: [{size[smallest] + 1}]}}"
+        if smallest
+        else ""
+    )
+    return (
+        f"the sides are undefined at every point of size {dict(size)}: their entries divide by an expression that is "
+        f"identically 0 there; draw and expand only the sizes where the sides are defined{advice}, or fix the side"
+    )

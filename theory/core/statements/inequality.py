@@ -5,6 +5,7 @@ a scalar, else searched numerically with exact confirmation (:mod:`icl_verify.co
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from itertools import product
 from typing import Any
 
 import sympy as sp
@@ -27,6 +28,7 @@ from icl_verify.core.symbols import (
     scalar_symbol,
     simple_cases,
 )
+from icl_verify.maths.strategies import FIRST_VALUES
 from icl_verify.maths.tolerance import ATOL
 
 DECIMAL, DOMAIN = "decimal", "domain"
@@ -99,5 +101,19 @@ class InequalityStatement(StatementKind):
         return _inequality_checks(
             self.forms(given, given.rhs), given.relation, given.cases(), given.lhs, given.rhs,
             rtol=given.rtol, timeout=given.timeout, drawn=drawn_from(given.symbols),
-            examples=simple_cases(given.symbols, given.exact),
+            examples=simple_cases(given.symbols, _first_values(given)),
         )  # fmt: skip
+
+
+def _first_values(given: Given) -> list[dict[str, int]]:
+    """The explicit sizes with each integer parameter at each of its first :data:`FIRST_VALUES` values instead,
+    smallest first: the simple cases a bound is tried at (the search's shrinking stops where Hypothesis's release
+    does: K² ≤ 10K + 1 shrank to K = 16 under 6.90, to the first failure K = 11 under 6.170)."""
+    last = {name: spec.low + FIRST_VALUES - 1 for name, spec in given.integers.items()}
+    values = {
+        name: range(spec.low, (last[name] if spec.high is None else min(last[name], spec.high)) + 1)
+        for name, spec in given.integers.items()
+    }
+    sizes = [dict(size) | dict(zip(values, chosen)) for size in given.exact for chosen in product(*values.values())]
+    unique = list({tuple(sorted(size.items())): size for size in sizes}.values())
+    return sorted(unique, key=lambda size: (sum(size.values()), sorted(size.items())))
