@@ -77,8 +77,9 @@ def is_zero(expr: Any) -> bool | None:
     if _is_rational_function(expr):  # p/q in lowest terms is 0 iff p is: exact, and fast for expanded inverses
         reduced = sp.cancel(sp.together(expr))
         return True if reduced == 0 else (False if reduced.is_number else None)
-    if expr.has(Trace, Determinant):  # of matrix expressions: SymPy's simplify can run for minutes on them
-        return None  # (det(I + XXᵀ/λ)) — the decision procedure for matrices decides them instead
+    if expr.has(Trace, Determinant, sp.Sum):  # of matrix expressions, or sums over a symbolic size: SymPy's simplify
+        return None  # can run for minutes on them (det(I + XXᵀ/λ); the entries of −½xᵀAx + bᵀx, 30 s) — the
+        # decision procedure for matrices, or the identity test over GF(p), decides them instead
     simplified = sp.simplify(sp.expand(expr))
     if simplified == 0:
         return True
