@@ -14,6 +14,7 @@ checks them all afresh. The documents' drawn figures are kept there too (:func:`
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -175,6 +176,19 @@ def _own_verdict_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     workers already use every core (:func:`icl_verify.running.options.default_jobs`)."""
     monkeypatch.setenv(ENV_VAR, str(tmp_path_factory.mktemp("verdict-cache")))
     monkeypatch.setenv(options.JOBS_VAR, "1")
+
+
+@pytest.fixture(autouse=True)
+def _signal_dispositions_restored() -> Iterator[None]:
+    """Each test starts with the test process's own handlers of Ctrl-C, SIGTERM and SIGHUP. A command invoked in the
+    test process that ends by an interruption ignores them from then on, as a process about to exit does
+    (``cli.main.ignore_interruptions``); a process started later by another test would inherit the ignored SIGHUP and
+    SIGTERM, and the command keeps a signal it was started ignoring ignored (nohup): it would not end on them."""
+    signals = [s for s in (signal.SIGINT, getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s]
+    saved = {signum: signal.getsignal(signum) for signum in signals}
+    yield
+    for signum, handler in saved.items():
+        signal.signal(signum, handler)
 
 
 @pytest.fixture
