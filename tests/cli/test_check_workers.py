@@ -176,8 +176,15 @@ def test_no_process_outlives_the_command_whatever_ends_it(tmp_path, signum):
     path = tmp_path / "escaping.py"
     path.write_text(ESCAPING)
     command = [sys.executable, "-c", "from icl_verify.cli.main import main; main()", "check", str(path)]
+    # started as from a terminal, not under nohup (or a test run started so): a signal the command starts
+    # ignoring stays ignored, which is what nohup asks
+    default = None if signum == signal.SIGKILL else lambda: signal.signal(signum, signal.SIG_DFL)
     proc = subprocess.Popen(
-        [*command, "--no-cache", "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [*command, "--no-cache", "--jobs", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default,
     )
     seen: set[int] = set()
     try:
