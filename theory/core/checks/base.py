@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -72,3 +72,16 @@ def short(value: Any) -> str:
     """``value`` printed, cut to 80 characters."""
     text = str(value)
     return text if len(text) <= 80 else text[:80] + "…"
+
+
+def defined_sizes_hint(size: Mapping[str, int], *, explicit: bool = False) -> str:
+    """How to keep a statement off ``size``, where its sides are undefined at every point (X(XᵀX)⁻¹ for X n × d with
+    n < d): raise the smallest of its dimensions, in ``sizes`` (and ``explicit_sizes`` with ``explicit``).
+
+    >>> defined_sizes_hint({"n": 1, "d": 2}, explicit=True)
+    "draw only the sizes where the sides are defined, e.g. sizes={'n': (2, 4)} and explicit_sizes={'n': [2]}"
+    """
+    name = min(size, key=size.__getitem__)
+    low = size[name] + 1
+    hint = f"draw only the sizes where the sides are defined, e.g. sizes={{{name!r}: ({low}, {max(low, 4)})}}"
+    return hint + (f" and explicit_sizes={{{name!r}: [{low}]}}" if explicit else "")

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import sympy as sp
 
-from icl_verify.core.checks.base import Check, Found, parts
+from icl_verify.core.checks.base import Check, Found, defined_sizes_hint, parts
 from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, counterexample, explain
 from icl_verify.maths.symbolic import describe_sizes, find_witness, is_zero, max_abs
 
@@ -85,13 +85,8 @@ def _undefined(size: Mapping[str, int]) -> str:
     """The error of sides undefined at every point of ``size``: their symbolic entries divide by an expression
     that is identically 0 there (SymPy's zoo or nan), as X(XᵀX)⁻¹Xᵀ for X n × d with n < d. Decided exactly at
     the size, unlike the numeric search, whose draws at a size depend on Hypothesis's release."""
-    smallest = min(size, key=size.__getitem__) if size else None
-    advice = (
-        f", e.g. sizes={{{smallest!r}: ({size[smallest] + 1}, 4)}} and explicit_sizes={{{smallest!r}: [{size[smallest] + 1}]}}"
-        if smallest
-        else ""
-    )
+    hint = f"; {defined_sizes_hint(size, explicit=True)}" if size else ""
     return (
         f"the sides are undefined at every point of size {dict(size)}: their entries divide by an expression that is "
-        f"identically 0 there; draw and expand only the sizes where the sides are defined{advice}, or fix the side"
+        f"identically 0 there{hint}, or fix the side"
     )

@@ -16,7 +16,7 @@ from hypothesis.strategies import SearchStrategy
 from numpy.typing import NDArray
 from sympy.matrices.exceptions import NonInvertibleMatrixError
 
-from icl_verify.core.checks.base import Check, Found, short
+from icl_verify.core.checks.base import Check, Found, defined_sizes_hint, short
 from icl_verify.core.evidence import ControlStatus, Evidence, Kind, Status, counterexample
 from icl_verify.core.tracebacks import user_traceback
 from icl_verify.errors import IclVerifyError, InvalidArgument
@@ -396,11 +396,7 @@ class Numeric(Check):
         if tally.mostly_undefined():
             whole = tally.undefined_size()
             where = f" (every draw at sizes {whole})" if whole is not None else ""
-            sizes = (  # a whole size undefined: X(XᵀX)⁻¹ for X n × d with n < d
-                f"; or draw only the sizes where the sides are defined, e.g. sizes={{{min(whole, key=whole.__getitem__)!r}: (2, 4)}}"
-                if whole
-                else ""
-            )
+            sizes = f"; or {defined_sizes_hint(whole)}" if whole else ""  # X(XᵀX)⁻¹ for X n × d with n < d
             detail = (
                 f"the sides are undefined at {tally.rejected} of {tally.evaluated} draws{where}: {tally.why_rejected} "
                 f"(seed {seed}); declare the domain, e.g. iv.matrix(n, n, invertible=True) or "

@@ -109,9 +109,10 @@ def _first_values(given: Given) -> list[dict[str, int]]:
     """The explicit sizes with each integer parameter at each of its first :data:`FIRST_VALUES` values instead,
     smallest first: the simple cases a bound is tried at (the search's shrinking stops where Hypothesis's release
     does: K² ≤ 10K + 1 shrank to K = 16 under 6.90, to the first failure K = 11 under 6.170)."""
-    last = {name: spec.low + FIRST_VALUES - 1 for name, spec in given.integers.items()}
     values = {
-        name: range(spec.low, (last[name] if spec.high is None else min(last[name], spec.high)) + 1)
+        name: range(
+            spec.low, spec.low + FIRST_VALUES if spec.high is None else min(spec.low + FIRST_VALUES, spec.high + 1)
+        )
         for name, spec in given.integers.items()
     }
     sizes = [dict(size) | dict(zip(values, chosen)) for size in given.exact for chosen in product(*values.values())]
