@@ -13,7 +13,18 @@ import numpy as np
 import pytest
 from scipy import special
 
-from icl_verify.core.checks.measured import Estimate, Measured, Rule, measurement, over_runs, run_seeds, runs_estimate
+from icl_verify.core.checks.measured import (
+    Estimate,
+    Measured,
+    Rule,
+    measurement,
+    median_level,
+    median_rank,
+    median_runs_estimate,
+    over_runs,
+    run_seeds,
+    runs_estimate,
+)
 from icl_verify.core.evidence import Status
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.stats import spending_levels, t_interval
@@ -242,6 +253,39 @@ def test_runs_estimate_is_the_t_interval_over_runs_or_of_their_logarithms():
         runs_estimate([1.0], 1.0, what="x", level=0.95)
     with pytest.raises(InvalidArgument, match="positive"):
         runs_estimate([1.0, -1.0], 1.0, what="x", level=0.95, geometric=True)
+
+
+@pytest.mark.parametrize(
+    "n, k, level",
+    [(9, 1, 1 - 2 / 2**9), (9, 2, 1 - 2 * 10 / 2**9), (18, 5, 1 - 2 * (1 + 18 + 153 + 816 + 3060) / 2**18)],
+)
+def test_the_median_interval_level_is_the_sign_test_binomial_sum(n, k, level):
+    """1 − 2·P(Bin(n, ½) ≤ k − 1), the binomial coefficients summed by hand: 0.9961, 0.9609 and 0.9691 (the printed
+    tables of median intervals give 99.6 %, 96.1 % and 96.9 %)."""
+    assert median_level(n, k) == pytest.approx(level, abs=1e-15)
+
+
+def test_the_median_rank_is_the_narrowest_interval_at_the_level():
+    assert [median_rank(9, p) for p in (0.996, 0.99, 0.961, 0.96)] == [1, 1, 1, 2]
+    assert median_rank(18, 0.95) == 5 and median_level(18, 6) < 0.95
+    with pytest.raises(InvalidArgument, match="n must be at least 6 draws"):
+        median_rank(5, 0.95)
+    with pytest.raises(InvalidArgument, match="k must be a rank from 1 to 5"):
+        median_level(9, 6)
+
+
+def test_the_median_estimate_takes_order_statistics_and_ignores_how_far_a_stalled_run_is():
+    """Nine runs at 0.99 … 0.997 and one stalled at 1.63 (the shape of the 2-layer LSA's runs): at 95 % the interval
+    is [x₍₂₎, x₍₈₎], so the stalled run — the maximum — is outside it, and moving it to 10⁶ changes nothing."""
+    runs = [0.995, 0.993, 1.63, 0.997, 0.991, 0.996, 0.994, 0.992, 0.990]
+    est = median_runs_estimate(runs, 1.0, 0.05, what="a ratio", level=0.95)
+    assert (est.value, est.low, est.high) == (0.994, 0.991, 0.997)
+    assert est.level == median_level(9, 2) and est.estimand == "median over independent training runs of a ratio"
+    assert "[x₍2₎, x₍8₎]" in est.detail and "1 − 2·P(Bin(9, ½) ≤ 1) = 0.9609" in est.detail
+    far = median_runs_estimate([1e6 if r == 1.63 else r for r in runs], 1.0, 0.05, what="a ratio", level=0.95)
+    assert (far.value, far.low, far.high) == (est.value, est.low, est.high)
+    with pytest.raises(InvalidArgument, match="geometric must be False"):
+        over_runs(lambda s: 1.0, "v", 1.0, 0.1, looks=(9, 18), median=True, geometric=True)
 
 
 def test_over_runs_trains_more_runs_only_when_the_first_look_does_not_decide():

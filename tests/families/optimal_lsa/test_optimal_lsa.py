@@ -96,3 +96,17 @@ def test_value_evaluates_closed_forms_at_settings():
 def test_one_step_derivation_is_proved_step_by_step():
     result = moments.ONE_STEP_DERIVATION.check()
     assert [m.status for m in result.marks] == ["proved", "proved"]
+
+
+def test_the_median_looks_hold_at_once_by_the_union_bound():
+    """MEDIAN_LOOKS (9, 18) at their spent levels take [x₍₁₎, x₍₉₎] and [x₍₅₎, x₍₁₄₎]; their misses
+    2·2⁻⁹ and 2·4048/2¹⁸ (binomial sums by hand) add to 0.035 ≤ 0.05, so every look's interval holds at once with
+    probability ≥ 96.5 % whatever the law of the runs."""
+    from icl_verify.core.checks.measured import median_level, median_rank
+    from icl_verify.families.optimal_lsa.training import MEDIAN_LOOKS
+    from icl_verify.numerics.shared.stats import spending_levels
+
+    ranks = [median_rank(n, level) for n, level in zip(MEDIAN_LOOKS, spending_levels(MEDIAN_LOOKS), strict=True)]
+    assert ranks == [1, 5]
+    misses = [1 - median_level(n, k) for n, k in zip(MEDIAN_LOOKS, ranks, strict=True)]
+    assert misses == pytest.approx([2 / 2**9, 2 * 4048 / 2**18], abs=1e-15) and sum(misses) <= 0.05

@@ -80,17 +80,50 @@ class Estimate:
 
 
 def range_level(n: int) -> float:
-    """The chance that [min, max] of n independent draws of a continuous law holds the law's median: 1 − 2^{1−n}.
-
-    The median is left out only when all n draws fall on one side of it, each side with probability 2^{−n}
-    (an order-statistic interval: it needs no model of the law).
+    """The chance that [min, max] of n independent draws of a continuous law holds the law's median: 1 − 2^{1−n}
+    (:func:`median_level` with k = 1: the median is left out only when all n draws fall on one side of it).
 
     >>> range_level(3), range_level(8)
     (0.75, 0.9921875)
     """
+    return median_level(n, 1)
+
+
+def median_level(n: int, k: int) -> float:
+    """The chance that [x₍ₖ₎, x₍ₙ₊₁₋ₖ₎], the k-th smallest and k-th largest of n independent draws of a continuous
+    law, holds the law's median: 1 − 2·P(Bin(n, ½) ≤ k − 1), whatever the law (the sign-test interval; Lehmann 1975,
+    Nonparametrics: Statistical Methods Based on Ranks, pp. 182–183). The median is left out only when fewer than k draws fall on one of its sides, and each
+    draw falls below it with probability ½.
+
+    >>> range_level(9) == median_level(9, 1), median_level(9, 2), round(median_level(18, 5), 4)
+    (True, 0.9609375, 0.9691)
+    """
     if n < 1:
         raise InvalidArgument(f"n must be a positive number of draws, got {n!r}")
-    return 1 - 2.0 ** (1 - n)
+    if not 1 <= k <= (n + 1) // 2:
+        raise InvalidArgument(f"k must be a rank from 1 to {(n + 1) // 2} for {n} draws, got {k!r}")
+    below = sum(math.comb(n, i) for i in range(k))
+    return 1 - 2 * below / 2**n
+
+
+def median_rank(n: int, level: float) -> int:
+    """The narrowest order-statistic interval for the median of n draws at confidence ≥ ``level``: the largest k with
+    :func:`median_level` (n, k) ≥ ``level``.
+
+    >>> median_rank(9, 0.99), median_rank(9, 0.95), median_rank(18, 0.952)
+    (1, 2, 5)
+    """
+    if not 0 < level < 1:
+        raise InvalidArgument(f"level must lie in (0, 1), got {level!r}")
+    if n < 1 or median_level(n, 1) < level:
+        raise InvalidArgument(
+            f"n must be at least {math.ceil(1 - math.log2(1 - level))} draws for a median interval at level"
+            f" {level:.4g}, got {n!r}"
+        )
+    k = 1
+    while k < (n + 1) // 2 and median_level(n, k + 1) >= level:
+        k += 1
+    return k
 
 
 def range_estimate(
@@ -163,6 +196,39 @@ def runs_estimate(
     detail = f"{context}; {reading}" if context else reading
     estimand = f"{mean} over independent training runs of {what}"
     return Estimate(value, low, high, predicted, tolerance, detail, estimand=estimand, level=level, test=test)
+
+
+def median_runs_estimate(
+    values: list[float],
+    predicted: float,
+    tolerance: float = 0.0,
+    *,
+    what: str,
+    level: float,
+    context: str = "",
+    test: Rule = Rule.EQUIVALENCE,
+) -> Estimate:
+    """The median of ``what`` over n independent training runs with its order-statistic interval
+    [x₍ₖ₎, x₍ₙ₊₁₋ₖ₎] at the smallest exact level ≥ ``level`` (:func:`median_rank`, :func:`median_level`). It needs no
+    model of the law of the runs: where training ends in a rare far mode (a run stalled on a plateau), one such run
+    moves the interval by one rank, and the interval still covers the typical run's value, which a t-interval over
+    few runs does not."""
+    n = len(values)
+    k = median_rank(n, level)
+    ordered = sorted(values)
+    low, high = ordered[k - 1], ordered[n - k]
+    exact = median_level(n, k)
+    shown = ", ".join(f"{v:.4g}" for v in values)
+    reading = (
+        f"order-statistic interval [x₍{k}₎, x₍{n + 1 - k}₎] of the median over {n} independent training runs"
+        f" (per run: {shown}): it holds the median of the runs' law with probability 1 − 2·P(Bin({n}, ½) ≤ {k - 1})"
+        f" = {exact:.4g} ≥ {level:.4g}, whatever that law"
+    )
+    detail = f"{context}; {reading}" if context else reading
+    estimand = f"median over independent training runs of {what}"
+    return Estimate(
+        float(np.median(values)), low, high, predicted, tolerance, detail, estimand=estimand, level=exact, test=test
+    )
 
 
 def format_interval(value: float, low: float, high: float) -> str:
@@ -288,19 +354,25 @@ def over_runs(
     relative: bool = False,
     test: Rule = Rule.EQUIVALENCE,
     geometric: bool = False,
+    median: bool = False,
     context: Callable[[list[int]], str] = lambda seeds: "",
 ) -> Measured:
     """A sequential measured check of ``what`` over independent training runs: one value ``per_run(run seed)`` per run
     (:func:`run_seeds`), the interval the t-interval over the runs (:func:`runs_estimate`) at ``looks``, α spent over
-    them. ``predicted`` may be a function (evaluated when the check runs); with ``relative`` the band is
+    them — or, with ``median``, the median run with its order-statistic interval (:func:`median_runs_estimate`).
+    ``predicted`` may be a function (evaluated when the check runs); with ``relative`` the band is
     ± ``tolerance`` · |predicted|; ``context(run seeds)`` opens the detail. ``per_run`` should be cached: a later look
     reuses the earlier runs."""
+    if median and geometric:
+        raise InvalidArgument("geometric must be False with median: the median of the runs needs no log scale")
 
     def measure(seed: int, runs: int, level: float) -> Estimate:
         seeds = run_seeds(seed, runs)
         value = float(predicted() if callable(predicted) else predicted)
         band = tolerance * abs(value) if relative else tolerance
         values = [per_run(s) for s in seeds]
+        if median:
+            return median_runs_estimate(values, value, band, what=what, level=level, context=context(seeds), test=test)
         return runs_estimate(
             values, value, band, what=what, level=level, context=context(seeds), test=test, geometric=geometric
         )
