@@ -40,7 +40,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from icl_verify.core.checks.measured import median_runs_estimate, range_estimate, runs_estimate
+from icl_verify.core.checks.measured import median_estimate, range_estimate, runs_estimate
 from icl_verify.experiments.scaling import paired_difference
 from icl_verify.families import distribution_shift as shift_claims
 from icl_verify.families import dual_critiques as dc
@@ -422,7 +422,7 @@ def test_interval_over_runs_of_a_mixture_law_covers_only_as_a_median(median):
     def both_hold(seed: int) -> bool:
         values = _mixture_runs(seed, looks[-1])
         ests = [
-            median_runs_estimate(values[:n], 1.0, 0.05, what="r", level=level)
+            median_estimate(values[:n], 1.0, 0.05, what="r", level=level)
             if median
             else runs_estimate(values[:n], 1.0, 0.05, what="r", level=level, geometric=True)
             for n, level in zip(looks, levels, strict=True)

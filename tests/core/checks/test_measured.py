@@ -20,7 +20,7 @@ from icl_verify.core.checks.measured import (
     measurement,
     median_level,
     median_rank,
-    median_runs_estimate,
+    median_estimate,
     over_runs,
     run_seeds,
     runs_estimate,
@@ -278,11 +278,12 @@ def test_the_median_estimate_takes_order_statistics_and_ignores_how_far_a_stalle
     """Nine runs at 0.99 … 0.997 and one stalled at 1.63 (the shape of the 2-layer LSA's runs): at 95 % the interval
     is [x₍₂₎, x₍₈₎], so the stalled run — the maximum — is outside it, and moving it to 10⁶ changes nothing."""
     runs = [0.995, 0.993, 1.63, 0.997, 0.991, 0.996, 0.994, 0.992, 0.990]
-    est = median_runs_estimate(runs, 1.0, 0.05, what="a ratio", level=0.95)
+    est = median_estimate(runs, 1.0, 0.05, what="a ratio", level=0.95)
     assert (est.value, est.low, est.high) == (0.994, 0.991, 0.997)
     assert est.level == median_level(9, 2) and est.estimand == "median over independent training runs of a ratio"
-    assert "[x₍2₎, x₍8₎]" in est.detail and "1 − 2·P(Bin(9, ½) ≤ 1) = 0.9609" in est.detail
-    far = median_runs_estimate([1e6 if r == 1.63 else r for r in runs], 1.0, 0.05, what="a ratio", level=0.95)
+    assert "[x₍2₎, x₍8₎] of the median over 9 independent training runs" in est.detail
+    assert "1 − 2·P(Bin(9, ½) ≤ 1) = 0.9609" in est.detail
+    far = median_estimate([1e6 if r == 1.63 else r for r in runs], 1.0, 0.05, what="a ratio", level=0.95)
     assert (far.value, far.low, far.high) == (est.value, est.low, est.high)
     with pytest.raises(InvalidArgument, match="geometric must be False"):
         over_runs(lambda s: 1.0, "v", 1.0, 0.1, looks=(9, 18), median=True, geometric=True)

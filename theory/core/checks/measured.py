@@ -198,21 +198,21 @@ def runs_estimate(
     return Estimate(value, low, high, predicted, tolerance, detail, estimand=estimand, level=level, test=test)
 
 
-def median_runs_estimate(
+def median_estimate(
     values: list[float],
     predicted: float,
     tolerance: float = 0.0,
     *,
     what: str,
     level: float,
+    draws: str = "independent training runs",
     context: str = "",
     test: Rule = Rule.EQUIVALENCE,
 ) -> Estimate:
-    """The median of ``what`` over n independent training runs with its order-statistic interval
-    [x₍ₖ₎, x₍ₙ₊₁₋ₖ₎] at the smallest exact level ≥ ``level`` (:func:`median_rank`, :func:`median_level`). It needs no
-    model of the law of the runs: where training ends in a rare far mode (a run stalled on a plateau), one such run
-    moves the interval by one rank, and the interval still covers the typical run's value, which a t-interval over
-    few runs does not."""
+    """The median of ``what`` over n independent ``draws`` with its order-statistic interval [x₍ₖ₎, x₍ₙ₊₁₋ₖ₎] at the
+    smallest exact level ≥ ``level`` (:func:`median_rank`, :func:`median_level`). It needs no model of the law of the
+    draws: where training ends in a rare far mode (a run stalled on a plateau), one such run moves the interval by one
+    rank, and the interval still covers the typical run's value, which a t-interval over few runs does not."""
     n = len(values)
     k = median_rank(n, level)
     ordered = sorted(values)
@@ -220,12 +220,12 @@ def median_runs_estimate(
     exact = median_level(n, k)
     shown = ", ".join(f"{v:.4g}" for v in values)
     reading = (
-        f"order-statistic interval [x₍{k}₎, x₍{n + 1 - k}₎] of the median over {n} independent training runs"
-        f" (per run: {shown}): it holds the median of the runs' law with probability 1 − 2·P(Bin({n}, ½) ≤ {k - 1})"
-        f" = {exact:.4g} ≥ {level:.4g}, whatever that law"
+        f"order-statistic interval [x₍{k}₎, x₍{n + 1 - k}₎] of the median over {n} {draws} (each: {shown}): it holds"
+        f" the median of their law with probability 1 − 2·P(Bin({n}, ½) ≤ {k - 1}) = {exact:.4g} ≥ {level:.4g},"
+        " whatever that law"
     )
     detail = f"{context}; {reading}" if context else reading
-    estimand = f"median over independent training runs of {what}"
+    estimand = f"median over {draws} of {what}"
     return Estimate(
         float(np.median(values)), low, high, predicted, tolerance, detail, estimand=estimand, level=exact, test=test
     )
@@ -359,7 +359,7 @@ def over_runs(
 ) -> Measured:
     """A sequential measured check of ``what`` over independent training runs: one value ``per_run(run seed)`` per run
     (:func:`run_seeds`), the interval the t-interval over the runs (:func:`runs_estimate`) at ``looks``, α spent over
-    them — or, with ``median``, the median run with its order-statistic interval (:func:`median_runs_estimate`).
+    them — or, with ``median``, the median run with its order-statistic interval (:func:`median_estimate`).
     ``predicted`` may be a function (evaluated when the check runs); with ``relative`` the band is
     ± ``tolerance`` · |predicted|; ``context(run seeds)`` opens the detail. ``per_run`` should be cached: a later look
     reuses the earlier runs."""
@@ -372,7 +372,7 @@ def over_runs(
         band = tolerance * abs(value) if relative else tolerance
         values = [per_run(s) for s in seeds]
         if median:
-            return median_runs_estimate(values, value, band, what=what, level=level, context=context(seeds), test=test)
+            return median_estimate(values, value, band, what=what, level=level, context=context(seeds), test=test)
         return runs_estimate(
             values, value, band, what=what, level=level, context=context(seeds), test=test, geometric=geometric
         )

@@ -53,7 +53,7 @@ MEDIAN_LOOKS = (9, 18)
 in 14 stalls on a second plateau at 1.6 × GD++'s loss) and the anisotropic preconditioner (an occasional run ends far
 from Γ⁻¹) — where the held-out seeds 1000–1026 showed the t-interval over 4–8 runs narrower than what varies between
 seeds (docs/performance-history.md). Their estimand is the typical run: the median over runs, with the order-statistic
-interval (:func:`~icl_verify.core.checks.measured.median_runs_estimate`). At the spent levels 99.44 % and 95.22 % the
+interval (:func:`~icl_verify.core.checks.measured.median_estimate`). At the spent levels 99.44 % and 95.22 % the
 looks take [x₍₁₎, x₍₉₎] of 9 runs (99.61 %) and [x₍₅₎, x₍₁₄₎] of 18 (96.91 %); their misses add to 3.5 % ≤ 5 %, so
 every look's interval holds at once with probability ≥ 96.5 % whatever the law of the runs (union bound). A stalled
 run among the first 9 is their maximum; the second look's interval reaches a stalled run only if 5 of 18 stall. Chosen before seeds 3000–3031,
