@@ -16,7 +16,9 @@ point estimates over the seeds divided by the median half-width of the intervals
 what varies between seeds it is ≈ 1 at 32 seeds (the range of 32 normal draws is ≈ 4.1 σ, a 95 % half-width
 ≈ 2 σ); far above 1 the interval misses a source of variance the seeds show — for a trained model, the
 training run (docs/performance.md, "Error rates of measured verdicts"; the target is ≤ 1.5). A claim whose
-verdict differs between seeds is marked ``FLIPS``. The exit status is 1 when any claim flips.
+verdict differs between seeds is marked ``FLIPS``; the last column lists the seeds at which a claim was not as expected
+(its verdict, or a refutation whose control failed or was left undecided). The exit status is 1 when any claim flips
+or is not as expected at some seed.
 
 The held-out confirmation runs it at seeds never used in design, with bands and designs frozen::
 
@@ -72,8 +74,14 @@ def record(claim: Claim, seed: int) -> dict:
     spied = dataclasses.replace(claim, checks=tuple(spying(c) for c in claim.checks))
     result = check(spied, seed=seed)
     row = {"claim": claim.name, "seed": seed, "verdict": result.verdict.value, "seconds": round(result.seconds, 2)}
-    if estimates:  # a sequential check's last look is the one that decided
-        e, runs = estimates[-1]
+    row |= {
+        "as_expected": result.as_expected,
+        "controls": [e.status for e in result.evidence if e.kind == Kind.CONTROL],
+    }
+    decided = [e.measurement for e in result.evidence if e.measurement]
+    if decided:  # the look that decided (a control may look again after it)
+        interval = decided[0]["interval"]
+        e, runs = next((e, runs) for e, runs in estimates if [e.low, e.high] == interval)
         row |= {"value": e.value, "low": e.low, "high": e.high, "predicted": e.predicted, "tolerance": e.tolerance}
         row |= {"test": str(e.test), "level": e.level}
         if runs is not None:
@@ -102,14 +110,21 @@ def _spread_ratio(rows: list[dict]) -> str:
     return f"{(max(values) - min(values)) / 2 / half:.2g}" if half > 0 else "–"
 
 
+def _seeds(seeds: list[int]) -> str:
+    return ", ".join(map(str, seeds)) if seeds else "–"
+
+
 def summary(rows: list[dict]) -> bool:
-    """Print the per-claim table; True when some claim's verdict differs between seeds."""
+    """Print the per-claim table; True when some claim's verdict differs between seeds or is not as expected."""
     by_claim: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
         by_claim[row["claim"]].append(row)
     flips = False
-    print("| claim | seeds | verdicts | low min–max | high min–max | band | spread ÷ half-width | runs used | s/seed |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print(
+        "| claim | seeds | verdicts | low min–max | high min–max | band | spread ÷ half-width | runs used | s/seed"
+        " | not as expected |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, group in by_claim.items():
         counts = Counter(r["verdict"] for r in group)
         flip = len(counts) > 1
@@ -127,7 +142,9 @@ def summary(rows: list[dict]) -> bool:
         mean_s = sum(r["seconds"] for r in group) / len(group)
         runs = Counter(r["runs"] for r in group if "runs" in r)  # a sequential check's runs at its last look
         used = ", ".join(f"{n} runs × {c}" for n, c in sorted(runs.items())) or "–"
-        print(f"| `{name}` | {len(group)} | {verdicts} | {ends} | {used} | {mean_s:.1f} |")
+        unexpected = [r["seed"] for r in group if r.get("as_expected") is False]  # rows before it was recorded: None
+        flips |= bool(unexpected)
+        print(f"| `{name}` | {len(group)} | {verdicts} | {ends} | {used} | {mean_s:.1f} | {_seeds(unexpected)} |")
     return flips
 
 

@@ -25,7 +25,7 @@ from icl_verify.core.checks.measured import (
     run_seeds,
     runs_estimate,
 )
-from icl_verify.core.evidence import Status
+from icl_verify.core.evidence import ControlStatus, Status
 from icl_verify.errors import InvalidArgument
 from icl_verify.numerics.shared.stats import spending_levels, t_interval
 
@@ -326,3 +326,29 @@ def test_a_sequential_estimate_takes_the_level_of_its_look():
 def test_bad_vocabulary_is_refused_naming_the_argument(kwargs, argument):
     with pytest.raises(InvalidArgument, match=argument):
         Estimate(**({"value": 1.0, "low": 0.9, "high": 1.1, "predicted": 1.0} | kwargs))
+
+
+@pytest.mark.parametrize(
+    "corrected, status",
+    [(0.5, ControlStatus.PASSED), (0.8, ControlStatus.FAILED), (0.6, ControlStatus.UNDECIDED)],
+)
+def test_a_control_passes_inside_fails_disjoint_and_is_undecided_between(corrected, status):
+    """Interval 0.5 ± 0.05 against corrected ± 0.1: inside [0.4, 0.6], disjoint from [0.7, 0.9], straddling 0.55."""
+    est = Estimate(0.5, 0.45, 0.55, 1.0, 0.1)
+    assert Measured(lambda seed: est).control_at((est, 0), corrected).status == status
+
+
+def test_a_sequential_control_looks_again_where_one_far_run_widened_the_refuting_look():
+    """Runs 0.968 ± 0.001 with one far run (0.9877, a stalled run's cosine) among the first 9: the claim "1 ± 0.01"
+    is refuted at look 1 ([x₍₁₎, x₍₉₎] reaches 0.9877 but not 0.99), where the corrected 0.968 ± 0.01 is not decided;
+    at 18 runs, [x₍₅₎, x₍₁₄₎], the control passes. Without the far run it passes at look 1."""
+
+    def per_run(far: bool):
+        return lambda s: 0.9877 if far and s == 4_000_000 else 0.968 + 0.001 * math.sin(s)
+
+    for far, runs in ((True, 18), (False, 9)):
+        check = over_runs(per_run(far), "cos", 1.0, 0.01, looks=(9, 18), median=True)
+        found = check.run(0, 1)
+        assert found.evidence.status == Status.REFUTED and "stopped at look 1" in found.evidence.detail
+        control = check.control_at(found.at, 0.968)
+        assert control.status == ControlStatus.PASSED and f"at {runs} runs" in control.detail
