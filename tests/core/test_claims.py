@@ -467,9 +467,13 @@ def test_explicit_control_must_expand_to_zero_at_the_refuting_size(control, stat
     assert result.as_expected is (status == "passed")
 
 
-@pytest.mark.parametrize("corrected, status", [(0.4, "passed"), (0.42, "passed"), (0.5, "failed"), (0.3, "failed")])
+@pytest.mark.parametrize(
+    "corrected, status",
+    [(0.4, "passed"), (0.42, "passed"), (0.5, "undecided"), (0.3, "undecided"), (0.7, "failed"), (0.1, "failed")],
+)
 def test_measured_control_is_the_same_estimate_against_the_corrected_prediction(corrected, status):
-    # interval [0.35, 0.45]; corrected ± 0.1 must contain it: 0.4 and 0.42 do, 0.5 and 0.3 do not.
+    # interval [0.35, 0.45]; corrected ± 0.1 must contain it: 0.4 and 0.42 do; 0.5 and 0.3 straddle it (undecided);
+    # 0.7 and 0.1 are disjoint from it (failed).
     estimate = Estimate(0.4, 0.35, 0.45, predicted=0.7, tolerance=0.1)
     measured = Measured(lambda seed: estimate)
     result = check(Claim("m", "s", "st", (measured,), holds=False, corrected=Corrected(measured=corrected)))
