@@ -409,9 +409,10 @@ def _mixture_runs(seed: int, n: int) -> list[float]:
 def test_interval_over_runs_of_a_mixture_law_covers_only_as_a_median(median):
     """Runs drawn from that mixture. The median run's order-statistic intervals at the looks (9, 18), each at its spent
     level, hold at once for the law's median exp(ln 0.995 + 0.003·Φ⁻¹(½ / (13/14))) (the stalled mass is above it),
-    in ≥ 95 % of 2000 repetitions (measured 0.975). The t-interval of the log-ratios at the looks (4, 8), the design before, does not
-    hold for its estimand, the geometric mean exp(13/14·E ln(converged) + 1/14·ln 1.63) ≈ 1.03: most draws of 4 runs
-    hold no stalled run and sit near 0.995 (measured joint coverage 0.27; the held-out seeds' spread ÷ half-width 6.4)."""
+    in ≥ 95 % of 2000 repetitions (measured 0.975). The t-interval of the log-ratios at the looks (4, 8), the design
+    before, does not hold for its estimand, the geometric mean exp(13/14·E ln(converged) + 1/14·ln 1.63) ≈ 1.03: most
+    draws of 4 runs hold no stalled run and sit near 0.995 (measured joint coverage 0.27; the held-out seeds' spread ÷
+    half-width 6.4)."""
     looks = MEDIAN_LOOKS if median else LOOKS
     levels = spending_levels(looks)
     if median:

@@ -92,8 +92,8 @@ def range_level(n: int) -> float:
 def median_level(n: int, k: int) -> float:
     """The chance that [x₍ₖ₎, x₍ₙ₊₁₋ₖ₎], the k-th smallest and k-th largest of n independent draws of a continuous
     law, holds the law's median: 1 − 2·P(Bin(n, ½) ≤ k − 1), whatever the law (the sign-test interval; Lehmann 1975,
-    Nonparametrics: Statistical Methods Based on Ranks, pp. 182–183). The median is left out only when fewer than k draws fall on one of its sides, and each
-    draw falls below it with probability ½.
+    Nonparametrics: Statistical Methods Based on Ranks, pp. 182–183). The median is left out only when fewer than k
+    draws fall on one of its sides, and each draw falls below it with probability ½.
 
     >>> range_level(9) == median_level(9, 1), median_level(9, 2), round(median_level(18, 5), 4)
     (True, 0.9609375, 0.9691)
@@ -348,7 +348,10 @@ class Measured(Check):
                 break
         status = ControlStatus.PASSED if inside else ControlStatus.FAILED if disjoint else ControlStatus.UNDECIDED
         relation = "lies inside" if inside else "excludes" if disjoint else "is not inside"
-        detail = f"measured: the same measurement{where} {measured} {relation} the corrected {prediction:.4g} ± {est.tolerance:.3g}"
+        detail = (
+            f"measured: the same measurement{where} {measured} {relation} the corrected {prediction:.4g}"
+            f" ± {est.tolerance:.3g}"
+        )
         return Evidence(Kind.CONTROL, status, detail, 0.0)
 
     def _control_looks(self, est: Estimate, seed: int) -> Iterator[tuple[Estimate, str]]:
