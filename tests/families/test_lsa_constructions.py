@@ -14,12 +14,14 @@ from icl_verify.families import lsa_constructions as lc
 @pytest.mark.parametrize("seed", [0, 1000])
 def test_every_task_s_copy_slope_is_within_the_exact_forms_range(seed):
     """ln‖Δ‖ = const − ln(e^β + T − 1) (prop3-softmax-copy-error), so over β ∈ [12, 24] the slope is −1 + δ with
-    0 ≤ δ ≤ (T − 1) e^{−12} (T = 11 tokens); one-way, the error does not decay: slope 0 up to float rounding."""
+    0 ≤ δ ≤ (T − 1) e^{−12} (T = 11 tokens). One-way, ‖Δ‖² = ‖A‖² + ‖B‖²/(e^β + T − 1)²: the uniform rows A of the
+    y-tokens and the query do not decay, the x-tokens' rows B do, so ‖Δ‖ falls to ‖A‖ > 0 and the slope is ≤ 0 (up to
+    rounding), here inside the corrected 0 ± 0.01; it is far from 0 only where Σ_j y_j ≈ 0 makes ‖A‖ tiny."""
     bound = 10 * math.exp(-12)
     for task in range(lc.SLOPE_TASKS):
         paired = lc._slope(*lc.copy_errors(seed, False, task))
         assert -1 - 1e-6 <= paired <= -1 + bound
-        assert abs(lc._slope(*lc.copy_errors(seed, True, task))) < 1e-5
+        assert -lc.RATE_TOLERANCE < lc._slope(*lc.copy_errors(seed, True, task)) <= 1e-12
 
 
 @pytest.mark.parametrize("seed", [0, 1000])
